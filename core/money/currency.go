@@ -1,0 +1,44 @@
+package money
+
+import "fmt"
+
+// Currency is what an amount is counted in. Each currency is a separate
+// world: its own balances, its own pricing state in every market, its own
+// conservation invariant.
+type Currency uint8
+
+// The currencies. Their numeric values are written to disk and never change
+// meaning.
+const (
+	KP   Currency = 0 // K-Points, the platform's internal points
+	USDC Currency = 1 // USD Coin, moved through the custody interface
+)
+
+// NumCurrencies is the number of currencies; arrays indexed by Currency have
+// this length.
+const NumCurrencies = 2
+
+// String returns the currency's wire name: "kp" or "usdc".
+func (c Currency) String() string {
+	switch c {
+	case KP:
+		return "kp"
+	case USDC:
+		return "usdc"
+	}
+	return fmt.Sprintf("currency(%d)", uint8(c))
+}
+
+// Valid reports whether c is a known currency.
+func (c Currency) Valid() bool { return c < NumCurrencies }
+
+// ParseCurrency maps a wire name to its Currency.
+func ParseCurrency(s string) (Currency, bool) {
+	switch s {
+	case "kp":
+		return KP, true
+	case "usdc":
+		return USDC, true
+	}
+	return 0, false
+}
