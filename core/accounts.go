@@ -1,0 +1,138 @@
+package core
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// Account name limits (decisions.md section 2).
+const (
+	MinNameLen = 3
+	MaxNameLen = 32
+	// MaxPasswordHashBytes bounds the stored password hash.
+	MaxPasswordHashBytes = 256
+)
+
+// NewAccount describes an account to create.
+type NewAccount struct {
+	Name         string // 3-32 characters of A-Z a-z 0-9 _ -
+	PasswordHash []byte // the slow salted hash, computed by the caller
+	Role         Role
+	Bonus        money.Amount // KP minted to the account as its signup bonus
+}
+
+func validName(name string) bool {
+	if len(name) < MinNameLen || len(name) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateAccount creates an account with its signup bonus and answers once
+// it is durable. Names are unique ignoring case.
+func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView, error) {
+	switch {
+	case !validName(req.Name):
+		return AccountView{}, fieldErr("name", "must be 3-32 characters of A-Z, a-z, 0-9, _ and -")
+	case len(req.PasswordHash) > MaxPasswordHashBytes:
+		return AccountView{}, fieldErr("password", "hash too long")
+	case req.Role != RoleSpeculator && req.Role != RoleAdmin:
+		return AccountView{}, fieldErr("role", "unknown role")
+	case req.Bonus < 0 || req.Bonus > MaxAmount:
+		return AccountView{}, fieldErr("bonus", "out of range")
+	}
+	now := e.now()
+	a := newAccount(e.ids.next())
+	e.st.namesMu.Lock()
+	if _, taken := e.st.names[nameKey(req.Name)]; taken {
+		e.st.namesMu.Unlock()
+		return AccountView{}, ErrNameTaken
+	}
+	a.mu.Lock()
+	e.st.supply.mu.Lock()
+	p := &pending{}
+	p.rec = Record{Kind: KindAccountCreated, Time: now}
+	ac := p.addAccount(a)
+	ac.Info = &AccountInfo{Name: req.Name, Role: req.Role, PasswordHash: req.PasswordHash, CreatedAt: now}
+	var s sums
+	minted := e.st.supply.minted
+	if req.Bonus > 0 {
+		p.credit(ac, money.KP, TxSignupBonus, req.Bonus, req.Bonus, a.id, now)
+		minted[money.KP] = s.add(minted[money.KP], req.Bonus)
+	}
+	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
+	done := make(chan error, 1)
+	if s.err == nil {
+		e.commit(p, done, func() {
+			e.st.accounts.Store(a.id, a)
+			e.st.names[nameKey(req.Name)] = a.id
+		})
+	}
+	e.st.supply.mu.Unlock()
+	a.mu.Unlock()
+	e.st.namesMu.Unlock()
+	if s.err != nil {
+		return AccountView{}, s.err
+	}
+	if err := <-done; err != nil {
+		return AccountView{}, err
+	}
+	v, _ := e.Account(a.id)
+	return v, nil
+}
+
+// SetReferrer records who referred an account, once, and mints the referral
+// bonus to both (decisions.md section 11); from then on the referrer accrues
+// vig from the account's trades.
+func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUID, bonus money.Amount) error {
+	if accountID == referrerID {
+		return ErrSelfReferral
+	}
+	if bonus < 0 || bonus > MaxAmount {
+		return fieldErr("bonus", "out of range")
+	}
+	a, r := e.st.account(accountID), e.st.account(referrerID)
+	if a == nil || r == nil || accountID == HouseID || referrerID == HouseID {
+		return ErrAccountNotFound
+	}
+	unlock := lockAccounts(a, r)
+	if a.info.Referrer != uuid.Nil {
+		unlock()
+		return ErrReferrerSet
+	}
+	e.st.supply.mu.Lock()
+	now := e.now()
+	p := &pending{}
+	p.rec = Record{Kind: KindReferrerSet, Time: now}
+	var s sums
+	info := a.info
+	info.Referrer = referrerID
+	ac := p.addAccount(a)
+	ac.Info = &info
+	minted := e.st.supply.minted
+	if bonus > 0 {
+		p.credit(ac, money.KP, TxReferralBonus, bonus, s.add(a.balances[money.KP], bonus), referrerID, now)
+		p.credit(p.addAccount(r), money.KP, TxReferralBonus, bonus, s.add(r.balances[money.KP], bonus), accountID, now)
+		minted[money.KP] = s.add(minted[money.KP], s.add(bonus, bonus))
+		p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
+	}
+	done := make(chan error, 1)
+	if s.err == nil {
+		e.commit(p, done, nil)
+	}
+	e.st.supply.mu.Unlock()
+	unlock()
+	if s.err != nil {
+		return s.err
+	}
+	return <-done
+}

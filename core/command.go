@@ -1,0 +1,92 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+type opKind uint8
+
+const (
+	opTrade opKind = iota + 1
+	opSplitMerge
+	opSettle
+	opClose
+)
+
+// command is one request to a market's goroutine. The caller fills the
+// request part, the actor the result part before it hands the record to the
+// journal; the journal's send on done orders the actor's writes before the
+// caller's reads.
+type command struct {
+	op   opKind
+	acct *account
+
+	trade  TradeRequest
+	split  SplitRequest
+	settle SettleRequest
+
+	tradeRes  TradeResult
+	splitRes  SplitResult
+	settleRes SettleResult
+
+	done chan error // room for one value; reused with the command
+}
+
+func (e *Engine) handle(m *market, sc *scratch, c *command) {
+	defer func() {
+		// A panic here is a bug; answer the caller instead of hanging it,
+		// and crash loudly: the state may be half-changed.
+		if r := recover(); r != nil {
+			c.done <- fmt.Errorf("BUG: market %s: %v", m.id, r)
+			panic(r)
+		}
+	}()
+	switch c.op {
+	case opTrade:
+		e.trade(m, sc, c)
+	case opSplitMerge:
+		e.splitMerge(m, sc, c)
+	case opSettle:
+		e.settle(m, c)
+	case opClose:
+		e.closeMarket(m, sc, c)
+	default:
+		panic(fmt.Sprintf("BUG: unknown op %d", c.op))
+	}
+}
+
+// lockAccounts locks accounts in ascending ID order, the one order every
+// multi-account operation uses, so that no two can deadlock; it returns the
+// function that unlocks them. Duplicates are locked once.
+func lockAccounts(accts ...*account) (unlock func()) {
+	if len(accts) == 1 {
+		accts[0].mu.Lock()
+		return accts[0].mu.Unlock
+	}
+	sorted := slices.Clone(accts)
+	slices.SortFunc(sorted, func(a, b *account) int { return compareIDs(a.id, b.id) })
+	sorted = slices.CompactFunc(sorted, func(a, b *account) bool { return a == b })
+	for _, a := range sorted {
+		a.mu.Lock()
+	}
+	return func() {
+		for _, a := range sorted {
+			a.mu.Unlock()
+		}
+	}
+}
+
+func compareIDs(a, b uuid.UUID) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

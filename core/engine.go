@@ -1,0 +1,200 @@
+package core
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"marketd/core/money"
+)
+
+// Limits of request fields (decisions.md sections 1, 5 and 6).
+const (
+	// MaxAmount bounds every amount, share count and liquidity in a request.
+	MaxAmount = money.Amount(1_000_000_000 * money.Scale)
+	// MaxReasoningRunes bounds a trade's reasoning text.
+	MaxReasoningRunes = 1000
+	// DefaultInboxSize is the default bound of a market's command queue.
+	DefaultInboxSize = 1024
+)
+
+// Config holds the engine's settings; the zero value of each field means
+// its stated default.
+type Config struct {
+	// Now returns the current time; default time.Now. Tests inject a clock.
+	Now func() time.Time
+	// InboxSize bounds each market's command queue; default DefaultInboxSize.
+	// A command that finds the queue full waits until its context is done,
+	// then fails with ErrBusy.
+	InboxSize int
+	// CloseInterval is how often markets past their closing time are checked
+	// and closed; default one second, negative disables the check (tests
+	// call CloseDue).
+	CloseInterval time.Duration
+}
+
+// Engine runs the trading core over a State: one goroutine per market, fed
+// through its inbox; account and auth changes made by the calling goroutine
+// under the objects' locks; every change appended to the Journal, and
+// answered only once the journal reports it durable.
+type Engine struct {
+	st  *State
+	j   Journal
+	cfg Config
+	ids *idSource
+
+	cmdPool sync.Pool // *command
+
+	stopping chan struct{} // closed by Close: actors drain and exit
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+}
+
+// NewEngine takes ownership of st, recovered and checked, and starts one
+// goroutine per market. The journal must accept Next and Append already.
+func NewEngine(st *State, j Journal, cfg Config) *Engine {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.InboxSize <= 0 {
+		cfg.InboxSize = DefaultInboxSize
+	}
+	if cfg.CloseInterval == 0 {
+		cfg.CloseInterval = time.Second
+	}
+	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
+	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
+	e.rebuildHolders()
+	st.rangeMarkets(func(m *market) bool {
+		e.start(m)
+		return true
+	})
+	if cfg.CloseInterval > 0 {
+		e.wg.Add(1)
+		go e.closeLoop()
+	}
+	return e
+}
+
+// Close stops the market goroutines once they have drained their inboxes.
+// Operations still in flight get their answers; later ones get ErrClosed.
+// The journal is the caller's to close, after Close returns.
+func (e *Engine) Close() {
+	e.stopOnce.Do(func() { close(e.stopping) })
+	e.wg.Wait()
+}
+
+// State returns the state the engine runs on, for the snapshot capture and
+// the invariant checker.
+func (e *Engine) State() *State { return e.st }
+
+func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
+
+// rebuildHolders derives every market's holder set from the accounts'
+// positions: derived state is not logged.
+func (e *Engine) rebuildHolders() {
+	e.st.rangeAccounts(func(a *account) bool {
+		a.mu.Lock()
+		for k := range a.positions {
+			if m := e.st.market(k.market); m != nil {
+				m.holders[a.id] = struct{}{}
+			}
+		}
+		a.mu.Unlock()
+		return true
+	})
+}
+
+// start runs a market's goroutine. The market must be published.
+func (e *Engine) start(m *market) {
+	m.inbox = make(chan *command, e.cfg.InboxSize)
+	m.exited = make(chan struct{})
+	e.wg.Add(1)
+	go e.run(m)
+}
+
+// run is a market's goroutine: it handles commands one at a time until the
+// engine stops, then answers whatever is left in the inbox with ErrClosed.
+func (e *Engine) run(m *market) {
+	defer e.wg.Done()
+	defer close(m.exited)
+	sc := &scratch{}
+	for {
+		select {
+		case c := <-m.inbox:
+			e.handle(m, sc, c)
+		case <-e.stopping:
+			drain(m.inbox)
+			return
+		}
+	}
+}
+
+func drain(inbox chan *command) {
+	for {
+		select {
+		case c := <-inbox:
+			c.done <- ErrClosed
+		default:
+			return
+		}
+	}
+}
+
+// closeLoop closes markets past their closing time, every CloseInterval.
+func (e *Engine) closeLoop() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.cfg.CloseInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.CloseInterval)
+			_, _ = e.CloseDue(ctx) // a busy market is closed on the next tick
+			cancel()
+		case <-e.stopping:
+			return
+		}
+	}
+}
+
+// submit hands a command to a market's goroutine and waits for its outcome:
+// an error found by the actor, or the journal's answer once the record is
+// durable. The context bounds only the wait for room in the inbox: once a
+// command is accepted its outcome is always awaited, so that no caller is
+// told of a failure for a change that then becomes durable.
+func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
+	select {
+	case m.inbox <- c:
+	default:
+		select {
+		case m.inbox <- c:
+		case <-ctx.Done():
+			return ErrBusy
+		case <-e.stopping:
+			return ErrClosed
+		}
+	}
+	select {
+	case err := <-c.done:
+		return err
+	case <-m.exited:
+		// The actor is gone: answer what it left behind, ours included if
+		// it is still there, then wait for our own answer.
+		drain(m.inbox)
+		return <-c.done
+	}
+}
+
+func (e *Engine) getCommand(op opKind) *command {
+	c := e.cmdPool.Get().(*command)
+	c.op = op
+	return c
+}
+
+// putCommand returns a command whose outcome was received.
+func (e *Engine) putCommand(c *command) {
+	done := c.done
+	*c = command{done: done}
+	e.cmdPool.Put(c)
+}

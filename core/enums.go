@@ -1,0 +1,162 @@
+package core
+
+import "fmt"
+
+// Side is an outcome of a market: yes or no. Values are written to disk.
+type Side uint8
+
+// The sides.
+const (
+	Yes Side = 0
+	No  Side = 1
+)
+
+// NumSides is the number of outcomes of every market.
+const NumSides = 2
+
+// String returns "yes" or "no".
+func (s Side) String() string {
+	switch s {
+	case Yes:
+		return "yes"
+	case No:
+		return "no"
+	}
+	return fmt.Sprintf("side(%d)", uint8(s))
+}
+
+// Other returns the opposite side.
+func (s Side) Other() Side { return 1 - s }
+
+// Status is a market's lifecycle state. Values are written to disk.
+type Status uint8
+
+// The market statuses: active -> closed (at closes_at) -> resolved; a market
+// may also be resolved straight from active.
+const (
+	StatusActive   Status = 0
+	StatusClosed   Status = 1
+	StatusResolved Status = 2
+)
+
+// String returns the wire name of the status.
+func (s Status) String() string {
+	switch s {
+	case StatusActive:
+		return "active"
+	case StatusClosed:
+		return "closed"
+	case StatusResolved:
+		return "resolved"
+	}
+	return fmt.Sprintf("status(%d)", uint8(s))
+}
+
+// Role is an account's role. Values are written to disk.
+type Role uint8
+
+// The roles.
+const (
+	RoleSpeculator Role = 0
+	RoleAdmin      Role = 1
+)
+
+// String returns the wire name of the role.
+func (r Role) String() string {
+	switch r {
+	case RoleSpeculator:
+		return "speculator"
+	case RoleAdmin:
+		return "admin"
+	}
+	return fmt.Sprintf("role(%d)", uint8(r))
+}
+
+// TxType is the type of a ledger entry. Values are written to disk.
+type TxType uint8
+
+// The ledger entry types of decisions.md section 11.
+const (
+	TxSignupBonus      TxType = 1
+	TxTradeBuy         TxType = 2
+	TxTradeSell        TxType = 3
+	TxSplit            TxType = 4
+	TxMerge            TxType = 5
+	TxSettlementPayout TxType = 6
+	TxVigEarning       TxType = 7
+	TxReferralBonus    TxType = 8
+	TxOracleBond       TxType = 9
+	TxOracleBondReturn TxType = 10
+	TxOracleReward     TxType = 11
+	TxDeposit          TxType = 12
+	TxWithdrawal       TxType = 13
+	TxMarketSubsidy    TxType = 14 // house funds a market's subsidy
+	TxMarketReturn     TxType = 15 // a settled market returns its remainder to the house
+)
+
+var txTypeNames = [...]string{
+	TxSignupBonus:      "signup_bonus",
+	TxTradeBuy:         "trade_buy",
+	TxTradeSell:        "trade_sell",
+	TxSplit:            "split",
+	TxMerge:            "merge",
+	TxSettlementPayout: "settlement_payout",
+	TxVigEarning:       "vig_earning",
+	TxReferralBonus:    "referral_bonus",
+	TxOracleBond:       "oracle_bond",
+	TxOracleBondReturn: "oracle_bond_return",
+	TxOracleReward:     "oracle_reward",
+	TxDeposit:          "deposit",
+	TxWithdrawal:       "withdrawal",
+	TxMarketSubsidy:    "market_subsidy",
+	TxMarketReturn:     "market_return",
+}
+
+// String returns the wire name of the ledger entry type.
+func (t TxType) String() string {
+	if int(t) < len(txTypeNames) && txTypeNames[t] != "" {
+		return txTypeNames[t]
+	}
+	return fmt.Sprintf("tx_type(%d)", uint8(t))
+}
+
+// Valid reports whether t is a known ledger entry type.
+func (t TxType) Valid() bool { return int(t) < len(txTypeNames) && txTypeNames[t] != "" }
+
+// Scopes is a set of API key scopes. Values are written to disk.
+type Scopes uint8
+
+// The scopes of spec part 5.
+const (
+	ScopeRead  Scopes = 1 << 0
+	ScopeTrade Scopes = 1 << 1
+	ScopeAdmin Scopes = 1 << 2
+	// AllScopes is every scope: what a session holds.
+	AllScopes = ScopeRead | ScopeTrade | ScopeAdmin
+)
+
+// Has reports whether s includes every scope of want.
+func (s Scopes) Has(want Scopes) bool { return s&want == want }
+
+// Tier is an API key's rate-limit tier. Values are written to disk.
+type Tier uint8
+
+// The rate-limit tiers of spec part 8.
+const (
+	TierStandard  Tier = 0
+	TierPremium   Tier = 1
+	TierUnlimited Tier = 2
+)
+
+// String returns the wire name of the tier.
+func (t Tier) String() string {
+	switch t {
+	case TierStandard:
+		return "standard"
+	case TierPremium:
+		return "premium"
+	case TierUnlimited:
+		return "unlimited"
+	}
+	return fmt.Sprintf("tier(%d)", uint8(t))
+}

@@ -1,0 +1,48 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Domain errors. Each leaves the state untouched; transport maps them to
+// status codes and messages in one table.
+var (
+	ErrMarketNotFound        = errors.New("market not found")
+	ErrAccountNotFound       = errors.New("account not found")
+	ErrMarketNotActive       = errors.New("market is not active")
+	ErrMarketResolved        = errors.New("market already resolved")
+	ErrInsufficientBalance   = errors.New("insufficient balance")
+	ErrInsufficientShares    = errors.New("insufficient shares")
+	ErrInsufficientLiquidity = errors.New("insufficient liquidity")
+	ErrLiquidityLimit        = errors.New("market liquidity limit")
+	ErrSlippage              = errors.New("slippage limit exceeded")
+	ErrNameTaken             = errors.New("name already taken")
+	ErrReferrerSet           = errors.New("referral already applied")
+	ErrSelfReferral          = errors.New("cannot refer oneself")
+	ErrKeyNotFound           = errors.New("key not found")
+	ErrKeyLimit              = errors.New("active key limit reached")
+	ErrAdminRequired         = errors.New("admin role required")
+	ErrSessionNotFound       = errors.New("session not found")
+	// ErrBusy reports a market inbox that stayed full until the request's
+	// deadline: the caller should retry later (503).
+	ErrBusy = errors.New("market busy")
+	// ErrClosed reports an operation on an engine that is shutting down.
+	ErrClosed = errors.New("engine closed")
+	// ErrCorruptReplay reports a record that does not follow the state it is
+	// replayed onto: a gap, a reordering or a damaged log.
+	ErrCorruptReplay = errors.New("replay: record does not follow state")
+)
+
+// FieldError reports an invalid request field; nothing was changed.
+type FieldError struct {
+	Field  string // the field's wire name, e.g. "shares"
+	Reason string // what is wrong, e.g. "must be positive"
+}
+
+// Error returns "<field>: <reason>".
+func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}

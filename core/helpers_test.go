@@ -1,0 +1,248 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"marketd/core"
+	"marketd/core/money"
+)
+
+// memJournal is an in-memory core.Journal: it keeps a deep copy of every
+// record and acknowledges at once.
+type memJournal struct {
+	mu   sync.Mutex
+	next uint64
+	recs map[uint64]*core.Record
+}
+
+func newMemJournal() *memJournal { return &memJournal{recs: make(map[uint64]*core.Record)} }
+
+func (j *memJournal) Next() (uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.next++
+	return j.next, nil
+}
+
+func (j *memJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
+	c := cloneRecord(rec)
+	j.mu.Lock()
+	j.recs[seq] = c
+	j.mu.Unlock()
+	done <- nil
+}
+
+// records returns the records in sequence order, failing on a gap.
+func (j *memJournal) records(t testing.TB) []*core.Record {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]*core.Record, 0, len(j.recs))
+	for seq := uint64(1); seq <= j.next; seq++ {
+		r, ok := j.recs[seq]
+		if !ok {
+			t.Fatalf("journal: record %d missing", seq)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func cloneRecord(r *core.Record) *core.Record {
+	c := *r
+	c.Accounts = slices.Clone(r.Accounts)
+	for i := range c.Accounts {
+		a := &c.Accounts[i]
+		if a.Info != nil {
+			info := *a.Info
+			info.PasswordHash = slices.Clone(info.PasswordHash)
+			a.Info = &info
+		}
+		a.Balances = slices.Clone(a.Balances)
+		a.Ledger = slices.Clone(a.Ledger)
+		a.Positions = slices.Clone(a.Positions)
+		a.Trades = slices.Clone(a.Trades)
+	}
+	c.Markets = slices.Clone(r.Markets)
+	for i := range c.Markets {
+		m := &c.Markets[i]
+		if m.Info != nil {
+			info := *m.Info
+			m.Info = &info
+		}
+		m.Books = slices.Clone(m.Books)
+	}
+	if r.Supply != nil {
+		s := *r.Supply
+		c.Supply = &s
+	}
+	c.Keys = slices.Clone(r.Keys)
+	c.Sessions = slices.Clone(r.Sessions)
+	return &c
+}
+
+// clock is a settable time source.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Microsecond) // distinct, increasing timestamps
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+type harness struct {
+	t     testing.TB
+	ctx   context.Context
+	j     *memJournal
+	clock *clock
+	e     *core.Engine
+	admin uuid.UUID
+}
+
+func newHarness(t testing.TB) *harness {
+	t.Helper()
+	h := &harness{t: t, ctx: context.Background(), j: newMemJournal(), clock: newClock()}
+	h.e = core.NewEngine(core.NewState(), h.j, core.Config{Now: h.clock.Now, CloseInterval: -1})
+	t.Cleanup(h.e.Close)
+	h.admin = h.account("admin", core.RoleAdmin, 0)
+	return h
+}
+
+func (h *harness) account(name string, role core.Role, bonusUnits int64) uuid.UUID {
+	h.t.Helper()
+	v, err := h.e.CreateAccount(h.ctx, core.NewAccount{Name: name, Role: role, Bonus: money.Units(bonusUnits), PasswordHash: []byte("hash")})
+	if err != nil {
+		h.t.Fatalf("create account %s: %v", name, err)
+	}
+	return v.ID
+}
+
+func (h *harness) market(title string, alpha float64, liquidityUnits int64) uuid.UUID {
+	h.t.Helper()
+	v, err := h.e.CreateMarket(h.ctx, core.NewMarket{Creator: h.admin, Title: title, Category: "test",
+		ClosesAt: h.clock.Now().Add(24 * time.Hour), Alpha: alpha, Liquidity: money.Units(liquidityUnits)})
+	if err != nil {
+		h.t.Fatalf("create market %s: %v", title, err)
+	}
+	return v.ID
+}
+
+func (h *harness) buy(acct, mkt uuid.UUID, side core.Side, shares money.Amount) (core.TradeResult, error) {
+	return h.e.Trade(h.ctx, core.TradeRequest{Account: acct, Market: mkt, Side: side, Shares: shares})
+}
+
+func (h *harness) sell(acct, mkt uuid.UUID, side core.Side, shares money.Amount) (core.TradeResult, error) {
+	return h.e.Trade(h.ctx, core.TradeRequest{Account: acct, Market: mkt, Side: side, Shares: shares, Sell: true})
+}
+
+func (h *harness) balance(acct uuid.UUID, cur money.Currency) money.Amount {
+	v, ok := h.e.Account(acct)
+	if !ok {
+		h.t.Fatalf("account %s not found", acct)
+	}
+	return v.Balances[cur]
+}
+
+// check runs the full invariant checker.
+func (h *harness) check() {
+	h.t.Helper()
+	if err := h.e.State().Check(); err != nil {
+		h.t.Fatalf("invariants: %v", err)
+	}
+}
+
+// replayed rebuilds a state from the journal's records alone.
+func (h *harness) replayed() *core.State {
+	h.t.Helper()
+	st := core.NewState()
+	for i, r := range h.j.records(h.t) {
+		if err := st.Apply(uint64(i+1), r); err != nil {
+			h.t.Fatalf("replay record %d: %v", i+1, err)
+		}
+	}
+	return st
+}
+
+// requireEqual fails when two states differ, naming the first difference.
+func requireEqual(t testing.TB, got, want *core.State) {
+	t.Helper()
+	g, w := got.Canonical(), want.Canonical()
+	if reflect.DeepEqual(g, w) {
+		return
+	}
+	t.Fatalf("states differ: %s", firstDiff(g, w))
+}
+
+func firstDiff(g, w *core.Record) string {
+	if len(g.Accounts) != len(w.Accounts) {
+		return fmt.Sprintf("%d accounts, want %d", len(g.Accounts), len(w.Accounts))
+	}
+	for i := range g.Accounts {
+		if !reflect.DeepEqual(g.Accounts[i], w.Accounts[i]) {
+			return fmt.Sprintf("account %d:\n got %+v\nwant %+v", i, g.Accounts[i], w.Accounts[i])
+		}
+	}
+	if len(g.Markets) != len(w.Markets) {
+		return fmt.Sprintf("%d markets, want %d", len(g.Markets), len(w.Markets))
+	}
+	for i := range g.Markets {
+		if !reflect.DeepEqual(g.Markets[i], w.Markets[i]) {
+			return fmt.Sprintf("market %d:\n got %+v %+v\nwant %+v %+v", i, g.Markets[i], *g.Markets[i].Info, w.Markets[i], *w.Markets[i].Info)
+		}
+	}
+	if !reflect.DeepEqual(g.Supply, w.Supply) {
+		return fmt.Sprintf("supply %+v, want %+v", g.Supply, w.Supply)
+	}
+	return fmt.Sprintf("keys or sessions differ: %d/%d keys, %d/%d sessions", len(g.Keys), len(w.Keys), len(g.Sessions), len(w.Sessions))
+}
+
+// contiguous returns the highest sequence number up to which every record
+// has been appended: what a real journal could have made durable.
+func (j *memJournal) contiguous() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var s uint64
+	for {
+		if _, ok := j.recs[s+1]; !ok {
+			return s
+		}
+		s++
+	}
+}
+
+// fromImage loads captured images, then replays the journal's records after
+// from: how recovery rebuilds a state from a fuzzy snapshot.
+func fromImage(t testing.TB, images []*core.Record, recs []*core.Record, from uint64) *core.State {
+	t.Helper()
+	st := core.NewState()
+	for _, im := range images {
+		if err := st.LoadImage(im); err != nil {
+			t.Fatalf("load image: %v", err)
+		}
+	}
+	for seq := from + 1; seq <= uint64(len(recs)); seq++ {
+		if err := st.Apply(seq, recs[seq-1]); err != nil {
+			t.Fatalf("replay %d after image at %d: %v", seq, from, err)
+		}
+	}
+	return st
+}

@@ -1,0 +1,141 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"marketd/core/money"
+)
+
+// maxReported bounds how many violations Check lists.
+const maxReported = 20
+
+// Check verifies the invariants of the whole state and returns every
+// violation it finds (up to a bound), joined; nil when all hold:
+//   - conservation per currency (decisions.md section 1): all balances, the
+//     house's included, plus all market collateral equal minted minus burned;
+//   - per unresolved market, currency and side, the shares held equal
+//     q - q0 + splits - merges, q never below q0, and the collateral covers
+//     what the market owes whichever side wins;
+//   - a resolved market holds no collateral and nobody holds its shares;
+//   - every ledger chain is consistent: each entry's balance_after is the
+//     previous one plus its amount, starting from zero, ending at the
+//     balance; shares and cost bases are never negative.
+//
+// It reads a quiescent state: call it at recovery, in tests, or on a state
+// loaded from a snapshot, not while an engine is trading on it.
+func (s *State) Check() error {
+	c := checker{held: make(map[posKey][NumSides]money.Amount)}
+	s.rangeAccounts(func(a *account) bool {
+		a.mu.Lock()
+		c.account(a)
+		a.mu.Unlock()
+		return true
+	})
+	s.rangeMarkets(func(m *market) bool {
+		c.market(m.view.Load())
+		return true
+	})
+	for k := range c.held {
+		if s.market(k.market) == nil {
+			c.failf("position in unknown market %s", k.market)
+		}
+	}
+	s.supply.mu.Lock()
+	minted, burned := s.supply.minted, s.supply.burned
+	s.supply.mu.Unlock()
+	for cur := range money.NumCurrencies {
+		want := c.s.sub(minted[cur], burned[cur])
+		if c.total[cur] != want {
+			c.failf("conservation %s: balances+collateral %s, minted-burned %s", money.Currency(cur), c.total[cur], want)
+		}
+	}
+	if c.s.err != nil {
+		c.failf("overflow: %v", c.s.err)
+	}
+	if c.dropped > 0 {
+		c.errs = append(c.errs, fmt.Errorf("core: %d more invariant violations", c.dropped))
+	}
+	return errors.Join(c.errs...)
+}
+
+type checker struct {
+	s       sums
+	total   [money.NumCurrencies]money.Amount
+	held    map[posKey][NumSides]money.Amount
+	errs    []error
+	dropped int
+}
+
+func (c *checker) failf(format string, args ...any) {
+	if len(c.errs) >= maxReported {
+		c.dropped++
+		return
+	}
+	c.errs = append(c.errs, fmt.Errorf("core: invariant: "+format, args...))
+}
+
+func (c *checker) account(a *account) {
+	for cur := range money.NumCurrencies {
+		c.total[cur] = c.s.add(c.total[cur], a.balances[cur])
+		var bal money.Amount
+		for i, l := range a.ledger[cur] {
+			bal = c.s.add(bal, l.Amount)
+			if l.BalanceAfter != bal || l.Currency != money.Currency(cur) {
+				c.failf("account %s ledger %s entry %d: balance_after %s, chain gives %s", a.id, money.Currency(cur), i, l.BalanceAfter, bal)
+				break
+			}
+		}
+		if bal != a.balances[cur] {
+			c.failf("account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
+		}
+	}
+	for k, p := range a.positions {
+		if k.market != p.Market || k.currency != p.Currency {
+			c.failf("account %s: position filed under the wrong key", a.id)
+		}
+		h := c.held[k]
+		for side := range NumSides {
+			if p.Shares[side] < 0 || p.Cost[side] < 0 {
+				c.failf("account %s market %s: negative shares or cost %v %v", a.id, k.market, p.Shares, p.Cost)
+			}
+			h[side] = c.s.add(h[side], p.Shares[side])
+		}
+		c.held[k] = h
+	}
+}
+
+func (c *checker) market(v *MarketView) {
+	for cur := range money.NumCurrencies {
+		key := posKey{v.ID, money.Currency(cur)}
+		held, holders := c.held[key]
+		if !v.Open[cur] {
+			if holders {
+				c.failf("market %s: positions in %s, which has no book", v.ID, money.Currency(cur))
+			}
+			continue
+		}
+		b := &v.Books[cur]
+		c.total[cur] = c.s.add(c.total[cur], b.Collateral)
+		if v.Info.Status == StatusResolved {
+			if b.Collateral != 0 || holders {
+				c.failf("market %s %s resolved with collateral %s, holders %v", v.ID, money.Currency(cur), b.Collateral, holders)
+			}
+			continue
+		}
+		var owed money.Amount
+		for side := range NumSides {
+			want := c.s.add(c.s.sub(b.Q[side], v.Info.Q0), b.Splits)
+			if held[side] != want {
+				c.failf("market %s %s %s: held %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side), held[side], want)
+			}
+			if b.Q[side] < v.Info.Q0 {
+				c.failf("market %s %s: q_%s %s below q0 %s", v.ID, money.Currency(cur), Side(side), b.Q[side], v.Info.Q0)
+			}
+			owed = max(owed, held[side])
+		}
+		if b.Collateral < owed {
+			c.failf("market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
+		}
+	}
+}

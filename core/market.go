@@ -1,0 +1,89 @@
+package core
+
+import (
+	"sync/atomic"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+	"marketd/core/pricing"
+)
+
+// market is one market's state. It is owned by the market's goroutine (its
+// actor) once the engine runs, and by the replaying goroutine before: no
+// lock guards it. Other goroutines read the immutable MarketView that the
+// owner publishes after every change.
+type market struct {
+	id    uuid.UUID
+	lsn   uint64
+	info  MarketInfo
+	books [money.NumCurrencies]Book
+	open  [money.NumCurrencies]bool // whether the currency's book exists
+
+	// holders are the accounts with a position in this market, derived from
+	// the accounts' positions at start and kept by the actor; settlement
+	// pays them.
+	holders map[uuid.UUID]struct{}
+
+	view   atomic.Pointer[MarketView]
+	inbox  chan *command // set by Engine.start
+	exited chan struct{} // closed when the goroutine has returned
+}
+
+// MarketView is an immutable copy of a market's state, published by its
+// actor after every change, so that reads never wait on the actor.
+type MarketView struct {
+	ID    uuid.UUID
+	LSN   uint64 // the sequence number of the last record that changed it
+	Info  MarketInfo
+	Books [money.NumCurrencies]Book
+	Open  [money.NumCurrencies]bool
+}
+
+// Prices returns the marginal prices of yes and no in the currency's book.
+func (v *MarketView) Prices(c money.Currency) (yes, no float64) {
+	b := &v.Books[c]
+	return pricing.Prices(v.Info.Alpha, b.Q)
+}
+
+// StatusAt returns the market's status as seen at nowNanos: an active market
+// past its closing time is closed even before its close is logged.
+func (v *MarketView) StatusAt(nowNanos int64) Status {
+	if v.Info.Status == StatusActive && nowNanos >= v.Info.ClosesAt {
+		return StatusClosed
+	}
+	return v.Info.Status
+}
+
+// apply applies a change whose Prev the caller has checked.
+// Runs only on the market's owner.
+func (m *market) apply(seq uint64, ch *MarketChange) {
+	if ch.Info != nil {
+		m.info = *ch.Info
+	}
+	for i := range ch.Books {
+		b := &ch.Books[i]
+		m.books[b.Currency] = *b
+		m.open[b.Currency] = true
+	}
+	m.lsn = seq
+}
+
+// publish makes the current state visible to readers.
+// Runs only on the market's owner.
+func (m *market) publish() {
+	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open})
+}
+
+// image returns the market as an image change built from its view: Prev
+// holds its LSN. Safe from any goroutine.
+func (v *MarketView) image() MarketChange {
+	info := v.Info
+	ch := MarketChange{ID: v.ID, Prev: v.LSN, Info: &info}
+	for c := range money.NumCurrencies {
+		if v.Open[c] {
+			ch.Books = append(ch.Books, v.Books[c])
+		}
+	}
+	return ch
+}

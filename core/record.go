@@ -1,0 +1,202 @@
+package core
+
+import (
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// Kind says which operation produced a record. It is kept for audit and
+// statistics; replay does not depend on it, since every record carries
+// after-images of what it changed. Values are written to disk and never
+// change meaning.
+type Kind uint8
+
+// The record kinds.
+const (
+	KindAccountCreated Kind = 1
+	KindMarketCreated  Kind = 2
+	KindTrade          Kind = 3
+	KindSplit          Kind = 4
+	KindMerge          Kind = 5
+	KindSettle         Kind = 6
+	KindMarketClosed   Kind = 7
+	KindReferrerSet    Kind = 8
+	KindKeyCreated     Kind = 9
+	KindKeyRevoked     Kind = 10
+	KindSessionCreated Kind = 11
+	KindSessionRevoked Kind = 12
+	KindKeyUsage       Kind = 13
+	// KindImage marks a snapshot chunk: whole objects, where each change's
+	// Prev is the object's LSN at capture instead of its LSN before a change.
+	KindImage Kind = 100
+)
+
+// Record is the durable outcome of one operation: after-images of every
+// object it changed, each with the LSN (sequence number of the last record
+// that changed the object) it follows. Replay applies these images; it never
+// recomputes prices, so it cannot depend on floating-point results being
+// reproduced bit for bit. An object whose LSN is not the Prev a record names
+// reveals a gap or a reordering, and replay stops with an error.
+type Record struct {
+	Kind     Kind
+	Time     int64 // Unix nanoseconds at which the operation was applied
+	Accounts []AccountChange
+	Markets  []MarketChange
+	Supply   *SupplyChange
+	Keys     []KeyChange
+	Sessions []SessionChange
+}
+
+// AccountChange is what a record does to one account. Slices hold only what
+// changed: the new balances, the ledger entries appended, the positions
+// rewritten and the trades appended to the recent-trade list.
+type AccountChange struct {
+	ID        uuid.UUID
+	Prev      uint64       // the account's LSN before this record; 0 creates it
+	Info      *AccountInfo // after-image of the scalar fields, when any changed
+	Balances  []Balance
+	Ledger    []LedgerEntry
+	Positions []Position
+	Trades    []TradeSummary
+}
+
+// AccountInfo is the after-image of an account's scalar fields.
+type AccountInfo struct {
+	Name         string
+	Role         Role
+	PasswordHash []byte // the slow salted hash; never the password
+	CreatedAt    int64  // Unix nanoseconds
+	Referrer     uuid.UUID
+}
+
+// Balance is a balance after a change.
+type Balance struct {
+	Currency money.Currency
+	After    money.Amount
+}
+
+// LedgerEntry is one signed movement of an account's balance. Its ID is
+// derived from (Seq, Index) by LedgerEntryID, so the log need not carry a
+// random identifier per entry.
+type LedgerEntry struct {
+	Seq          uint64 // the record that made the entry
+	Index        uint16 // the entry's position among that record's entries
+	Currency     money.Currency
+	Type         TxType
+	Amount       money.Amount // signed: a buy is negative
+	BalanceAfter money.Amount
+	Ref          uuid.UUID // the trade, split, payout... that caused it
+	Time         int64     // Unix nanoseconds
+}
+
+// Position is an account's holding in one market and currency. It stays
+// until the market settles, even at zero shares, because the settlement's
+// referrer cap needs PaidIn and PaidOut.
+type Position struct {
+	Market   uuid.UUID
+	Currency money.Currency
+	Closed   bool                   // settled: the position is removed
+	Shares   [NumSides]money.Amount // held, per side
+	Cost     [NumSides]money.Amount // cost basis, per side
+	PaidIn   money.Amount           // buys and splits paid into the market
+	PaidOut  money.Amount           // sells, merges and payouts taken out
+	Referrer uuid.UUID              // who the RefVig accrues to (Nil: none)
+	RefVig   money.Amount           // vig accrued to Referrer from this holder
+}
+
+// TradeSummary is a trade as shown in an account's recent trades.
+type TradeSummary struct {
+	ID        uuid.UUID
+	Market    uuid.UUID
+	Currency  money.Currency
+	Side      Side
+	Sell      bool
+	Shares    money.Amount
+	Cost      money.Amount // paid on a buy, received on a sell; positive
+	Vig       money.Amount
+	Reasoning string
+	Time      int64
+}
+
+// MarketChange is what a record does to one market.
+type MarketChange struct {
+	ID    uuid.UUID
+	Prev  uint64      // the market's LSN before this record; 0 creates it
+	Info  *MarketInfo // after-image of the descriptive and lifecycle fields
+	Books []Book      // after-images of the pricing states that changed
+}
+
+// MarketInfo is the after-image of a market's descriptive and lifecycle
+// fields.
+type MarketInfo struct {
+	Title       string
+	Description string
+	Category    string
+	Creator     uuid.UUID
+	Alpha       float64
+	Q0          money.Amount // initial q_yes = q_no, in micro-shares
+	ClosesAt    int64        // Unix nanoseconds
+	CreatedAt   int64
+	Status      Status
+	Outcome     Side // meaningful when Status is StatusResolved
+	ResolvedAt  int64
+}
+
+// Book is one currency's LS-LMSR state and money in a market.
+type Book struct {
+	Currency   money.Currency
+	Q          [NumSides]money.Amount // outstanding q per side, in micro-shares
+	Subsidy    money.Amount           // C(q0) moved in from the house
+	Collateral money.Amount           // what the market holds
+	Volume     money.Amount           // sum of trade costs
+	Splits     money.Amount           // shares per side created by splits minus merges
+	VigTotal   money.Amount           // vig accrued, all beneficiaries
+	VigCreator money.Amount           // of which the creator's
+	VigHouse   money.Amount           // of which the house's
+	Trades     uint64                 // number of trades
+}
+
+// SupplyChange is the after-image of the minted and burned totals.
+type SupplyChange struct {
+	Prev   uint64
+	Minted [money.NumCurrencies]money.Amount
+	Burned [money.NumCurrencies]money.Amount
+}
+
+// KeyChange is the after-image of one API key.
+type KeyChange struct {
+	Prev uint64
+	Key  Key
+}
+
+// Key is an API key as stored: its SHA-256 hash, never the key.
+type Key struct {
+	ID            uuid.UUID
+	Account       uuid.UUID
+	Name          string
+	Hash          [32]byte
+	Prefix        string // the first 17 characters of the key
+	Scopes        Scopes
+	Tier          Tier
+	CreatedAt     int64
+	ExpiresAt     int64 // 0: no expiry
+	RevokedAt     int64 // 0: not revoked
+	TotalRequests uint64
+	LastUsedAt    int64
+}
+
+// SessionChange is the after-image of one session.
+type SessionChange struct {
+	Prev    uint64
+	Session Session
+}
+
+// Session is a browser session as stored: the SHA-256 of its token.
+type Session struct {
+	Hash      [32]byte
+	Account   uuid.UUID
+	CreatedAt int64
+	ExpiresAt int64
+	RevokedAt int64 // 0: not revoked
+}

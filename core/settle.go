@@ -1,0 +1,238 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// SettleRequest resolves a market with its outcome.
+type SettleRequest struct {
+	Market  uuid.UUID
+	Outcome Side
+}
+
+// SettleResult is the outcome of a settlement.
+type SettleResult struct {
+	Market        uuid.UUID
+	Outcome       Side
+	PositionsPaid int                               // positions that received a payout
+	TotalPaid     [money.NumCurrencies]money.Amount // payouts, per currency
+	VigPaid       [money.NumCurrencies]money.Amount // vig paid to creator and referrers
+}
+
+// Settle resolves an active or closed market: every winning share pays one
+// unit of its currency, the vig is paid from the market's profit
+// (decisions.md sections 7 and 8), what is left returns to the house, and
+// every position in the market is closed; all in one record.
+func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, error) {
+	if req.Outcome != Yes && req.Outcome != No {
+		return SettleResult{}, fieldErr("outcome", "must be yes or no")
+	}
+	m := e.st.market(req.Market)
+	if m == nil {
+		return SettleResult{}, ErrMarketNotFound
+	}
+	c := e.getCommand(opSettle)
+	c.settle = req
+	err := e.submit(ctx, m, c)
+	res := c.settleRes
+	e.putCommand(c)
+	if err != nil {
+		return SettleResult{}, err
+	}
+	return res, nil
+}
+
+// settlement builds a settlement record: one change per account, however
+// many roles the account plays.
+type settlement struct {
+	pending
+	byID map[uuid.UUID]int // account -> index in rec.Accounts
+	now  int64
+	ref  uuid.UUID
+	s    sums
+}
+
+func (st *settlement) change(a *account) *AccountChange {
+	if i, ok := st.byID[a.id]; ok {
+		return &st.rec.Accounts[i]
+	}
+	st.byID[a.id] = len(st.rec.Accounts)
+	return st.addAccount(a)
+}
+
+// pay credits amount (> 0) to a, after whatever the record already moved.
+func (st *settlement) pay(a *account, cur money.Currency, t TxType, amount money.Amount) {
+	ch := st.change(a)
+	bal := a.balances[cur]
+	for _, b := range ch.Balances {
+		if b.Currency == cur {
+			bal = b.After
+		}
+	}
+	st.credit(ch, cur, t, amount, st.s.add(bal, amount), st.ref, st.now)
+}
+
+// settle runs on the market's goroutine.
+func (e *Engine) settle(m *market, c *command) {
+	if m.info.Status == StatusResolved {
+		c.done <- ErrMarketResolved
+		return
+	}
+	outcome := c.settle.Outcome
+	holders := make([]*account, 0, len(m.holders))
+	for id := range m.holders {
+		holders = append(holders, e.st.account(id))
+	}
+	slices.SortFunc(holders, func(a, b *account) int { return compareIDs(a.id, b.id) })
+	// Only this goroutine changes positions in this market, so the
+	// referrers read here stay valid once every account is locked below.
+	lockSet := append(slices.Clone(holders), e.st.account(HouseID), e.st.account(m.info.Creator))
+	for _, h := range holders {
+		h.mu.Lock()
+		for cur := range money.NumCurrencies {
+			if p, ok := h.positions[posKey{m.id, money.Currency(cur)}]; ok && p.Referrer != uuid.Nil {
+				lockSet = append(lockSet, e.st.account(p.Referrer))
+			}
+		}
+		h.mu.Unlock()
+	}
+	unlock := lockAccounts(lockSet...)
+	defer unlock()
+
+	now := e.now()
+	st := &settlement{byID: make(map[uuid.UUID]int), now: now, ref: m.id}
+	st.rec = Record{Kind: KindSettle, Time: now}
+	mc := st.addMarket(m)
+	info := m.info
+	info.Status, info.Outcome, info.ResolvedAt = StatusResolved, outcome, now
+	mc.Info = &info
+	res := SettleResult{Market: m.id, Outcome: outcome}
+	for cur := range money.NumCurrencies {
+		if m.open[cur] {
+			book := e.settleBook(st, m, holders, money.Currency(cur), outcome, &res)
+			mc.Books = append(mc.Books, book)
+		}
+	}
+	if st.s.err != nil {
+		c.done <- fmt.Errorf("core: settle: %w", st.s.err)
+		return
+	}
+	c.settleRes = res
+	e.commit(&st.pending, c.done, nil)
+}
+
+// settleBook pays one currency's winners and vig and returns the book's
+// after-image, emptied of collateral.
+func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur money.Currency, outcome Side, res *SettleResult) Book {
+	book := m.books[cur]
+	key := posKey{m.id, cur}
+	var paid money.Amount
+	type refShare struct {
+		referrer uuid.UUID
+		accrued  money.Amount
+		capped   money.Amount // 20% of the holder's net loss
+	}
+	var refs []refShare
+	for _, h := range holders {
+		p, ok := h.positions[key]
+		if !ok {
+			continue
+		}
+		payout := p.Shares[outcome]
+		if payout > 0 {
+			st.pay(h, cur, TxSettlementPayout, payout)
+			paid = st.s.add(paid, payout)
+			res.PositionsPaid++
+		}
+		if p.Referrer != uuid.Nil && p.RefVig > 0 {
+			loss := st.s.sub(p.PaidIn, st.s.add(p.PaidOut, payout))
+			refs = append(refs, refShare{p.Referrer, p.RefVig, max(0, loss) * 2 / 10})
+		}
+		closed := p
+		closed.Closed = true
+		ch := st.change(h)
+		ch.Positions = append(ch.Positions, closed)
+	}
+	res.TotalPaid[cur] = paid
+	remainder := st.s.sub(book.Collateral, paid)
+	if remainder < 0 {
+		panic(fmt.Sprintf("BUG: market %s %s collateral %d below payouts %d", m.id, cur, book.Collateral, paid))
+	}
+	profit := st.s.sub(remainder, book.Subsidy)
+	var vigPaid money.Amount
+	if profit > 0 && book.VigTotal > 0 {
+		pool := min(profit, book.VigTotal)
+		if v := st.s.share(book.VigCreator, pool, book.VigTotal); v > 0 {
+			st.pay(e.st.account(m.info.Creator), cur, TxVigEarning, v)
+			vigPaid = st.s.add(vigPaid, v)
+		}
+		// One entry per beneficiary: sum each referrer's shares first.
+		perReferrer := make(map[uuid.UUID]money.Amount)
+		var order []uuid.UUID
+		for _, r := range refs {
+			v := min(st.s.share(r.accrued, pool, book.VigTotal), r.capped)
+			if v <= 0 {
+				continue
+			}
+			if _, seen := perReferrer[r.referrer]; !seen {
+				order = append(order, r.referrer)
+			}
+			perReferrer[r.referrer] = st.s.add(perReferrer[r.referrer], v)
+		}
+		for _, id := range order {
+			st.pay(e.st.account(id), cur, TxVigEarning, perReferrer[id])
+			vigPaid = st.s.add(vigPaid, perReferrer[id])
+		}
+	}
+	res.VigPaid[cur] = vigPaid
+	if back := st.s.sub(remainder, vigPaid); back != 0 {
+		st.pay(e.st.account(HouseID), cur, TxMarketReturn, back)
+	}
+	book.Collateral = 0
+	return book
+}
+
+// closeMarket logs an active market's passage to closed once its closing
+// time has come; otherwise it does nothing. Runs on the market's goroutine.
+func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
+	now := e.now()
+	if m.info.Status != StatusActive || now < m.info.ClosesAt {
+		c.done <- nil
+		return
+	}
+	sc.reset(KindMarketClosed, now)
+	sc.market(m)
+	info := m.info
+	info.Status = StatusClosed
+	sc.setInfo(info)
+	e.commit(&sc.pending, c.done, nil)
+}
+
+// CloseDue closes every active market past its closing time and returns how
+// many it closed. Trading stops at the closing time whether or not this has
+// run; this makes the status durable.
+func (e *Engine) CloseDue(ctx context.Context) (int, error) {
+	now := e.now()
+	var due []*market
+	e.st.rangeMarkets(func(m *market) bool {
+		if v := m.view.Load(); v.Info.Status == StatusActive && now >= v.Info.ClosesAt {
+			due = append(due, m)
+		}
+		return true
+	})
+	for _, m := range due {
+		c := e.getCommand(opClose)
+		err := e.submit(ctx, m, c)
+		e.putCommand(c)
+		if err != nil {
+			return 0, err
+		}
+	}
+	return len(due), nil
+}

@@ -1,0 +1,96 @@
+package core
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// State is the whole in-memory state: accounts, markets, keys, sessions and
+// the money supply. It is built empty, filled from a snapshot and the log
+// (LoadImage, Apply) by one goroutine, then handed to an Engine, which owns
+// it from then on.
+//
+// Every object carries an LSN, the sequence number of the last record that
+// changed it. Replay applies a record to an object only when the object's
+// LSN is below the record's, and only when it equals the Prev the record
+// names; that is what lets a snapshot be taken while trading goes on (see
+// docs/ARCHITECTURE.md).
+type State struct {
+	accounts sync.Map // uuid.UUID -> *account; never deleted
+
+	namesMu sync.Mutex
+	names   map[string]uuid.UUID // lower-case name -> account; guarded by namesMu
+
+	markets sync.Map // uuid.UUID -> *market; never deleted
+
+	auth authTable
+
+	supply supply
+}
+
+// supply is the minted and burned totals per currency: what the
+// conservation invariant compares all balances against.
+type supply struct {
+	mu     sync.Mutex
+	lsn    uint64
+	minted [money.NumCurrencies]money.Amount
+	burned [money.NumCurrencies]money.Amount
+}
+
+// NewState returns an empty state holding only the house account.
+func NewState() *State {
+	s := &State{names: make(map[string]uuid.UUID)}
+	s.auth.init()
+	house := newAccount(HouseID)
+	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
+	s.accounts.Store(HouseID, house)
+	return s
+}
+
+func (s *State) account(id uuid.UUID) *account {
+	v, ok := s.accounts.Load(id)
+	if !ok {
+		return nil
+	}
+	return v.(*account)
+}
+
+func (s *State) market(id uuid.UUID) *market {
+	v, ok := s.markets.Load(id)
+	if !ok {
+		return nil
+	}
+	return v.(*market)
+}
+
+// addAccount makes a new account findable by ID and by name.
+func (s *State) addAccount(a *account) {
+	s.accounts.Store(a.id, a)
+	s.namesMu.Lock()
+	s.names[nameKey(a.info.Name)] = a.id
+	s.namesMu.Unlock()
+}
+
+// addMarket makes a new market findable. The market's view must be
+// published first.
+func (s *State) addMarket(m *market) { s.markets.Store(m.id, m) }
+
+func nameKey(name string) string { return strings.ToLower(name) }
+
+func newMarket(id uuid.UUID) *market {
+	return &market{id: id, holders: make(map[uuid.UUID]struct{})}
+}
+
+// rangeAccounts calls fn for every account until it returns false.
+func (s *State) rangeAccounts(fn func(*account) bool) {
+	s.accounts.Range(func(_, v any) bool { return fn(v.(*account)) })
+}
+
+// rangeMarkets calls fn for every market until it returns false.
+func (s *State) rangeMarkets(fn func(*market) bool) {
+	s.markets.Range(func(_, v any) bool { return fn(v.(*market)) })
+}

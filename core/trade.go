@@ -1,0 +1,240 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+	"marketd/core/pricing"
+)
+
+// TradeRequest is a buy or a sell of shares of one side of a market.
+type TradeRequest struct {
+	Account  uuid.UUID
+	Market   uuid.UUID
+	Currency money.Currency
+	Side     Side
+	Sell     bool
+	Shares   money.Amount
+	// Limit, when HasLimit, is the most a buy may cost (max_cost) or the
+	// least a sell must pay (min_proceeds).
+	Limit     money.Amount
+	HasLimit  bool
+	Reasoning string
+}
+
+// TradeResult is the outcome of a trade.
+type TradeResult struct {
+	TradeID       uuid.UUID
+	Market        uuid.UUID
+	Currency      money.Currency
+	Side          Side
+	Sell          bool
+	Shares        money.Amount
+	Cost          money.Amount // paid on a buy, received on a sell
+	Vig           money.Amount
+	BalanceAfter  money.Amount
+	PriceYesAfter float64
+	PriceNoAfter  float64
+	Time          time.Time
+}
+
+func (r *TradeRequest) validate() error {
+	switch {
+	case !r.Currency.Valid():
+		return fieldErr("currency", "unknown currency")
+	case r.Side != Yes && r.Side != No:
+		return fieldErr("side", "must be yes or no")
+	case r.Shares <= 0:
+		return fieldErr("shares", "must be positive")
+	case r.Shares > MaxAmount:
+		return fieldErr("shares", "must be at most 1e9")
+	case r.HasLimit && r.Limit < 0:
+		return fieldErr(r.limitField(), "must not be negative")
+	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
+		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
+	}
+	return nil
+}
+
+func (r *TradeRequest) limitField() string {
+	if r.Sell {
+		return "min_proceeds"
+	}
+	return "max_cost"
+}
+
+// Trade buys or sells shares for an account, answering once the trade is
+// durable. Checks run in the order of decisions.md section 6 and a failed
+// one changes nothing.
+func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
+	if err := req.validate(); err != nil {
+		return TradeResult{}, err
+	}
+	m := e.st.market(req.Market)
+	if m == nil {
+		return TradeResult{}, ErrMarketNotFound
+	}
+	a := e.st.account(req.Account)
+	if a == nil {
+		return TradeResult{}, ErrAccountNotFound
+	}
+	c := e.getCommand(opTrade)
+	c.acct, c.trade = a, req
+	err := e.submit(ctx, m, c)
+	res := c.tradeRes
+	e.putCommand(c)
+	if err != nil {
+		return TradeResult{}, err
+	}
+	return res, nil
+}
+
+// trade runs on the market's goroutine.
+func (e *Engine) trade(m *market, sc *scratch, c *command) {
+	r := &c.trade
+	now := e.now()
+	if m.info.Status != StatusActive || now >= m.info.ClosesAt {
+		c.done <- ErrMarketNotActive
+		return
+	}
+	a := c.acct
+	var house *account
+	var unlock func()
+	if !m.open[r.Currency] {
+		house = e.st.account(HouseID)
+		unlock = lockAccounts(a, house)
+	} else {
+		a.mu.Lock()
+		unlock = a.mu.Unlock
+	}
+	defer unlock()
+
+	err := e.buildTrade(m, sc, c, house, now)
+	if err != nil {
+		c.done <- err
+		return
+	}
+	c.tradeRes.Time = time.Unix(0, now).UTC()
+	if e.commit(&sc.pending, c.done, nil) {
+		m.holders[a.id] = struct{}{}
+	}
+}
+
+// buildTrade checks a trade and builds its record in sc. Account locks
+// should be held.
+func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) error {
+	r := &c.trade
+	a := c.acct
+	alpha, q0 := m.info.Alpha, m.info.Q0
+	book := m.books[r.Currency]
+	sc.reset(KindTrade, now)
+	sc.market(m)
+	var s sums
+	if house != nil {
+		book = e.fundBook(sc, m, house, r.Currency, now, &s)
+	}
+	key := posKey{m.id, r.Currency}
+	pos, ok := a.positions[key]
+	if !ok {
+		pos = Position{Market: m.id, Currency: r.Currency}
+	}
+	if pos.Referrer == uuid.Nil {
+		pos.Referrer = a.info.Referrer
+	}
+	side := int(r.Side)
+	pYes, pNo := pricing.Prices(alpha, book.Q)
+	var cost money.Amount
+	var err error
+	if r.Sell {
+		switch {
+		case pos.Shares[side] < r.Shares:
+			return ErrInsufficientShares
+		case book.Q[side]-r.Shares < q0:
+			return ErrInsufficientLiquidity
+		}
+		if cost, err = pricing.SellProceeds(alpha, book.Q, side, r.Shares); err != nil {
+			return fmt.Errorf("core: sell proceeds: %w", err)
+		}
+		if r.HasLimit && cost < r.Limit {
+			return ErrSlippage
+		}
+	} else {
+		if book.Q[side] > pricing.MaxQ-r.Shares {
+			return ErrLiquidityLimit
+		}
+		if cost, err = pricing.BuyCost(alpha, book.Q, side, r.Shares); err != nil {
+			if errors.Is(err, pricing.ErrLiquidityLimit) {
+				return ErrLiquidityLimit
+			}
+			return fmt.Errorf("core: buy cost: %w", err)
+		}
+		if r.HasLimit && cost > r.Limit {
+			return ErrSlippage
+		}
+		if a.balances[r.Currency] < cost {
+			return ErrInsufficientBalance
+		}
+	}
+	vig := pricing.Vig(cost, pYes, pNo)
+	creatorVig := vig * 3 / 10
+	var refVig money.Amount
+	if pos.Referrer != uuid.Nil {
+		refVig = vig * 2 / 10
+	}
+	balance := a.balances[r.Currency]
+	ledgerAmount := cost
+	txType := TxTradeSell
+	if r.Sell {
+		basisOut := pos.Cost[side]
+		if r.Shares < pos.Shares[side] {
+			basisOut = s.share(pos.Cost[side], r.Shares, pos.Shares[side])
+		}
+		pos.Cost[side] = s.sub(pos.Cost[side], basisOut)
+		pos.Shares[side] = s.sub(pos.Shares[side], r.Shares)
+		pos.PaidOut = s.add(pos.PaidOut, cost)
+		balance = s.add(balance, cost)
+		book.Q[side] = s.sub(book.Q[side], r.Shares)
+		book.Collateral = s.sub(book.Collateral, cost)
+	} else {
+		txType = TxTradeBuy
+		ledgerAmount = -cost
+		pos.Cost[side] = s.add(pos.Cost[side], cost)
+		pos.Shares[side] = s.add(pos.Shares[side], r.Shares)
+		pos.PaidIn = s.add(pos.PaidIn, cost)
+		balance = s.sub(balance, cost)
+		book.Q[side] = s.add(book.Q[side], r.Shares)
+		book.Collateral = s.add(book.Collateral, cost)
+	}
+	pos.RefVig = s.add(pos.RefVig, refVig)
+	book.Volume = s.add(book.Volume, cost)
+	book.VigTotal = s.add(book.VigTotal, vig)
+	book.VigCreator = s.add(book.VigCreator, creatorVig)
+	book.VigHouse = s.add(book.VigHouse, vig-creatorVig-refVig)
+	book.Trades++
+	if s.err != nil {
+		return fmt.Errorf("core: trade: %w", s.err)
+	}
+	if book.Collateral < 0 {
+		panic(fmt.Sprintf("BUG: market %s collateral %d after trade", m.id, book.Collateral))
+	}
+
+	tradeID := e.ids.next()
+	ac := sc.account(a)
+	sc.credit(ac, r.Currency, txType, ledgerAmount, balance, tradeID, now)
+	sc.addPosition(ac, pos)
+	sc.trds[0] = TradeSummary{ID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
+		Shares: r.Shares, Cost: cost, Vig: vig, Reasoning: r.Reasoning, Time: now}
+	ac.Trades = sc.trds[:1]
+	sc.setBook(book)
+
+	yes, no := pricing.Prices(alpha, book.Q)
+	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
+		Shares: r.Shares, Cost: cost, Vig: vig, BalanceAfter: balance, PriceYesAfter: yes, PriceNoAfter: no}
+	return nil
+}
