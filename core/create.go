@@ -80,11 +80,10 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 	if e.st.account(req.Creator) == nil {
 		return nil, ErrAccountNotFound
 	}
-	select {
-	case <-e.stopping:
-		return nil, ErrClosed
-	default:
+	if err := e.enter(); err != nil {
+		return nil, err
 	}
+	defer e.leave()
 	m := newMarket(e.ids.next())
 	house := e.st.account(HouseID)
 	house.mu.Lock()

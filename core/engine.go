@@ -45,9 +45,14 @@ type Engine struct {
 
 	cmdPool sync.Pool // *command
 
-	stopping chan struct{} // closed by Close: actors drain and exit
+	// gate is held shared by every operation for its whole duration and
+	// exclusively by Close, so that Close finds no operation in flight and
+	// can close the inboxes: no sender can then be left waiting on an
+	// actor that has gone, and neither side needs a select to find out.
+	gate     sync.RWMutex
+	closed   bool          // guarded by gate
+	stopping chan struct{} // closed by Close, for the background loops
 	wg       sync.WaitGroup
-	stopOnce sync.Once
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one
@@ -76,13 +81,35 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	return e
 }
 
-// Close stops the market goroutines once they have drained their inboxes.
-// Operations still in flight get their answers; later ones get ErrClosed.
-// The journal is the caller's to close, after Close returns.
+// Close waits for the operations in flight to be answered, then stops the
+// market goroutines; later operations get ErrClosed. The journal is the
+// caller's to close, after Close returns.
 func (e *Engine) Close() {
-	e.stopOnce.Do(func() { close(e.stopping) })
+	e.gate.Lock()
+	if !e.closed {
+		e.closed = true
+		close(e.stopping)
+		e.st.rangeMarkets(func(m *market) bool {
+			close(m.inbox)
+			return true
+		})
+	}
+	e.gate.Unlock()
 	e.wg.Wait()
 }
+
+// enter admits an operation, or refuses it once Close has begun; an
+// admitted operation must call leave when answered.
+func (e *Engine) enter() error {
+	e.gate.RLock()
+	if e.closed {
+		e.gate.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (e *Engine) leave() { e.gate.RUnlock() }
 
 // State returns the state the engine runs on, for the snapshot capture and
 // the invariant checker.
@@ -108,36 +135,17 @@ func (e *Engine) rebuildHolders() {
 // start runs a market's goroutine. The market must be published.
 func (e *Engine) start(m *market) {
 	m.inbox = make(chan *command, e.cfg.InboxSize)
-	m.exited = make(chan struct{})
 	e.wg.Add(1)
 	go e.run(m)
 }
 
-// run is a market's goroutine: it handles commands one at a time until the
-// engine stops, then answers whatever is left in the inbox with ErrClosed.
+// run is a market's goroutine: it handles commands one at a time until Close
+// closes its inbox, which happens only once no operation is in flight.
 func (e *Engine) run(m *market) {
 	defer e.wg.Done()
-	defer close(m.exited)
 	sc := &scratch{}
-	for {
-		select {
-		case c := <-m.inbox:
-			e.handle(m, sc, c)
-		case <-e.stopping:
-			drain(m.inbox)
-			return
-		}
-	}
-}
-
-func drain(inbox chan *command) {
-	for {
-		select {
-		case c := <-inbox:
-			c.done <- ErrClosed
-		default:
-			return
-		}
+	for c := range m.inbox {
+		e.handle(m, sc, c)
 	}
 }
 
@@ -164,6 +172,10 @@ func (e *Engine) closeLoop() {
 // command is accepted its outcome is always awaited, so that no caller is
 // told of a failure for a change that then becomes durable.
 func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.leave()
 	select {
 	case m.inbox <- c:
 	default:
@@ -171,19 +183,9 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		case m.inbox <- c:
 		case <-ctx.Done():
 			return ErrBusy
-		case <-e.stopping:
-			return ErrClosed
 		}
 	}
-	select {
-	case err := <-c.done:
-		return err
-	case <-m.exited:
-		// The actor is gone: answer what it left behind, ours included if
-		// it is still there, then wait for our own answer.
-		drain(m.inbox)
-		return <-c.done
-	}
+	return <-c.done
 }
 
 func (e *Engine) getCommand(op opKind) *command {

@@ -25,9 +25,8 @@ type market struct {
 	// pays them.
 	holders map[uuid.UUID]struct{}
 
-	view   atomic.Pointer[MarketView]
-	inbox  chan *command // set by Engine.start
-	exited chan struct{} // closed when the goroutine has returned
+	view  atomic.Pointer[MarketView]
+	inbox chan *command // set by Engine.start, closed by Engine.Close
 }
 
 // MarketView is an immutable copy of a market's state, published by its

@@ -89,12 +89,15 @@ func (s *State) checkFollows(seq uint64, rec *Record) error {
 	return nil
 }
 
+// supplyName and sessionName name objects in replay errors.
 type supplyName struct{}
 
+// String names the supply.
 func (supplyName) String() string { return "totals" }
 
 type sessionName [32]byte
 
+// String names a session by the start of its hash.
 func (h sessionName) String() string { return fmt.Sprintf("%x", h[:4]) }
 
 // applyRecord applies a checked record during replay: no other goroutine

@@ -131,7 +131,6 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) error {
 	r := &c.trade
 	a := c.acct
-	alpha, q0 := m.info.Alpha, m.info.Q0
 	book := m.books[r.Currency]
 	sc.reset(KindTrade, now)
 	sc.market(m)
@@ -139,57 +138,88 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	if house != nil {
 		book = e.fundBook(sc, m, house, r.Currency, now, &s)
 	}
-	key := posKey{m.id, r.Currency}
-	pos, ok := a.positions[key]
+	pos, ok := a.positions[posKey{m.id, r.Currency}]
 	if !ok {
 		pos = Position{Market: m.id, Currency: r.Currency}
 	}
 	if pos.Referrer == uuid.Nil {
 		pos.Referrer = a.info.Referrer
 	}
+	q, err := quoteTrade(m, r, &book, &pos, a.balances[r.Currency])
+	if err != nil {
+		return err
+	}
+	balance := applyTrade(r, q, &book, &pos, a.balances[r.Currency], &s)
+	if s.err != nil {
+		return fmt.Errorf("core: trade: %w", s.err)
+	}
+	if book.Collateral < 0 || book.Q != q.QAfter {
+		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a trade quoted to %v", m.id, book.Collateral, book.Q, q.QAfter))
+	}
+
+	tradeID := e.ids.next()
+	txType, ledgerAmount := TxTradeBuy, -q.Amount
+	if r.Sell {
+		txType, ledgerAmount = TxTradeSell, q.Amount
+	}
+	ac := sc.account(a)
+	sc.credit(ac, r.Currency, txType, ledgerAmount, balance, tradeID, now)
+	sc.addPosition(ac, pos)
+	sc.trds[0] = TradeSummary{ID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
+		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, Reasoning: r.Reasoning, Time: now}
+	ac.Trades = sc.trds[:1]
+	sc.setBook(book)
+	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
+		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance,
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1]}
+	return nil
+}
+
+// quoteTrade prices a trade and runs its checks in the order of
+// decisions.md section 6: shares, liquidity, the 1e10 limit, slippage,
+// balance.
+func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
-	pYes, pNo := pricing.Prices(alpha, book.Q)
-	var cost money.Amount
-	var err error
 	if r.Sell {
 		switch {
 		case pos.Shares[side] < r.Shares:
-			return ErrInsufficientShares
-		case book.Q[side]-r.Shares < q0:
-			return ErrInsufficientLiquidity
+			return pricing.Quote{}, ErrInsufficientShares
+		case book.Q[side]-r.Shares < m.info.Q0:
+			return pricing.Quote{}, ErrInsufficientLiquidity
 		}
-		if cost, err = pricing.SellProceeds(alpha, book.Q, side, r.Shares); err != nil {
-			return fmt.Errorf("core: sell proceeds: %w", err)
+		q, err := pricing.QuoteSell(m.info.Alpha, book.Q, side, r.Shares)
+		if err != nil {
+			return q, fmt.Errorf("core: sell proceeds: %w", err)
 		}
-		if r.HasLimit && cost < r.Limit {
-			return ErrSlippage
+		if r.HasLimit && q.Amount < r.Limit {
+			return q, ErrSlippage
 		}
-	} else {
-		if book.Q[side] > pricing.MaxQ-r.Shares {
-			return ErrLiquidityLimit
-		}
-		if cost, err = pricing.BuyCost(alpha, book.Q, side, r.Shares); err != nil {
-			if errors.Is(err, pricing.ErrLiquidityLimit) {
-				return ErrLiquidityLimit
-			}
-			return fmt.Errorf("core: buy cost: %w", err)
-		}
-		if r.HasLimit && cost > r.Limit {
-			return ErrSlippage
-		}
-		if a.balances[r.Currency] < cost {
-			return ErrInsufficientBalance
-		}
+		return q, nil
 	}
-	vig := pricing.Vig(cost, pYes, pNo)
-	creatorVig := vig * 3 / 10
-	var refVig money.Amount
-	if pos.Referrer != uuid.Nil {
-		refVig = vig * 2 / 10
+	if book.Q[side] > pricing.MaxQ-r.Shares {
+		return pricing.Quote{}, ErrLiquidityLimit
 	}
-	balance := a.balances[r.Currency]
-	ledgerAmount := cost
-	txType := TxTradeSell
+	q, err := pricing.QuoteBuy(m.info.Alpha, book.Q, side, r.Shares)
+	switch {
+	case errors.Is(err, pricing.ErrLiquidityLimit):
+		return q, ErrLiquidityLimit
+	case err != nil:
+		return q, fmt.Errorf("core: buy cost: %w", err)
+	case r.HasLimit && q.Amount > r.Limit:
+		return q, ErrSlippage
+	case balance < q.Amount:
+		return q, ErrInsufficientBalance
+	}
+	return q, nil
+}
+
+// applyTrade computes the after-values of a quoted trade: the book, the
+// position (a sell takes the cost basis down pro rata) and the returned
+// balance. The vig splits 30% to the creator, 20% to the position's
+// referrer if any, the rest to the house (decisions.md section 8).
+func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
+	side := int(r.Side)
+	cost, vig := q.Amount, q.Vig
 	if r.Sell {
 		basisOut := pos.Cost[side]
 		if r.Shares < pos.Shares[side] {
@@ -202,8 +232,6 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 		book.Q[side] = s.sub(book.Q[side], r.Shares)
 		book.Collateral = s.sub(book.Collateral, cost)
 	} else {
-		txType = TxTradeBuy
-		ledgerAmount = -cost
 		pos.Cost[side] = s.add(pos.Cost[side], cost)
 		pos.Shares[side] = s.add(pos.Shares[side], r.Shares)
 		pos.PaidIn = s.add(pos.PaidIn, cost)
@@ -211,30 +239,16 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 		book.Q[side] = s.add(book.Q[side], r.Shares)
 		book.Collateral = s.add(book.Collateral, cost)
 	}
+	creatorVig := vig * 3 / 10
+	var refVig money.Amount
+	if pos.Referrer != uuid.Nil {
+		refVig = vig * 2 / 10
+	}
 	pos.RefVig = s.add(pos.RefVig, refVig)
 	book.Volume = s.add(book.Volume, cost)
 	book.VigTotal = s.add(book.VigTotal, vig)
 	book.VigCreator = s.add(book.VigCreator, creatorVig)
 	book.VigHouse = s.add(book.VigHouse, vig-creatorVig-refVig)
 	book.Trades++
-	if s.err != nil {
-		return fmt.Errorf("core: trade: %w", s.err)
-	}
-	if book.Collateral < 0 {
-		panic(fmt.Sprintf("BUG: market %s collateral %d after trade", m.id, book.Collateral))
-	}
-
-	tradeID := e.ids.next()
-	ac := sc.account(a)
-	sc.credit(ac, r.Currency, txType, ledgerAmount, balance, tradeID, now)
-	sc.addPosition(ac, pos)
-	sc.trds[0] = TradeSummary{ID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
-		Shares: r.Shares, Cost: cost, Vig: vig, Reasoning: r.Reasoning, Time: now}
-	ac.Trades = sc.trds[:1]
-	sc.setBook(book)
-
-	yes, no := pricing.Prices(alpha, book.Q)
-	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
-		Shares: r.Shares, Cost: cost, Vig: vig, BalanceAfter: balance, PriceYesAfter: yes, PriceNoAfter: no}
-	return nil
+	return balance
 }
