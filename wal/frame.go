@@ -1,0 +1,159 @@
+package wal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	"marketd/core"
+)
+
+// Frame layout, the data of one tidwall entry (tidwall adds only a uvarint
+// length in front):
+//
+//	offset  size  field
+//	0       2     magic 0xF9 0xC1
+//	2       1     format version (FormatVersion)
+//	3       1     kind: the core.Kind of the record in the payload
+//	4       8     seq, little-endian: the tidwall index the frame is stored at
+//	12      n     payload: a record encoded by AppendRecord
+//	12+n    4     CRC-32C (Castagnoli), little-endian, of bytes [0, 12+n)
+//
+// These values are written to disk and never change meaning.
+const (
+	// FormatVersion is the version of the frame and record encoding this
+	// package writes and the only one it reads.
+	FormatVersion = 1
+	// FrameHeaderBytes is the size of the frame header before the payload.
+	FrameHeaderBytes = 12
+	// FrameTrailerBytes is the size of the CRC after the payload.
+	FrameTrailerBytes = 4
+	// MinFrameBytes is the size of a frame with an empty payload; anything
+	// shorter is rejected, which also rejects the empty entries that
+	// tidwall parses out of zero-filled bytes at the end of a segment.
+	MinFrameBytes = FrameHeaderBytes + FrameTrailerBytes
+	// MaxFrameBytes is the size of a frame holding the largest record.
+	MaxFrameBytes = MinFrameBytes + MaxRecordBytes
+)
+
+// frameMagic0 and frameMagic1 open every frame. Neither byte can occur in
+// valid UTF-8, so a frame embedded in a user's string cannot be taken for a
+// real one when repair looks for valid frames after a damaged one.
+const (
+	frameMagic0 = 0xF9
+	frameMagic1 = 0xC1
+)
+
+// crc32c returns the CRC-32C (Castagnoli) of b. MakeTable returns the
+// package's table, built once; crc32 computes it with the SSE4.2 CRC32
+// instruction where there is one.
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
+
+// Frame is a decoded frame. Payload aliases the bytes it was decoded from.
+type Frame struct {
+	Kind    core.Kind
+	Seq     uint64
+	Payload []byte
+}
+
+// AppendFrame appends a frame holding payload to dst and returns the
+// extended slice.
+func AppendFrame(dst []byte, kind core.Kind, seq uint64, payload []byte) []byte {
+	start := len(dst)
+	dst = appendFrameHeader(dst, kind, seq)
+	dst = append(dst, payload...)
+	return sealFrame(dst, start)
+}
+
+// AppendRecordFrame appends a frame holding the encoding of rec at seq to
+// dst, encoding the record in place rather than through a separate buffer.
+// Like AppendRecord it panics on a record that could not be read back.
+func AppendRecordFrame(dst []byte, seq uint64, rec *core.Record) []byte {
+	start := len(dst)
+	dst = appendFrameHeader(dst, rec.Kind, seq)
+	dst = AppendRecord(dst, rec)
+	return sealFrame(dst, start)
+}
+
+func appendFrameHeader(dst []byte, kind core.Kind, seq uint64) []byte {
+	dst = append(dst, frameMagic0, frameMagic1, FormatVersion, byte(kind))
+	return binary.LittleEndian.AppendUint64(dst, seq)
+}
+
+// sealFrame appends the CRC of the frame that starts at dst[start].
+func sealFrame(dst []byte, start int) []byte {
+	sum := crc32c(dst[start:])
+	return binary.LittleEndian.AppendUint32(dst, sum)
+}
+
+// DecodeFrame checks and splits one frame; b must hold exactly the frame.
+// It rejects, with an error wrapping ErrCorrupt, a frame shorter than
+// MinFrameBytes or longer than MaxFrameBytes, a bad magic, a CRC mismatch
+// and a version other than FormatVersion. The caller checks Seq against where the frame was read
+// (DecodeFrameAt does both).
+func DecodeFrame(b []byte) (Frame, error) {
+	if len(b) < MinFrameBytes {
+		return Frame{}, fmt.Errorf("wal: decode frame: %d bytes, minimum %d: %w", len(b), MinFrameBytes, ErrCorrupt)
+	}
+	if len(b) > MaxFrameBytes {
+		return Frame{}, fmt.Errorf("wal: decode frame: %d bytes, limit %d: %w", len(b), MaxFrameBytes, ErrCorrupt)
+	}
+	if b[0] != frameMagic0 || b[1] != frameMagic1 {
+		return Frame{}, fmt.Errorf("wal: decode frame: bad magic %#x %#x: %w", b[0], b[1], ErrCorrupt)
+	}
+	end := len(b) - FrameTrailerBytes
+	want := binary.LittleEndian.Uint32(b[end:])
+	if got := crc32c(b[:end]); got != want {
+		return Frame{}, fmt.Errorf("wal: decode frame: crc %#08x, want %#08x: %w", got, want, ErrCorrupt)
+	}
+	if b[2] != FormatVersion {
+		return Frame{}, fmt.Errorf("wal: decode frame: unknown version %d: %w", b[2], ErrCorrupt)
+	}
+	return Frame{
+		Kind:    core.Kind(b[3]),
+		Seq:     binary.LittleEndian.Uint64(b[4:]),
+		Payload: b[FrameHeaderBytes:end:end],
+	}, nil
+}
+
+// frameIntact reports whether b is a frame written whole, whatever its
+// version and seq: the magic is there and the CRC matches. Repair never cuts
+// such a frame, nor anything before one.
+func frameIntact(b []byte) bool {
+	if len(b) < MinFrameBytes || len(b) > MaxFrameBytes || b[0] != frameMagic0 || b[1] != frameMagic1 {
+		return false
+	}
+	end := len(b) - FrameTrailerBytes
+	return crc32c(b[:end]) == binary.LittleEndian.Uint32(b[end:])
+}
+
+// DecodeFrameAt is DecodeFrame for a frame read at index seq: it also
+// rejects a frame whose Seq is not seq, which catches entries that are
+// whole and valid but misplaced.
+func DecodeFrameAt(b []byte, seq uint64) (Frame, error) {
+	f, err := DecodeFrame(b)
+	if err != nil {
+		return Frame{}, err
+	}
+	if f.Seq != seq {
+		return Frame{}, fmt.Errorf("wal: decode frame: seq %d read at %d: %w", f.Seq, seq, ErrCorrupt)
+	}
+	return f, nil
+}
+
+// decodeRecordFrame decodes the record of a frame read at seq and checks
+// that the frame's kind is the record's.
+func decodeRecordFrame(b []byte, seq uint64) (*core.Record, error) {
+	f, err := DecodeFrameAt(b, seq)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := DecodeRecord(f.Payload)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Kind != f.Kind {
+		return nil, fmt.Errorf("wal: decode frame: kind %d holds a record of kind %d: %w", f.Kind, rec.Kind, ErrCorrupt)
+	}
+	return rec, nil
+}

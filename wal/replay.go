@@ -1,0 +1,130 @@
+package wal
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"marketd/core"
+)
+
+// Replay calls fn with every record from seq from to the end of the log, in
+// order, decoding and verifying each: its frame (magic, version, CRC, seq
+// equal to its index, kind equal to the record's) and its record encoding.
+// Every segment from the one holding from must hold exactly the entries its
+// name and its successor's promise. Any bad entry is corruption: Replay
+// stops with an error wrapping ErrCorrupt that names the file, byte offset
+// and seq. An error from fn stops Replay and is returned wrapped.
+//
+// from must be between FirstSeq and LastSeq+1 (which replays nothing), or
+// Replay fails with ErrOutOfRange. fn may keep rec. Replay reads the files
+// itself, not through tidwall (whose Read panics on a segment shorter than
+// its successor's name implies), and only before Start: after it, the
+// writer owns the files and Replay fails with ErrStarted.
+func (l *Log) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) error {
+	if l.started.Load() {
+		return fmt.Errorf("wal: replay: %w", ErrStarted)
+	}
+	first, last := l.FirstSeq(), l.LastSeq()
+	if from < first || from > last+1 {
+		return fmt.Errorf("wal: replay from %d: log holds %d..%d: %w", from, first, last, ErrOutOfRange)
+	}
+	if from == last+1 {
+		return nil
+	}
+	segs, err := listSegments(l.opts.FS, l.dir)
+	if err != nil {
+		return err
+	}
+	// The segment holding from is the last one starting at or before it.
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].index > from }) - 1
+	if i < 0 {
+		return fmt.Errorf("wal: replay from %d: no segment holds it: %w", from, ErrCorrupt)
+	}
+	p := newReplayPipeline(fn)
+	defer p.stop()
+	// Segment i+1 is read while segment i is decoded: reading 20 MB takes
+	// long enough for the decoding workers to run dry otherwise.
+	next := l.readSegment(segs[i])
+	defer func() {
+		if next != nil {
+			<-next // the reader's exit
+		}
+	}()
+	for ; i < len(segs); i++ {
+		cur := <-next
+		next = nil
+		end := last + 1 // one past the last seq this segment must hold
+		if i+1 < len(segs) {
+			end = segs[i+1].index
+			next = l.readSegment(segs[i+1])
+		}
+		if err := scanSegment(cur, segs[i], end, from, p); err != nil {
+			// Records before the damage are replayed first, as if read
+			// one by one; an error of theirs comes first.
+			if ferr := p.flush(); ferr != nil {
+				return ferr
+			}
+			return err
+		}
+	}
+	return p.flush()
+}
+
+// segmentData is the content of a segment file, or why it could not be read.
+type segmentData struct {
+	path string
+	data []byte
+	err  error
+}
+
+// readSegment reads a segment file on a goroutine of its own, which sends
+// the result on the returned channel and exits; Replay receives it.
+func (l *Log) readSegment(seg segmentFile) <-chan segmentData {
+	ch := make(chan segmentData, 1)
+	path := filepath.Join(l.dir, seg.name)
+	go func() {
+		data, err := l.opts.FS.ReadFile(path)
+		if err != nil {
+			err = fmt.Errorf("wal: replay: read %s: %w", path, err)
+		}
+		ch <- segmentData{path: path, data: data, err: err}
+	}()
+	return ch
+}
+
+// scanSegment splits one segment, which must hold exactly the seqs
+// seg.index..end-1, into entries and hands those at or after from to p.
+func scanSegment(sd segmentData, seg segmentFile, end, from uint64, p *replayPipeline) error {
+	if sd.err != nil {
+		return sd.err
+	}
+	path, data := sd.path, sd.data
+	if end < seg.index {
+		return fmt.Errorf("wal: replay: %s: segment starts at %d, after the next one or the end %d: %w",
+			path, seg.index, end, ErrCorrupt)
+	}
+	seq := seg.index
+	for off := 0; off < len(data); seq++ {
+		entry, n := nextEntry(data[off:])
+		if n == 0 {
+			return fmt.Errorf("wal: replay: %s: byte %d: seq %d: entry of %d bytes does not fit: %w",
+				path, off, seq, len(data)-off, ErrCorrupt)
+		}
+		if seq >= end {
+			return fmt.Errorf("wal: replay: %s: byte %d: seq %d: entry past the segment's end %d: %w",
+				path, off, seq, end-1, ErrCorrupt)
+		}
+		if seq >= from {
+			if err := p.add(path, off, seq, entry); err != nil {
+				return err
+			}
+		}
+		off += n
+	}
+	if seq != end {
+		return fmt.Errorf("wal: replay: %s: holds seq %d..%d, want up to %d: %w",
+			path, seg.index, seq-1, end-1, ErrCorrupt)
+	}
+	return p.submit()
+}

@@ -1,0 +1,47 @@
+package wal
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Stats are cumulative counters of a Log since Open.
+type Stats struct {
+	Records         uint64        // records written
+	Batches         uint64        // commits: one write, and one fsync unless NoFsync
+	Bytes           uint64        // frame bytes written (without tidwall's length prefixes)
+	MaxBatchRecords uint64        // records in the largest commit
+	Fsyncs          uint64        // segment file fsyncs, one per commit
+	DirFsyncs       uint64        // directory fsyncs, one per commit and truncation
+	FsyncTotal      time.Duration // time spent in the fsyncs of all commits
+	FsyncMax        time.Duration // longest fsync time of one commit (file and directory)
+	TornTailRepairs uint64        // torn tails cut by Open
+	TornBytesCut    uint64        // bytes cut by those repairs
+}
+
+// counters are the live Stats. Only the writer goroutine (and Open) writes
+// them; atomics let Stats read them from any goroutine.
+type counters struct {
+	records, batches, bytes, maxBatch atomic.Uint64
+	fsyncs, dirFsyncs                 atomic.Uint64
+	fsyncNanos, fsyncMaxNanos         atomic.Int64
+	tornRepairs, tornBytesCut         atomic.Uint64
+}
+
+// Stats returns a copy of the log's counters. Each counter is read
+// atomically; the set is not a single snapshot.
+func (l *Log) Stats() Stats {
+	c := &l.counters
+	return Stats{
+		Records:         c.records.Load(),
+		Batches:         c.batches.Load(),
+		Bytes:           c.bytes.Load(),
+		MaxBatchRecords: c.maxBatch.Load(),
+		Fsyncs:          c.fsyncs.Load(),
+		DirFsyncs:       c.dirFsyncs.Load(),
+		FsyncTotal:      time.Duration(c.fsyncNanos.Load()),
+		FsyncMax:        time.Duration(c.fsyncMaxNanos.Load()),
+		TornTailRepairs: c.tornRepairs.Load(),
+		TornBytesCut:    c.tornBytesCut.Load(),
+	}
+}

@@ -1,0 +1,192 @@
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// run is the writer goroutine: the only user of the tidwall log from Start
+// until it returns. It exits on Close (after writing what is ready) or on
+// the first write, fsync or truncation error; Close waits for it.
+func (l *Log) run() {
+	defer close(l.exited)
+	l.shutdown(l.loop())
+}
+
+// loop commits ready records until Close or a failure, which it returns.
+func (l *Log) loop() error {
+	for {
+		n, err := l.commit()
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			// Busy: serve a truncation between commits so that it cannot
+			// starve, then commit again.
+			select {
+			case req := <-l.truncReqs:
+				if err := l.serveTruncate(req); err != nil {
+					return err
+				}
+			default:
+			}
+			continue
+		}
+		select {
+		case <-l.kick:
+		case req := <-l.truncReqs:
+			if err := l.serveTruncate(req); err != nil {
+				return err
+			}
+		case <-l.stop:
+			// Next fails from now on; write what is ready and stop.
+			if err := l.commitAll(); err != nil {
+				return err
+			}
+			return ErrClosed
+		}
+	}
+}
+
+// commitAll commits until no record is ready.
+func (l *Log) commitAll() error {
+	for {
+		n, err := l.commit()
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// commit writes the ready records that follow the last one written, up to
+// the batch bounds, as one tidwall batch: one write, then one fsync of the
+// segment file and one of the directory (which makes a segment created by
+// this write durable). Only then does it acknowledge the records, in
+// sequence order. It returns the number of records committed and, on
+// failure, the sticky error (see fail).
+func (l *Log) commit() (int, error) {
+	bytes := 0
+	for len(l.pending) < l.opts.MaxBatchRecords {
+		slot := &l.slots[l.writeNext&l.slotMask]
+		e := slot.Load()
+		if e == nil {
+			break
+		}
+		if e.seq != l.writeNext {
+			panic(fmt.Sprintf("BUG: wal: slot of seq %d holds seq %d", l.writeNext, e.seq))
+		}
+		if len(l.pending) > 0 && bytes+len(e.frame) > l.opts.MaxBatchBytes {
+			break
+		}
+		slot.Store(nil)
+		l.batch.Write(e.seq, e.frame) // copies the frame
+		bytes += len(e.frame)
+		l.pending = append(l.pending, e)
+		l.writeNext++
+	}
+	n := len(l.pending)
+	if n == 0 {
+		return 0, nil
+	}
+	first, last := l.pending[0].seq, l.pending[n-1].seq
+
+	if err := l.tw.WriteBatch(&l.batch); err != nil {
+		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
+	}
+	l.lastSeq.Store(last)
+	if !l.opts.NoFsync {
+		start := time.Now()
+		if err := l.tw.Sync(); err != nil {
+			return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
+		}
+		l.counters.fsyncs.Add(1)
+		if err := l.dirFile.Sync(); err != nil {
+			return 0, l.fail(fmt.Errorf("fsync directory %s after seq %d..%d: %w", l.dir, first, last, err))
+		}
+		l.counters.dirFsyncs.Add(1)
+		l.observeFsync(time.Since(start), n)
+	}
+	l.durable.Store(last)
+
+	c := &l.counters
+	c.records.Add(uint64(n))
+	c.batches.Add(1)
+	c.bytes.Add(uint64(bytes))
+	if uint64(n) > c.maxBatch.Load() {
+		c.maxBatch.Store(uint64(n))
+	}
+	for i, e := range l.pending {
+		deliver(e.done, nil)
+		l.recycle(e)
+		l.pending[i] = nil
+	}
+	l.pending = l.pending[:0]
+
+	l.mu.Lock()
+	l.released = last
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	l.wakeWaiters()
+	return n, nil
+}
+
+// observeFsync counts one commit's fsync time and logs it when slow.
+func (l *Log) observeFsync(d time.Duration, records int) {
+	c := &l.counters
+	c.fsyncNanos.Add(int64(d))
+	if int64(d) > c.fsyncMaxNanos.Load() {
+		c.fsyncMaxNanos.Store(int64(d))
+	}
+	if d > l.opts.SlowFsync {
+		l.logger.Warn("wal: slow fsync", "duration", d, "budget", l.opts.SlowFsync, "records", records)
+	}
+}
+
+func (l *Log) recycle(e *entry) {
+	e.done = nil
+	if cap(e.frame) > maxPooledFrameBytes {
+		e.frame = nil
+	}
+	l.entries.Put(e)
+}
+
+// fail makes err the log's sticky failure: Next fails from now on, and no
+// record is acknowledged any more. There is no retry: after a failed fsync
+// the kernel may have dropped the dirty pages and marked them clean, so a
+// second fsync can succeed without the data being on disk (PostgreSQL's
+// "fsyncgate", 2018). The process must restart and replay the log.
+func (l *Log) fail(cause error) error {
+	err := fmt.Errorf("%w: %w", ErrFailed, cause)
+	l.failErr.Store(&err)
+	l.mu.Lock()
+	l.failed = err
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	l.logger.Error("wal: log failed; no record will be acknowledged until restart", "dir", l.dir, "err", err)
+	return err
+}
+
+// shutdown runs as the writer returns with err (ErrClosed or the sticky
+// failure): every record not acknowledged gets err on its done channel,
+// those of the failed commit first, then those in the slots in sequence
+// order. Append delivers err itself for a record placed after the sweep.
+func (l *Log) shutdown(err error) {
+	if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFailed) {
+		panic(fmt.Sprintf("BUG: wal: writer stopped by %v", err))
+	}
+	l.final.Store(&err)
+	for i, e := range l.pending {
+		deliver(e.done, err)
+		l.pending[i] = nil
+	}
+	l.pending = l.pending[:0]
+	// Next fails once the log is closed or failed, both set before the
+	// writer returns, so no seq past reserved can be appended any more.
+	for seq := l.writeNext; seq <= l.reservedSeq.Load(); seq++ {
+		if e := l.slots[seq&l.slotMask].Swap(nil); e != nil {
+			deliver(e.done, fmt.Errorf("wal: append seq %d: %w", e.seq, err))
+		}
+	}
+	l.wakeWaiters()
+}
