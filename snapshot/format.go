@@ -1,0 +1,123 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"time"
+
+	"marketd/core"
+	"marketd/wal"
+)
+
+// Layout constants; see the package comment.
+const (
+	headerBytes  = 24
+	trailerBytes = 1 + 8 + 8 + 4
+	// MaxChunkBytes bounds one chunk's frame, as a record is bounded.
+	MaxChunkBytes = wal.MaxFrameBytes
+)
+
+var magic = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '1'}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorrupt reports a snapshot file that is damaged or not a snapshot.
+var ErrCorrupt = errors.New("snapshot: corrupt")
+
+// Header is what a snapshot says about itself.
+type Header struct {
+	// From is the log position durable when the capture began: replay
+	// starts after it.
+	From uint64
+	// Through is the highest LSN of any object in the snapshot: the log
+	// must reach it for the snapshot to be usable.
+	Through   uint64
+	CreatedAt time.Time
+	Chunks    uint64
+}
+
+func appendHeader(dst []byte, from uint64, created time.Time) []byte {
+	dst = append(dst, magic[:]...)
+	dst = binary.LittleEndian.AppendUint64(dst, from)
+	return binary.LittleEndian.AppendUint64(dst, uint64(created.UnixNano()))
+}
+
+func appendChunk(dst []byte, n uint64, rec *core.Record) []byte {
+	// Reserve room for the length, encode, then move it in place: the
+	// frame's length is known only once it is encoded.
+	start := len(dst)
+	dst = append(dst, make([]byte, binary.MaxVarintLen64)...)
+	dst = wal.AppendRecordFrame(dst, n, rec)
+	frameLen := len(dst) - start - binary.MaxVarintLen64
+	var lenBuf [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(lenBuf[:], uint64(frameLen))
+	copy(dst[start+k:], dst[start+binary.MaxVarintLen64:])
+	copy(dst[start:], lenBuf[:k])
+	return dst[:start+k+frameLen]
+}
+
+func appendTrailer(dst []byte, through, chunks uint64, crc uint32) []byte {
+	dst = append(dst, 0)
+	dst = binary.LittleEndian.AppendUint64(dst, through)
+	dst = binary.LittleEndian.AppendUint64(dst, chunks)
+	return binary.LittleEndian.AppendUint32(dst, crc)
+}
+
+// Decode checks a whole snapshot file and calls fn with each of its image
+// records in order. It verifies the file's CRC before decoding anything,
+// then every chunk's frame and record, the chunk count and that nothing
+// trails; any failure wraps ErrCorrupt. An error from fn is returned
+// wrapped.
+func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
+	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) {
+		return Header{}, fmt.Errorf("%w: not a snapshot (%d bytes)", ErrCorrupt, len(b))
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return Header{}, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	h := Header{
+		From:      binary.LittleEndian.Uint64(b[8:16]),
+		CreatedAt: time.Unix(0, int64(binary.LittleEndian.Uint64(b[16:24]))).UTC(),
+		Through:   binary.LittleEndian.Uint64(b[len(b)-20 : len(b)-12]),
+		Chunks:    binary.LittleEndian.Uint64(b[len(b)-12 : len(b)-4]),
+	}
+	rest := b[headerBytes : len(b)-trailerBytes+1] // keep the terminating zero
+	var n uint64
+	for {
+		size, k := binary.Uvarint(rest)
+		if k <= 0 {
+			return Header{}, fmt.Errorf("%w: chunk %d: bad length", ErrCorrupt, n+1)
+		}
+		rest = rest[k:]
+		if size == 0 {
+			break
+		}
+		if size > uint64(len(rest)) || size > MaxChunkBytes {
+			return Header{}, fmt.Errorf("%w: chunk %d: length %d past the end", ErrCorrupt, n+1, size)
+		}
+		n++
+		fr, err := wal.DecodeFrameAt(rest[:size], n)
+		if err != nil {
+			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
+		}
+		rec, err := wal.DecodeRecord(fr.Payload)
+		if err != nil {
+			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
+		}
+		if rec.Kind != core.KindImage {
+			return Header{}, fmt.Errorf("%w: chunk %d: kind %d is not an image", ErrCorrupt, n, rec.Kind)
+		}
+		if err := fn(rec); err != nil {
+			return Header{}, fmt.Errorf("snapshot: chunk %d: %w", n, err)
+		}
+		rest = rest[size:]
+	}
+	if len(rest) != 0 || n != h.Chunks {
+		return Header{}, fmt.Errorf("%w: %d chunks, trailer says %d, %d bytes left", ErrCorrupt, n, h.Chunks, len(rest))
+	}
+	return h, nil
+}

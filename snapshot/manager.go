@@ -1,0 +1,188 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"marketd/core"
+)
+
+// Defaults of Options.
+const (
+	DefaultEveryRecords = 1_000_000
+	DefaultEvery        = 5 * time.Minute
+	DefaultChunkObjects = 4096
+)
+
+// Log is what the manager needs of the write-ahead log; *wal.Log has it.
+type Log interface {
+	Durability
+	// Durable returns the highest sequence number durable so far.
+	Durable() uint64
+	// TruncateFront drops the records before seq.
+	TruncateFront(ctx context.Context, seq uint64) error
+}
+
+// Options configures a Manager; zero fields take their defaults.
+type Options struct {
+	Dir string
+	// EveryRecords: a snapshot is taken once the log has grown by this many
+	// records since the last one. Default DefaultEveryRecords.
+	EveryRecords uint64
+	// Every: a snapshot is taken at least this often when anything changed.
+	// Default DefaultEvery.
+	Every time.Duration
+	// ChunkObjects bounds the objects of one chunk. Default
+	// DefaultChunkObjects.
+	ChunkObjects int
+	Now          func() time.Time // default time.Now
+	Logger       *slog.Logger     // default slog.Default()
+	FS           FS               // default OSFS()
+}
+
+// Manager takes snapshots of a running state and trims the log behind them.
+// Take may be called from any goroutine; takes are serialized.
+type Manager struct {
+	opts Options
+	st   *core.State
+	log  Log
+
+	mu   sync.Mutex // serializes Take; guards last
+	last Header     // the newest snapshot in place
+	have bool
+}
+
+// NewManager returns a manager for st and its log. last is the snapshot
+// recovery started from, if any (Recover returns it).
+func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
+	if opts.EveryRecords == 0 {
+		opts.EveryRecords = DefaultEveryRecords
+	}
+	if opts.Every == 0 {
+		opts.Every = DefaultEvery
+	}
+	if opts.ChunkObjects <= 0 {
+		opts.ChunkObjects = DefaultChunkObjects
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.FS == nil {
+		opts.FS = OSFS()
+	}
+	m := &Manager{opts: opts, st: st, log: log}
+	if last != nil {
+		m.last, m.have = *last, true
+	}
+	return m
+}
+
+// Last returns the newest snapshot in place, if any.
+func (m *Manager) Last() (Header, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last, m.have
+}
+
+// Take writes a snapshot now, unless nothing became durable since the last
+// one, then trims the log up to the previous snapshot's From and deletes
+// the snapshots older than the previous one. It returns the header of the
+// newest snapshot in place.
+func (m *Manager) Take(ctx context.Context) (Header, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	from := m.log.Durable()
+	if m.have && from == m.last.From {
+		return m.last, nil
+	}
+	start := m.opts.Now()
+	h, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects)
+	if err != nil {
+		return Header{}, err
+	}
+	m.last, m.have = h, true
+	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
+		"took", m.opts.Now().Sub(start))
+	return h, m.retain(ctx, h)
+}
+
+// retain keeps the newest snapshot and the one before it, with the log
+// from the previous one's From+1 on.
+func (m *Manager) retain(ctx context.Context, newest Header) error {
+	froms, err := list(m.opts.FS, m.opts.Dir)
+	if err != nil {
+		return err
+	}
+	var older []uint64 // snapshots older than the newest, newest first
+	for _, f := range froms {
+		if f < newest.From {
+			older = append(older, f)
+		}
+	}
+	if len(older) == 0 {
+		return nil
+	}
+	prev := older[0]
+	if err := m.log.TruncateFront(ctx, prev+1); err != nil {
+		return fmt.Errorf("snapshot: trim the log to %d: %w", prev+1, err)
+	}
+	var errs []error
+	for _, f := range older[1:] {
+		if err := m.opts.FS.Remove(filepath.Join(m.opts.Dir, fileName(f))); err != nil {
+			errs = append(errs, fmt.Errorf("snapshot: remove old snapshot: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run takes a snapshot every Every, or sooner once EveryRecords records
+// were logged since the last one, until ctx is done. Failures are logged
+// and retried at the next turn: the log still holds everything.
+func (m *Manager) Run(ctx context.Context) {
+	tick := min(m.opts.Every, time.Second)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	lastAt := m.opts.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		last, _ := m.Last()
+		grown := m.log.Durable() - min(m.log.Durable(), last.From)
+		if grown == 0 || (grown < m.opts.EveryRecords && m.opts.Now().Sub(lastAt) < m.opts.Every) {
+			continue
+		}
+		lastAt = m.opts.Now()
+		if _, err := m.Take(ctx); err != nil && ctx.Err() == nil {
+			m.opts.Logger.Error("snapshot failed; the log keeps everything", "err", err)
+		}
+	}
+}
+
+// list returns the From of every snapshot file in dir, newest first.
+func list(fsys FS, dir string) ([]uint64, error) {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: list %s: %w", dir, err)
+	}
+	var froms []uint64
+	for _, e := range ents {
+		if f, ok := parseName(e.Name()); ok {
+			froms = append(froms, f)
+		}
+	}
+	slices.Sort(froms)
+	slices.Reverse(froms)
+	return froms, nil
+}

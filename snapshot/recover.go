@@ -1,0 +1,123 @@
+package snapshot
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"marketd/core"
+)
+
+// Replayer is the log as recovery reads it; *wal.Log has it.
+type Replayer interface {
+	// FirstSeq is the first record held; LastSeq+1 when the log is empty.
+	FirstSeq() uint64
+	// LastSeq is the last record held, 0 when none ever was.
+	LastSeq() uint64
+	// Replay calls fn with every record from seq from on, verified.
+	Replay(from uint64, fn func(seq uint64, rec *core.Record) error) error
+}
+
+// Recovered says what recovery did.
+type Recovered struct {
+	// Snapshot is the snapshot the state was loaded from; nil when the
+	// whole log was replayed onto an empty state.
+	Snapshot *Header
+	// Skipped names the snapshots passed over, newest first, with why.
+	Skipped []string
+	// Replayed is the number of log records applied after the snapshot.
+	Replayed uint64
+}
+
+// Recover rebuilds the state: the newest snapshot in dir that is intact and
+// usable with the log (the log still holds what follows its From and reaches
+// its Through), then the log replayed after it, then the invariant checker.
+// A damaged snapshot is passed over for the previous one, which retention
+// keeps with the longer log for this purpose. Damage in the log, a state
+// that fails its invariants, or a log that starts after every usable
+// snapshot stops recovery with an error: nothing is dropped silently.
+func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
+	if fsys == nil {
+		fsys = OSFS()
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	var rec Recovered
+	if err := fsys.MkdirAll(dir, 0o750); err != nil {
+		return nil, rec, fmt.Errorf("snapshot: recover: %w", err)
+	}
+	removeTemps(fsys, dir, logger)
+	froms, err := list(fsys, dir)
+	if err != nil {
+		return nil, rec, err
+	}
+	first, last := log.FirstSeq(), log.LastSeq()
+	for _, from := range froms {
+		name := filepath.Join(dir, fileName(from))
+		st, h, err := load(fsys, name)
+		if err == nil && from+1 < first {
+			err = fmt.Errorf("the log starts at %d, after its From %d", first, from)
+		}
+		if err == nil && last < max(h.From, h.Through) {
+			err = fmt.Errorf("the log ends at %d, before its From %d or Through %d", last, h.From, h.Through)
+		}
+		if err != nil {
+			logger.Warn("snapshot unusable, trying an older one", "file", name, "err", err)
+			rec.Skipped = append(rec.Skipped, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		rec.Snapshot = &h
+		return replayAndCheck(st, log, h.From+1, rec)
+	}
+	if first > 1 {
+		return nil, rec, fmt.Errorf("snapshot: recover: no usable snapshot in %s and the log starts at %d (skipped: %s)",
+			dir, first, strings.Join(rec.Skipped, "; "))
+	}
+	return replayAndCheck(core.NewState(), log, first, rec)
+}
+
+func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered) (*core.State, Recovered, error) {
+	err := log.Replay(from, func(seq uint64, r *core.Record) error {
+		rec.Replayed++
+		return st.Apply(seq, r)
+	})
+	if err != nil {
+		return nil, rec, fmt.Errorf("snapshot: recover: replay from %d: %w", from, err)
+	}
+	if err := st.Check(); err != nil {
+		return nil, rec, fmt.Errorf("snapshot: recover: the recovered state fails its invariants: %w", err)
+	}
+	return st, rec, nil
+}
+
+// load reads and decodes one snapshot file into a new state.
+func load(fsys FS, name string) (*core.State, Header, error) {
+	b, err := fsys.ReadFile(name)
+	if err != nil {
+		return nil, Header{}, fmt.Errorf("snapshot: read %s: %w", name, err)
+	}
+	st := core.NewState()
+	h, err := Decode(b, st.LoadImage)
+	if err != nil {
+		return nil, Header{}, fmt.Errorf("snapshot: %s: %w", name, err)
+	}
+	return st, h, nil
+}
+
+// removeTemps deletes snapshots left half-written by a crash.
+func removeTemps(fsys FS, dir string, logger *slog.Logger) {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), namePrefix) && strings.HasSuffix(e.Name(), tmpSuffix) {
+			name := filepath.Join(dir, e.Name())
+			if err := fsys.Remove(name); err != nil {
+				logger.Warn("cannot remove a half-written snapshot", "file", name, "err", err)
+			}
+		}
+	}
+}

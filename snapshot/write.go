@@ -1,0 +1,134 @@
+package snapshot
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"marketd/core"
+)
+
+// File names: snapshot-<From, 20 digits>.snap, and .tmp while written.
+const (
+	namePrefix = "snapshot-"
+	nameSuffix = ".snap"
+	tmpSuffix  = ".tmp"
+)
+
+func fileName(from uint64) string { return fmt.Sprintf("%s%020d%s", namePrefix, from, nameSuffix) }
+
+// parseName returns the From of a snapshot file name.
+func parseName(name string) (uint64, bool) {
+	if !strings.HasPrefix(name, namePrefix) || !strings.HasSuffix(name, nameSuffix) {
+		return 0, false
+	}
+	from, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(name, namePrefix), nameSuffix), 10, 64)
+	return from, err == nil
+}
+
+// Durability is what publishing a snapshot needs from the log.
+type Durability interface {
+	// WaitDurable returns once every record up to seq is durable.
+	WaitDurable(ctx context.Context, seq uint64) error
+}
+
+// crcWriter computes the CRC of everything written through it.
+type crcWriter struct {
+	w   File
+	crc hash.Hash32
+}
+
+// Write adds p to the CRC and writes it to the file.
+func (c *crcWriter) Write(p []byte) (int, error) {
+	c.crc.Write(p)
+	return c.w.Write(p)
+}
+
+// write captures st into dir as the snapshot for from: written under a
+// temporary name, the log awaited through the snapshot's highest LSN,
+// fsynced, renamed into place, and the directory fsynced. A failure removes
+// the temporary file.
+func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, err error) {
+	final := filepath.Join(dir, fileName(from))
+	tmp := final + tmpSuffix
+	f, err := fsys.Create(tmp)
+	if err != nil {
+		return Header{}, fmt.Errorf("snapshot: create %s: %w", tmp, err)
+	}
+	closed, renamed := false, false
+	defer func() {
+		if err != nil && !closed {
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil && !renamed {
+			err = errors.Join(err, fsys.Remove(tmp))
+		}
+	}()
+	cw := &crcWriter{w: f, crc: crc32.New(castagnoli)}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	var buf []byte
+	buf = appendHeader(buf[:0], from, now)
+	if _, err := bw.Write(buf); err != nil {
+		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+	}
+	var chunks uint64
+	through, err := st.Capture(chunkObjects, func(rec *core.Record) error {
+		chunks++
+		buf = appendChunk(buf[:0], chunks, rec)
+		_, err := bw.Write(buf)
+		return err
+	})
+	if err != nil {
+		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+	}
+	buf = appendTrailer(buf[:0], through, chunks, 0)
+	crc := crc32.Update(cw.crc.Sum32(), castagnoli, buf[:len(buf)-4])
+	buf = appendTrailer(buf[:0], through, chunks, crc)
+	if _, err := f.Write(buf); err != nil {
+		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+	}
+	// The snapshot holds changes up to Through: it may replace the log only
+	// once the log itself is durable that far.
+	if err := log.WaitDurable(ctx, through); err != nil {
+		return Header{}, fmt.Errorf("snapshot: wait for the log through %d: %w", through, err)
+	}
+	if err := f.Sync(); err != nil {
+		return Header{}, fmt.Errorf("snapshot: fsync %s: %w", tmp, err)
+	}
+	closed = true
+	if err := f.Close(); err != nil {
+		return Header{}, fmt.Errorf("snapshot: close %s: %w", tmp, err)
+	}
+	if err := fsys.Rename(tmp, final); err != nil {
+		return Header{}, fmt.Errorf("snapshot: rename %s: %w", tmp, err)
+	}
+	renamed = true
+	if err := syncDir(fsys, dir); err != nil {
+		return Header{}, err
+	}
+	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, nil
+}
+
+func syncDir(fsys FS, dir string) error {
+	d, err := fsys.OpenDir(dir)
+	if err != nil {
+		return fmt.Errorf("snapshot: open directory %s: %w", dir, err)
+	}
+	if err := d.Sync(); err != nil {
+		return errors.Join(fmt.Errorf("snapshot: fsync directory %s: %w", dir, err), d.Close())
+	}
+	if err := d.Close(); err != nil {
+		return fmt.Errorf("snapshot: close directory %s: %w", dir, err)
+	}
+	return nil
+}
