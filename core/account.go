@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -49,6 +50,8 @@ func newAccount(id uuid.UUID) *account {
 func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 	if ch.Info != nil {
 		a.info = *ch.Info
+		// The record's memory may be reused after replay applies it.
+		a.info.PasswordHash = slices.Clone(a.info.PasswordHash)
 	}
 	for _, b := range ch.Balances {
 		a.balances[b.Currency] = b.After
@@ -94,25 +97,63 @@ func (a *account) recentTrades() []TradeSummary {
 	return append(out, a.trades[:a.tradeHead]...)
 }
 
+// imageBuffers is the memory of one capture chunk's account images,
+// reused from chunk to chunk: Capture's visitor keeps nothing, and a
+// capture of a million accounts that allocated per account made the
+// garbage collector stall trading. Appends that outgrow a buffer move it,
+// which leaves the images already built pointing at the old, intact array.
+type imageBuffers struct {
+	infos  []AccountInfo
+	bals   []Balance
+	ledger []LedgerEntry
+	pos    []Position
+	trades []TradeSummary
+}
+
+func (b *imageBuffers) reset() {
+	b.infos, b.bals, b.ledger = b.infos[:0], b.bals[:0], b.ledger[:0]
+	b.pos, b.trades = b.pos[:0], b.trades[:0]
+}
+
 // imageLocked returns the whole account as an image change (Prev holds its
-// LSN) without its ledger, and the ledger prefixes to add to it once the lock
-// is released: copying a long ledger under the lock would stall trading.
-// Lock should be held.
-func (a *account) imageLocked() (AccountChange, [money.NumCurrencies][]LedgerEntry) {
-	info := a.info
-	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &info}
+// LSN), built in b, without its ledger, and the ledger prefixes to add to
+// it once the lock is released (addLedger): copying a long ledger under the
+// lock would stall trading. Lock should be held.
+func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies][]LedgerEntry) {
+	b.infos = append(b.infos, a.info)
+	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
 	var ledger [money.NumCurrencies][]LedgerEntry
+	start := len(b.bals)
 	for c := range money.NumCurrencies {
-		ch.Balances = append(ch.Balances, Balance{Currency: money.Currency(c), After: a.balances[c]})
+		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
 		l := a.ledger[c]
 		ledger[c] = l[:len(l):len(l)]
 	}
+	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if len(a.positions) > 0 {
-		ch.Positions = make([]Position, 0, len(a.positions))
+		start := len(b.pos)
 		for _, p := range a.positions {
-			ch.Positions = append(ch.Positions, p)
+			b.pos = append(b.pos, p)
 		}
+		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
-	ch.Trades = a.recentTrades()
+	if len(a.trades) > 0 {
+		start := len(b.trades)
+		b.trades = append(b.trades, a.trades[a.tradeHead:]...)
+		b.trades = append(b.trades, a.trades[:a.tradeHead]...)
+		ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
+	}
 	return ch, ledger
+}
+
+// addLedger joins an image's ledger prefixes into b. The prefixes are
+// immutable: no lock is needed.
+func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
+	start := len(b.ledger)
+	for c := range money.NumCurrencies {
+		b.ledger = append(b.ledger, ledger[c]...)
+	}
+	if len(b.ledger) > start {
+		ch.Ledger = b.ledger[start:len(b.ledger):len(b.ledger)]
+	}
 }

@@ -50,12 +50,16 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	case req.Bonus < 0 || req.Bonus > MaxAmount:
 		return AccountView{}, fieldErr("bonus", "out of range")
 	}
+	if err := e.enter(); err != nil {
+		return AccountView{}, err
+	}
+	defer e.leave()
 	now := e.now()
 	a := newAccount(e.ids.next())
 	e.st.namesMu.Lock()
-	if _, taken := e.st.names[nameKey(req.Name)]; taken {
+	if id, taken := e.st.names[nameKey(req.Name)]; taken {
 		e.st.namesMu.Unlock()
-		return AccountView{}, ErrNameTaken
+		return AccountView{}, e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
 	}
 	a.mu.Lock()
 	e.st.supply.mu.Lock()
@@ -73,7 +77,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	done := make(chan error, 1)
 	if s.err == nil {
 		e.commit(p, done, func() {
-			e.st.accounts.Store(a.id, a)
+			e.st.accounts.store(a.id, a)
 			e.st.names[nameKey(req.Name)] = a.id
 		})
 	}
@@ -90,6 +94,18 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	return v, nil
 }
 
+// accountLSN returns an account's LSN: the last change a refusal about it
+// may rest on.
+func (e *Engine) accountLSN(id uuid.UUID) uint64 {
+	a := e.st.account(id)
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lsn
+}
+
 // SetReferrer records who referred an account, once, and mints the referral
 // bonus to both (decisions.md section 11); from then on the referrer accrues
 // vig from the account's trades.
@@ -100,14 +116,19 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	if bonus < 0 || bonus > MaxAmount {
 		return fieldErr("bonus", "out of range")
 	}
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.leave()
 	a, r := e.st.account(accountID), e.st.account(referrerID)
 	if a == nil || r == nil || accountID == HouseID || referrerID == HouseID {
 		return ErrAccountNotFound
 	}
 	unlock := lockAccounts(a, r)
 	if a.info.Referrer != uuid.Nil {
+		lsn := a.lsn
 		unlock()
-		return ErrReferrerSet
+		return e.refuse(ctx, lsn, ErrReferrerSet)
 	}
 	e.st.supply.mu.Lock()
 	now := e.now()

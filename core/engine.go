@@ -69,6 +69,7 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	}
 	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
+	st.publishDirty()
 	e.rebuildHolders()
 	st.rangeMarkets(func(m *market) bool {
 		e.start(m)
@@ -110,6 +111,18 @@ func (e *Engine) enter() error {
 }
 
 func (e *Engine) leave() { e.gate.RUnlock() }
+
+// refuse returns err once the change at lsn it rests on is durable, or the
+// journal's error if that change never will be.
+func (e *Engine) refuse(ctx context.Context, lsn uint64, err error) error {
+	if lsn == 0 {
+		return err
+	}
+	if werr := e.j.WaitDurable(ctx, lsn); werr != nil {
+		return werr
+	}
+	return err
+}
 
 // State returns the state the engine runs on, for the snapshot capture and
 // the invariant checker.

@@ -25,6 +25,7 @@ const maxReported = 20
 // It reads a quiescent state: call it at recovery, in tests, or on a state
 // loaded from a snapshot, not while an engine is trading on it.
 func (s *State) Check() error {
+	s.publishDirty()
 	c := checker{held: make(map[posKey][NumSides]money.Amount)}
 	s.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()

@@ -25,6 +25,8 @@ type market struct {
 	// pays them.
 	holders map[uuid.UUID]struct{}
 
+	dirty bool // changed by replay, view not yet published; see State.dirty
+
 	view  atomic.Pointer[MarketView]
 	inbox chan *command // set by Engine.start, closed by Engine.Close
 }
@@ -39,10 +41,13 @@ type MarketView struct {
 	Open  [money.NumCurrencies]bool
 }
 
-// Prices returns the marginal prices of yes and no in the currency's book.
+// Prices returns the marginal prices of yes and no in the currency's book;
+// a book not opened yet is priced at q0, where its first operation opens it.
 func (v *MarketView) Prices(c money.Currency) (yes, no float64) {
-	b := &v.Books[c]
-	return pricing.Prices(v.Info.Alpha, b.Q)
+	if !c.Valid() || !v.Open[c] {
+		return pricing.Prices(v.Info.Alpha, [NumSides]money.Amount{v.Info.Q0, v.Info.Q0})
+	}
+	return pricing.Prices(v.Info.Alpha, v.Books[c].Q)
 }
 
 // StatusAt returns the market's status as seen at nowNanos: an active market

@@ -9,15 +9,26 @@ import (
 // (its LSN is below seq), and refuses with ErrCorruptReplay when the object's
 // LSN is not the Prev the record names: a gap or a reordering in the log.
 // Nothing is applied when it refuses. Apply is for recovery, before an
-// Engine owns the state.
+// Engine owns the state; it keeps nothing of rec but its strings and byte
+// slices, so a caller may reuse the rest of the record's memory.
 func (s *State) Apply(seq uint64, rec *Record) error {
 	if rec.Kind == KindImage {
 		return fmt.Errorf("%w: record %d is a snapshot image", ErrCorruptReplay, seq)
 	}
-	if err := s.checkFollows(seq, rec); err != nil {
+	// Look every object up once; nil stands for one the record creates.
+	accts := s.replayAccts[:0]
+	for i := range rec.Accounts {
+		accts = append(accts, s.account(rec.Accounts[i].ID))
+	}
+	mkts := s.replayMkts[:0]
+	for i := range rec.Markets {
+		mkts = append(mkts, s.market(rec.Markets[i].ID))
+	}
+	s.replayAccts, s.replayMkts = accts, mkts
+	if err := s.checkFollows(seq, rec, accts, mkts); err != nil {
 		return err
 	}
-	s.applyRecord(seq, rec)
+	s.applyRecord(seq, rec, accts, mkts)
 	return nil
 }
 
@@ -34,31 +45,25 @@ func follows(what string, id fmt.Stringer, lsn, prev, seq uint64) (bool, error) 
 	return true, nil
 }
 
-func (s *State) checkFollows(seq uint64, rec *Record) error {
+func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*market) error {
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
-		a := s.account(ch.ID)
-		if a == nil {
-			if ch.Prev != 0 || ch.Info == nil {
-				return fmt.Errorf("%w: record %d changes unknown account %s", ErrCorruptReplay, seq, ch.ID)
+		if a := accts[i]; a != nil {
+			if _, err := follows("account", ch.ID, a.lsn, ch.Prev, seq); err != nil {
+				return err
 			}
-			continue
-		}
-		if _, err := follows("account", ch.ID, a.lsn, ch.Prev, seq); err != nil {
-			return err
+		} else if ch.Prev != 0 || ch.Info == nil {
+			return fmt.Errorf("%w: record %d changes unknown account %s", ErrCorruptReplay, seq, ch.ID)
 		}
 	}
 	for i := range rec.Markets {
 		ch := &rec.Markets[i]
-		m := s.market(ch.ID)
-		if m == nil {
-			if ch.Prev != 0 || ch.Info == nil {
-				return fmt.Errorf("%w: record %d changes unknown market %s", ErrCorruptReplay, seq, ch.ID)
+		if m := mkts[i]; m != nil {
+			if _, err := follows("market", ch.ID, m.lsn, ch.Prev, seq); err != nil {
+				return err
 			}
-			continue
-		}
-		if _, err := follows("market", ch.ID, m.lsn, ch.Prev, seq); err != nil {
-			return err
+		} else if ch.Prev != 0 || ch.Info == nil {
+			return fmt.Errorf("%w: record %d changes unknown market %s", ErrCorruptReplay, seq, ch.ID)
 		}
 	}
 	if sc := rec.Supply; sc != nil {
@@ -100,13 +105,14 @@ type sessionName [32]byte
 // String names a session by the start of its hash.
 func (h sessionName) String() string { return fmt.Sprintf("%x", h[:4]) }
 
-// applyRecord applies a checked record during replay: no other goroutine
-// touches the state yet, but the account locks are taken anyway so that the
-// apply code is the one the live path runs.
-func (s *State) applyRecord(seq uint64, rec *Record) {
+// applyRecord applies a checked record during replay, to the objects Apply
+// looked up (nil: created here). No other goroutine touches the state yet,
+// but the account locks are taken anyway so that the apply code is the one
+// the live path runs. Market views are published once replay is over.
+func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*market) {
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
-		a := s.account(ch.ID)
+		a := accts[i]
 		if a == nil {
 			a = newAccount(ch.ID)
 			a.mu.Lock()
@@ -123,7 +129,7 @@ func (s *State) applyRecord(seq uint64, rec *Record) {
 	}
 	for i := range rec.Markets {
 		ch := &rec.Markets[i]
-		m := s.market(ch.ID)
+		m := mkts[i]
 		if m == nil {
 			m = newMarket(ch.ID)
 			m.apply(seq, ch)
@@ -133,11 +139,14 @@ func (s *State) applyRecord(seq uint64, rec *Record) {
 		}
 		if m.lsn < seq {
 			m.apply(seq, ch)
-			m.publish()
+			s.markDirty(m)
 		}
 	}
 	if sc := rec.Supply; sc != nil && s.supply.lsn < seq {
 		s.supply.apply(seq, sc)
+	}
+	if len(rec.Keys)+len(rec.Sessions) == 0 {
+		return
 	}
 	s.auth.mu.Lock()
 	for _, kc := range rec.Keys {

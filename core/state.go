@@ -20,12 +20,21 @@ import (
 // names; that is what lets a snapshot be taken while trading goes on (see
 // docs/ARCHITECTURE.md).
 type State struct {
-	accounts sync.Map // uuid.UUID -> *account; never deleted
+	accounts idMap[*account]
 
 	namesMu sync.Mutex
 	names   map[string]uuid.UUID // lower-case name -> account; guarded by namesMu
 
-	markets sync.Map // uuid.UUID -> *market; never deleted
+	markets idMap[*market]
+
+	// dirty are the markets replay changed without publishing their views:
+	// publishing after every record cost a quarter of replay. Only the
+	// replaying goroutine touches it; publishDirty empties it.
+	dirty []*market
+
+	// replayAccts and replayMkts are Apply's lookup buffers, reused.
+	replayAccts []*account
+	replayMkts  []*market
 
 	auth authTable
 
@@ -47,29 +56,23 @@ func NewState() *State {
 	s.auth.init()
 	house := newAccount(HouseID)
 	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
-	s.accounts.Store(HouseID, house)
+	s.accounts.store(HouseID, house)
 	return s
 }
 
 func (s *State) account(id uuid.UUID) *account {
-	v, ok := s.accounts.Load(id)
-	if !ok {
-		return nil
-	}
-	return v.(*account)
+	a, _ := s.accounts.load(id)
+	return a
 }
 
 func (s *State) market(id uuid.UUID) *market {
-	v, ok := s.markets.Load(id)
-	if !ok {
-		return nil
-	}
-	return v.(*market)
+	m, _ := s.markets.load(id)
+	return m
 }
 
 // addAccount makes a new account findable by ID and by name.
 func (s *State) addAccount(a *account) {
-	s.accounts.Store(a.id, a)
+	s.accounts.store(a.id, a)
 	s.namesMu.Lock()
 	s.names[nameKey(a.info.Name)] = a.id
 	s.namesMu.Unlock()
@@ -77,7 +80,7 @@ func (s *State) addAccount(a *account) {
 
 // addMarket makes a new market findable. The market's view must be
 // published first.
-func (s *State) addMarket(m *market) { s.markets.Store(m.id, m) }
+func (s *State) addMarket(m *market) { s.markets.store(m.id, m) }
 
 func nameKey(name string) string { return strings.ToLower(name) }
 
@@ -86,11 +89,26 @@ func newMarket(id uuid.UUID) *market {
 }
 
 // rangeAccounts calls fn for every account until it returns false.
-func (s *State) rangeAccounts(fn func(*account) bool) {
-	s.accounts.Range(func(_, v any) bool { return fn(v.(*account)) })
-}
+func (s *State) rangeAccounts(fn func(*account) bool) { s.accounts.rangeValues(fn) }
 
 // rangeMarkets calls fn for every market until it returns false.
-func (s *State) rangeMarkets(fn func(*market) bool) {
-	s.markets.Range(func(_, v any) bool { return fn(v.(*market)) })
+func (s *State) rangeMarkets(fn func(*market) bool) { s.markets.rangeValues(fn) }
+
+// markDirty notes a market whose view replay has not published yet.
+func (s *State) markDirty(m *market) {
+	if !m.dirty {
+		m.dirty = true
+		s.dirty = append(s.dirty, m)
+	}
+}
+
+// publishDirty publishes the views of the markets replay changed. Every
+// reader of views on a quiescent state (Check, Capture, NewEngine) calls it
+// first; on a live state nothing is dirty.
+func (s *State) publishDirty() {
+	for _, m := range s.dirty {
+		m.dirty = false
+		m.publish()
+	}
+	s.dirty = nil
 }
