@@ -3,14 +3,14 @@ package core
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
-
-	"marketd/core/money"
 )
 
 // Capture walks the whole state while the engine keeps trading and hands it
 // to visit as image records (Kind KindImage) of at most chunk objects each;
-// visit must not retain a record after it returns. Each object is copied
+// visit must not retain a record or anything in it after it returns: the
+// next chunk reuses the memory. Each object is copied
 // under its own lock, so trading waits at most for the copy of one account.
 //
 // The images are not one consistent cut: each object is taken at its own
@@ -20,6 +20,7 @@ import (
 // durable position then is such a number), up to at least the returned
 // maxLSN, the highest LSN of any captured object.
 func (s *State) Capture(chunk int, visit func(*Record) error) (maxLSN uint64, err error) {
+	s.publishDirty()
 	chunk = max(chunk, 1)
 	rec := &Record{Kind: KindImage}
 	flush := func() error {
@@ -67,26 +68,18 @@ func (s *State) Capture(chunk int, visit func(*Record) error) (maxLSN uint64, er
 		return 0, err
 	}
 
+	var bufs imageBuffers
 	s.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
-		ch, ledger := a.imageLocked()
+		ch, ledger := a.imageLocked(&bufs)
 		a.mu.Unlock()
 		see(ch.Prev)
-		// The ledger prefixes are immutable: join them outside the lock.
-		n := 0
-		for c := range money.NumCurrencies {
-			n += len(ledger[c])
-		}
-		if n > 0 {
-			ch.Ledger = make([]LedgerEntry, 0, n)
-			for c := range money.NumCurrencies {
-				ch.Ledger = append(ch.Ledger, ledger[c]...)
-			}
-		}
+		bufs.addLedger(&ch, ledger)
 		sortPositions(ch.Positions)
 		rec.Accounts = append(rec.Accounts, ch)
 		if len(rec.Accounts) >= chunk {
 			err = flush()
+			bufs.reset()
 		}
 		return err == nil
 	})
@@ -105,7 +98,8 @@ func (s *State) Capture(chunk int, visit func(*Record) error) (maxLSN uint64, er
 // at the boundary it recovered to. It reads a quiescent state.
 func (s *State) Canonical() *Record {
 	rec := &Record{Kind: KindImage}
-	_, err := s.Capture(1<<30, func(r *Record) error {
+	// One chunk holds everything, so no memory is reused under what is kept.
+	_, err := s.Capture(math.MaxInt, func(r *Record) error {
 		rec.Accounts = append(rec.Accounts, r.Accounts...)
 		rec.Markets = append(rec.Markets, r.Markets...)
 		rec.Keys = append(rec.Keys, r.Keys...)
