@@ -24,7 +24,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.SetBytes(int64(len(frame)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodeRecordFrame(frame, 123456); err != nil {
+		if _, err := decodeRecordFrame(frame, 123456, new(recordBlock)); err != nil {
 			b.Fatal(err)
 		}
 	}

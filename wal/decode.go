@@ -18,10 +18,16 @@ import (
 //
 // The record shares no memory with b; the caller may keep it.
 func DecodeRecord(b []byte) (*core.Record, error) {
+	return decodeRecordInto(new(recordBlock), b)
+}
+
+// decodeRecordInto decodes into blk, which must be zero: replay hands in
+// blocks allocated a chunk at a time, one allocation for hundreds of
+// records instead of one each.
+func decodeRecordInto(blk *recordBlock, b []byte) (*core.Record, error) {
 	if len(b) > MaxRecordBytes {
 		return nil, fmt.Errorf("wal: decode record: %d bytes, limit %d: %w", len(b), MaxRecordBytes, ErrCorrupt)
 	}
-	blk := new(recordBlock)
 	d := decoder{b: b, spareAccount: &blk.account, spareBook: &blk.book}
 	rec := &blk.rec
 	rec.Kind = core.Kind(d.byte())
@@ -144,10 +150,10 @@ func (d *decoder) accountInfo() *core.AccountInfo {
 func (d *decoder) ledgerEntry(e *core.LedgerEntry) {
 	e.Seq = d.uvarint()
 	idx := d.uvarint()
-	if d.err == nil && idx > math.MaxUint16 {
-		d.fail(fmt.Sprintf("ledger index %d over %d", idx, math.MaxUint16), 0)
+	if d.err == nil && idx > math.MaxUint32 {
+		d.fail(fmt.Sprintf("ledger index %d over %d", idx, uint64(math.MaxUint32)), 0)
 	}
-	e.Index = uint16(idx)
+	e.Index = uint32(idx)
 	e.Currency = d.currency()
 	e.Type = core.TxType(d.byte())
 	if d.err == nil && !e.Type.Valid() {

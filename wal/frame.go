@@ -143,12 +143,12 @@ func DecodeFrameAt(b []byte, seq uint64) (Frame, error) {
 
 // decodeRecordFrame decodes the record of a frame read at seq and checks
 // that the frame's kind is the record's.
-func decodeRecordFrame(b []byte, seq uint64) (*core.Record, error) {
+func decodeRecordFrame(b []byte, seq uint64, blk *recordBlock) (*core.Record, error) {
 	f, err := DecodeFrameAt(b, seq)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := DecodeRecord(f.Payload)
+	rec, err := decodeRecordInto(blk, f.Payload)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestFrameRoundTrip(t *testing.T) {
 		if f.Kind != rec.Kind || f.Seq != seq || !bytes.Equal(f.Payload, AppendRecord(nil, rec)) {
 			t.Fatalf("record %d: frame %+v", i, f)
 		}
-		if _, err := decodeRecordFrame(b, seq); err != nil {
+		if _, err := decodeRecordFrame(b, seq, new(recordBlock)); err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
 	}
@@ -74,7 +74,7 @@ func TestDecodeFrameRejects(t *testing.T) {
 	}
 	// A frame whose kind is not its record's.
 	b := AppendFrame(nil, core.KindSplit, 1, AppendRecord(nil, tradeRecord(1)))
-	if _, err := decodeRecordFrame(b, 1); !errors.Is(err, ErrCorrupt) {
+	if _, err := decodeRecordFrame(b, 1, new(recordBlock)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("kind mismatch: err %v, want ErrCorrupt", err)
 	}
 }

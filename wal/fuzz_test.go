@@ -42,7 +42,7 @@ func FuzzDecodeFrame(f *testing.F) {
 		if got := AppendFrame(nil, fr.Kind, fr.Seq, fr.Payload); !bytes.Equal(got, b) {
 			t.Fatalf("accepted %x\nre-framed as %x", b, got)
 		}
-		if rec, err := decodeRecordFrame(b, fr.Seq); err == nil {
+		if rec, err := decodeRecordFrame(b, fr.Seq, new(recordBlock)); err == nil {
 			if got := AppendRecordFrame(nil, fr.Seq, rec); !bytes.Equal(got, b) {
 				t.Fatalf("accepted record frame %x\nre-encoded as %x", b, got)
 			}

@@ -70,9 +70,10 @@ func newReplayPipeline(fn func(uint64, *core.Record) error) *replayPipeline {
 func (c *replayChunk) decode() {
 	defer close(c.done)
 	c.recs = make([]*core.Record, 0, len(c.entries))
+	blocks := make([]recordBlock, len(c.entries))
 	for i, e := range c.entries {
 		seq := c.first + uint64(i)
-		rec, err := decodeRecordFrame(e, seq)
+		rec, err := decodeRecordFrame(e, seq, &blocks[i])
 		if err != nil {
 			c.err = fmt.Errorf("wal: replay: %s: byte %d: seq %d: %w", c.path, c.offs[i], seq, err)
 			return
