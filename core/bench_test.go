@@ -35,6 +35,11 @@ func (j *nullJournal) Next() (uint64, error) { return j.seq.Add(1), nil }
 
 func (j *nullJournal) Append(_ uint64, _ *core.Record, done chan<- error) { done <- nil }
 
+func (j *nullJournal) WaitDurable(context.Context, uint64) error { return nil }
+
+// segmentBytes is the log segment size the benchmarks use.
+var segmentBytes = wal.DefaultSegmentSizeBytes
+
 type journalKind int
 
 const (
@@ -48,7 +53,7 @@ func newBenchEngine(b *testing.B, kind journalKind, markets, accounts int) *benc
 	be := &benchEngine{}
 	var j core.Journal = &nullJournal{}
 	if kind != noLog {
-		log, err := wal.Open(b.TempDir(), wal.Options{NoFsync: kind == logNoFsync, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		log, err := wal.Open(b.TempDir(), wal.Options{NoFsync: kind == logNoFsync, SegmentSizeBytes: segmentBytes, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			b.Fatal(err)
 		}

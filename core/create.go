@@ -20,6 +20,9 @@ const (
 	MaxDescriptionRunes  = 5000
 	MaxCategoryRunes     = 64
 	DefaultLiquidityUnit = 1000
+	// MaxYearsAhead bounds closes_at, well inside the Unix-nanosecond range
+	// (year 2262) that timestamps are stored in.
+	MaxYearsAhead = 100
 )
 
 // DefaultAlpha makes the overround v = alpha * 2 ln 2 equal to 5%.
@@ -54,6 +57,9 @@ func (r *NewMarket) validate(now time.Time) error {
 	}
 	if !r.ClosesAt.After(now) {
 		return fieldErr("closes_at", "must be in the future")
+	}
+	if r.ClosesAt.After(now.AddDate(MaxYearsAhead, 0, 0)) {
+		return fieldErr("closes_at", "must be at most %d years ahead", MaxYearsAhead)
 	}
 	if r.Alpha != 0 && !(r.Alpha >= MinAlpha && r.Alpha <= MaxAlpha) { // also rejects NaN
 		return fieldErr("alpha", "must be between %g and %g", MinAlpha, MaxAlpha)
@@ -105,8 +111,9 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 	p.credit(p.addAccount(house), money.KP, TxMarketSubsidy, -subsidy, after, m.id, now.UnixNano())
 	done := make(chan error, 1)
 	e.commit(p, done, func() {
-		e.st.addMarket(m)
+		// The actor must exist before anyone can find the market.
 		e.start(m)
+		e.st.addMarket(m)
 	})
 	house.mu.Unlock()
 	if err := <-done; err != nil {

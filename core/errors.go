@@ -24,6 +24,9 @@ var (
 	ErrKeyLimit              = errors.New("active key limit reached")
 	ErrAdminRequired         = errors.New("admin role required")
 	ErrSessionNotFound       = errors.New("session not found")
+	// ErrTooManyHolders reports a market with more holders than one
+	// settlement record can pay (MaxSettleHolders); nothing changed.
+	ErrTooManyHolders = errors.New("market has too many holders to settle at once")
 	// ErrBusy reports a market inbox that stayed full until the request's
 	// deadline: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")

@@ -18,12 +18,28 @@ import (
 // memJournal is an in-memory core.Journal: it keeps a deep copy of every
 // record and acknowledges at once.
 type memJournal struct {
-	mu   sync.Mutex
-	next uint64
-	recs map[uint64]*core.Record
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when durable advances
+	next    uint64
+	durable uint64 // every record up to it is appended
+	recs    map[uint64]*core.Record
 }
 
-func newMemJournal() *memJournal { return &memJournal{recs: make(map[uint64]*core.Record)} }
+func newMemJournal() *memJournal {
+	j := &memJournal{recs: make(map[uint64]*core.Record)}
+	j.cond.L = &j.mu
+	return j
+}
+
+// WaitDurable waits until every record up to seq is appended.
+func (j *memJournal) WaitDurable(_ context.Context, seq uint64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.durable < seq {
+		j.cond.Wait()
+	}
+	return nil
+}
 
 func (j *memJournal) Next() (uint64, error) {
 	j.mu.Lock()
@@ -36,6 +52,10 @@ func (j *memJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
 	c := cloneRecord(rec)
 	j.mu.Lock()
 	j.recs[seq] = c
+	for j.recs[j.durable+1] != nil {
+		j.durable++
+	}
+	j.cond.Broadcast()
 	j.mu.Unlock()
 	done <- nil
 }
@@ -220,13 +240,7 @@ func firstDiff(g, w *core.Record) string {
 func (j *memJournal) contiguous() uint64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	var s uint64
-	for {
-		if _, ok := j.recs[s+1]; !ok {
-			return s
-		}
-		s++
-	}
+	return j.durable
 }
 
 // fromImage loads captured images, then replays the journal's records after

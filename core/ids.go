@@ -36,7 +36,7 @@ func (s *idSource) next() uuid.UUID {
 // the entry's index in that record: a version 8 UUID holding both numbers.
 // Deriving it keeps 16 random bytes per entry out of the log while the ID
 // stays unique and stable across replays.
-func LedgerEntryID(seq uint64, index uint16) uuid.UUID {
+func LedgerEntryID(seq uint64, index uint32) uuid.UUID {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], seq)
 	var id uuid.UUID
@@ -45,7 +45,9 @@ func LedgerEntryID(seq uint64, index uint16) uuid.UUID {
 	id[7] = b[6]
 	id[8] = 0x80 // RFC 9562 variant, in the high bits
 	id[9] = b[7]
-	binary.BigEndian.PutUint16(id[10:12], index)
+	// The low half first, where a 16-bit index used to be alone.
+	binary.BigEndian.PutUint16(id[10:12], uint16(index))
+	binary.BigEndian.PutUint16(id[12:14], uint16(index>>16))
 	return id
 }
 

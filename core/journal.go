@@ -1,5 +1,7 @@
 package core
 
+import "context"
+
 // Journal is where core makes its records durable; package wal implements it
 // on a write-ahead log with group commit.
 //
@@ -20,4 +22,10 @@ type Journal interface {
 	// durable or the error that stopped the journal. Append does not retain
 	// rec after it returns, so the caller may reuse the record's memory.
 	Append(seq uint64, rec *Record, done chan<- error)
+	// WaitDurable returns once every record up to seq is durable, or the
+	// error that stopped the journal. An answer that rests on an earlier
+	// change (a key already revoked, a market already resolved) waits for
+	// that change's record: it must not be given while a crash could still
+	// undo the change.
+	WaitDurable(ctx context.Context, seq uint64) error
 }

@@ -52,6 +52,10 @@ func (e *Engine) CreateKey(ctx context.Context, req NewKey) (Key, error) {
 	if err := req.validate(); err != nil {
 		return Key{}, err
 	}
+	if err := e.enter(); err != nil {
+		return Key{}, err
+	}
+	defer e.leave()
 	a := e.st.account(req.Account)
 	if a == nil || req.Account == HouseID {
 		return Key{}, ErrAccountNotFound
@@ -78,6 +82,10 @@ func (e *Engine) CreateKey(ctx context.Context, req NewKey) (Key, error) {
 // RevokeKey revokes one of an account's keys at once. Revoking a revoked
 // key changes nothing and answers it as it is.
 func (e *Engine) RevokeKey(ctx context.Context, account, keyID uuid.UUID) (Key, error) {
+	if err := e.enter(); err != nil {
+		return Key{}, err
+	}
+	defer e.leave()
 	now := e.now()
 	t := &e.st.auth
 	t.mu.Lock()
@@ -88,8 +96,9 @@ func (e *Engine) RevokeKey(ctx context.Context, account, keyID uuid.UUID) (Key, 
 	}
 	k := ent.key
 	if k.RevokedAt != 0 {
+		lsn := ent.lsn
 		t.mu.Unlock()
-		return k, nil
+		return k, e.refuse(ctx, lsn, nil)
 	}
 	k.RevokedAt = now
 	err := e.commitAuth(t, KindKeyRevoked, now, []KeyChange{{Prev: ent.lsn, Key: k}}, nil)
@@ -103,6 +112,10 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 	if len(prefix) != KeyPrefixLen {
 		return Key{}, fieldErr("prefix", "must be %d characters", KeyPrefixLen)
 	}
+	if err := e.enter(); err != nil {
+		return Key{}, err
+	}
+	defer e.leave()
 	now := e.now()
 	t := &e.st.auth
 	t.mu.Lock()
@@ -124,6 +137,10 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 
 // CreateSession stores a session for an account (its token's SHA-256).
 func (e *Engine) CreateSession(ctx context.Context, s Session) error {
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.leave()
 	if a := e.st.account(s.Account); a == nil || s.Account == HouseID {
 		return ErrAccountNotFound
 	}
@@ -140,13 +157,22 @@ func (e *Engine) CreateSession(ctx context.Context, s Session) error {
 
 // RevokeSession ends a session at once (logout).
 func (e *Engine) RevokeSession(ctx context.Context, hash [32]byte) error {
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.leave()
 	now := e.now()
 	t := &e.st.auth
 	t.mu.Lock()
 	ent := t.sessions[hash]
-	if ent == nil || ent.session.RevokedAt != 0 {
+	if ent == nil {
 		t.mu.Unlock()
 		return ErrSessionNotFound
+	}
+	if ent.session.RevokedAt != 0 {
+		lsn := ent.lsn
+		t.mu.Unlock()
+		return e.refuse(ctx, lsn, ErrSessionNotFound)
 	}
 	s := ent.session
 	s.RevokedAt = now

@@ -12,9 +12,10 @@ import (
 // holds all of them (account locks, the market goroutine, the supply and
 // auth locks) from the checks until commit returns.
 type pending struct {
-	rec   Record
-	accts []*account // parallel to rec.Accounts
-	mkts  []*market  // parallel to rec.Markets
+	rec     Record
+	accts   []*account // parallel to rec.Accounts
+	mkts    []*market  // parallel to rec.Markets
+	entries int        // ledger entries in rec so far: the next one's index
 }
 
 // commit reserves the record's sequence number, applies it to the objects,
@@ -83,22 +84,13 @@ func (p *pending) addMarket(m *market) *MarketChange {
 	return &p.rec.Markets[len(p.rec.Markets)-1]
 }
 
-// ledgerCount is the number of ledger entries in the record so far: the
-// index of the next one.
-func (p *pending) ledgerCount() int {
-	n := 0
-	for i := range p.rec.Accounts {
-		n += len(p.rec.Accounts[i].Ledger)
-	}
-	return n
-}
-
 // credit adds a signed movement to an account change: the new balance and
 // its ledger entry. Seq is filled in by commit.
 func (p *pending) credit(ch *AccountChange, cur money.Currency, t TxType, amount, after money.Amount, ref uuid.UUID, now int64) {
-	idx := p.ledgerCount()
+	idx := p.entries
+	p.entries++
 	setBalance(ch, cur, after)
-	ch.Ledger = append(ch.Ledger, LedgerEntry{Index: uint16(idx), Currency: cur, Type: t,
+	ch.Ledger = append(ch.Ledger, LedgerEntry{Index: uint32(idx), Currency: cur, Type: t,
 		Amount: amount, BalanceAfter: after, Ref: ref, Time: now})
 }
 
@@ -135,6 +127,7 @@ type scratch struct {
 // reset starts a new record in the scratch memory.
 func (sc *scratch) reset(kind Kind, now int64) {
 	sc.rec = Record{Kind: kind, Time: now, Accounts: sc.accts[:0], Markets: sc.mkts[:0]}
+	sc.entries = 0
 	sc.accts = [2]AccountChange{}
 	sc.accts[0] = AccountChange{Balances: sc.bals[0:0:2], Ledger: sc.ledg[0:0:2]}
 	sc.accts[1] = AccountChange{Balances: sc.bals[2:2:4], Ledger: sc.ledg[2:2:4]}

@@ -81,7 +81,7 @@ type Balance struct {
 // random identifier per entry.
 type LedgerEntry struct {
 	Seq          uint64 // the record that made the entry
-	Index        uint16 // the entry's position among that record's entries
+	Index        uint32 // the entry's position among that record's entries
 	Currency     money.Currency
 	Type         TxType
 	Amount       money.Amount // signed: a buy is negative

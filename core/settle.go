@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -9,6 +10,11 @@ import (
 
 	"marketd/core/money"
 )
+
+// MaxSettleHolders bounds the accounts one settlement pays: its record, one
+// change per holder of about 200 bytes, must stay well inside the log's
+// 64 MiB record limit, and every holder is locked while it is built.
+const MaxSettleHolders = 200_000
 
 // SettleRequest resolves a market with its outcome.
 type SettleRequest struct {
@@ -42,6 +48,9 @@ func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, e
 	err := e.submit(ctx, m, c)
 	res := c.settleRes
 	e.putCommand(c)
+	if errors.Is(err, ErrMarketResolved) {
+		return SettleResult{}, e.refuse(ctx, m.view.Load().LSN, err)
+	}
 	if err != nil {
 		return SettleResult{}, err
 	}
@@ -82,6 +91,10 @@ func (st *settlement) pay(a *account, cur money.Currency, t TxType, amount money
 func (e *Engine) settle(m *market, c *command) {
 	if m.info.Status == StatusResolved {
 		c.done <- ErrMarketResolved
+		return
+	}
+	if len(m.holders) > MaxSettleHolders {
+		c.done <- fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
 		return
 	}
 	outcome := c.settle.Outcome

@@ -52,7 +52,7 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 		return SplitResult{}, ErrMarketNotFound
 	}
 	a := e.st.account(req.Account)
-	if a == nil {
+	if a == nil || req.Account == HouseID {
 		return SplitResult{}, ErrAccountNotFound
 	}
 	c := e.getCommand(opSplitMerge)

@@ -81,7 +81,7 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 		return TradeResult{}, ErrMarketNotFound
 	}
 	a := e.st.account(req.Account)
-	if a == nil {
+	if a == nil || req.Account == HouseID {
 		return TradeResult{}, ErrAccountNotFound
 	}
 	c := e.getCommand(opTrade)

@@ -139,7 +139,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"role 2", accountRecord(enc{1}.str("n").b(2).u(0).i(0).zeros(16)), "unknown role 2"},
 		{"password hash past the bytes left", accountRecord(enc{1}.str("n").b(0).u(100)), "password hash of 100 bytes does not fit"},
 		{"name over MaxStringBytes", accountRecord(enc{1}.u(MaxStringBytes + 1).zeros(MaxStringBytes + 1)), "account name of 65537 bytes"},
-		{"ledger index over uint16", ledger(65536, 0, 2), "ledger index 65536"},
+		{"ledger index over uint32", ledger(1<<32, 0, 2), "ledger index 4294967296"},
 		{"currency 2", ledger(0, 2, 2), "unknown currency 2"},
 		{"tx type 0", ledger(0, 0, 0), "unknown ledger type 0"},
 		{"tx type 16", ledger(0, 0, 16), "unknown ledger type 16"},

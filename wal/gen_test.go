@@ -74,7 +74,7 @@ func (g *gen) accountChange() core.AccountChange {
 	a.Balances = genList(g, 2, func() core.Balance { return core.Balance{Currency: g.currency(), After: g.amount()} })
 	a.Ledger = genList(g, 4, func() core.LedgerEntry {
 		return core.LedgerEntry{
-			Seq: g.u64(), Index: uint16(g.r.Uint32()), Currency: g.currency(),
+			Seq: g.u64(), Index: g.r.Uint32(), Currency: g.currency(),
 			Type: core.TxType(1 + g.r.IntN(int(core.TxMarketReturn))), Amount: g.amount(),
 			BalanceAfter: g.amount(), Ref: g.uuid(), Time: g.i64(),
 		}
