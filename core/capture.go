@@ -5,13 +5,40 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"marketd/core/money"
+)
+
+// Chunk bounds of Capture. A chunk is encoded as one record, whose size and
+// list lengths the log's codec bounds (64 MiB, 1<<20 items): chunks are
+// closed well before either, by an estimate of their encoded size.
+const (
+	// MaxChunkBytes is the estimated encoded size past which a chunk is
+	// handed to the visitor.
+	MaxChunkBytes = 8 << 20
+	// ledgerPieceEntries bounds the ledger entries of one image change: a
+	// longer ledger continues in further changes of the same account.
+	ledgerPieceEntries = 100_000
+)
+
+// Estimated encoded sizes, generous, for chunking only.
+const (
+	estAccountBytes  = 128
+	estLedgerBytes   = 64
+	estPositionBytes = 160
+	estTradeBytes    = 96
+	estKeyBytes      = 192
+	estSessionBytes  = 96
+	estMarketBytes   = 512
 )
 
 // Capture walks the whole state while the engine keeps trading and hands it
-// to visit as image records (Kind KindImage) of at most chunk objects each;
-// visit must not retain a record or anything in it after it returns: the
-// next chunk reuses the memory. Each object is copied
-// under its own lock, so trading waits at most for the copy of one account.
+// to visit as image records (Kind KindImage) of at most chunk objects, and
+// about MaxChunkBytes, each; visit must not retain a record or anything in
+// it after it returns: the next chunk reuses the memory. An account whose
+// ledger is longer than fits one change continues in changes with no Info
+// (LoadImage appends them). Each object is copied under its own lock, so
+// trading waits at most for the copy of one account.
 //
 // The images are not one consistent cut: each object is taken at its own
 // LSN. It is made consistent by replay: a snapshot taken this way must be
@@ -20,76 +47,152 @@ import (
 // durable position then is such a number), up to at least the returned
 // maxLSN, the highest LSN of any captured object.
 func (s *State) Capture(chunk int, visit func(*Record) error) (maxLSN uint64, err error) {
-	s.publishDirty()
-	chunk = max(chunk, 1)
-	rec := &Record{Kind: KindImage}
-	flush := func() error {
-		if len(rec.Accounts)+len(rec.Markets)+len(rec.Keys)+len(rec.Sessions) == 0 && rec.Supply == nil {
-			return nil
-		}
-		err := visit(rec)
-		*rec = Record{Kind: KindImage, Accounts: rec.Accounts[:0], Markets: rec.Markets[:0]}
-		return err
-	}
-	see := func(lsn uint64) { maxLSN = max(maxLSN, lsn) }
+	return s.capture(chunk, ledgerPieceEntries, visit)
+}
 
+// capture is Capture with the ledger piece size as a parameter, for tests.
+func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uint64, err error) {
+	s.publishDirty()
+	c := capturer{chunk: max(chunk, 1), piece: max(piece, 1), visit: visit, rec: Record{Kind: KindImage}}
 	s.supply.mu.Lock()
-	rec.Supply = &SupplyChange{Prev: s.supply.lsn, Minted: s.supply.minted, Burned: s.supply.burned}
+	c.rec.Supply = &SupplyChange{Prev: s.supply.lsn, Minted: s.supply.minted, Burned: s.supply.burned}
 	s.supply.mu.Unlock()
-	see(rec.Supply.Prev)
+	c.see(c.rec.Supply.Prev)
 
 	s.rangeMarkets(func(m *market) bool {
 		v := m.view.Load()
-		see(v.LSN)
-		rec.Markets = append(rec.Markets, v.image())
-		if len(rec.Markets) >= chunk {
-			err = flush()
-		}
-		return err == nil
+		c.see(v.LSN)
+		ch := v.image()
+		c.rec.Markets = append(c.rec.Markets, ch)
+		c.bytes += estMarketBytes + len(ch.Info.Title) + len(ch.Info.Description) + len(ch.Info.Category)
+		return c.next(len(c.rec.Markets))
 	})
-	if err == nil {
-		err = flush()
+	if c.err == nil {
+		c.flush()
 	}
-	if err != nil {
-		return 0, err
+	if c.err == nil {
+		s.captureAuth(&c)
 	}
+	if c.err == nil {
+		s.rangeAccounts(func(a *account) bool {
+			a.mu.Lock()
+			ch, ledger := a.imageLocked(&c.bufs)
+			a.mu.Unlock()
+			c.see(ch.Prev)
+			c.account(ch, ledger)
+			return c.err == nil
+		})
+	}
+	if c.err == nil {
+		c.flush()
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	return c.maxLSN, nil
+}
 
-	s.auth.mu.RLock()
-	for _, ent := range s.auth.keys {
-		rec.Keys = append(rec.Keys, KeyChange{Prev: ent.lsn, Key: ent.key})
-		see(ent.lsn)
+// capturer gathers one chunk of images at a time for Capture.
+type capturer struct {
+	chunk  int
+	piece  int // ledger entries per change
+	visit  func(*Record) error
+	rec    Record
+	bytes  int // estimated encoded size of rec
+	bufs   imageBuffers
+	maxLSN uint64
+	err    error
+}
+
+func (c *capturer) see(lsn uint64) { c.maxLSN = max(c.maxLSN, lsn) }
+
+// next flushes the chunk once it holds n objects or its bytes; it reports
+// whether the walk goes on.
+func (c *capturer) next(n int) bool {
+	if n >= c.chunk || c.bytes >= MaxChunkBytes {
+		c.flush()
 	}
+	return c.err == nil
+}
+
+// flush hands the chunk to the visitor, if it holds anything, and starts
+// the next one in the same memory.
+func (c *capturer) flush() {
+	r := &c.rec
+	if len(r.Accounts)+len(r.Markets)+len(r.Keys)+len(r.Sessions) > 0 || r.Supply != nil {
+		c.err = c.visit(r)
+	}
+	*r = Record{Kind: KindImage, Accounts: r.Accounts[:0], Markets: r.Markets[:0], Keys: r.Keys[:0], Sessions: r.Sessions[:0]}
+	c.bytes = 0
+	c.bufs.reset()
+}
+
+// account adds an account image. A ledger too long for one change is split
+// into pieces, in memory of its own: the reused buffer may be overwritten by
+// the next account while a piece still waits in the chunk.
+func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
+	sortPositions(ch.Positions)
+	c.bytes += estAccountBytes + len(ch.Positions)*estPositionBytes
+	for _, t := range ch.Trades {
+		c.bytes += estTradeBytes + len(t.Reasoning)
+	}
+	if ch.Info != nil {
+		c.bytes += len(ch.Info.Name) + len(ch.Info.PasswordHash)
+	}
+	n := len(ledger[money.KP]) + len(ledger[money.USDC])
+	if n <= c.piece {
+		c.bufs.addLedger(&ch, ledger)
+		c.bytes += n * estLedgerBytes
+		c.rec.Accounts = append(c.rec.Accounts, ch)
+		c.next(len(c.rec.Accounts))
+		return
+	}
+	all := make([]LedgerEntry, 0, n)
+	for cur := range money.NumCurrencies {
+		all = append(all, ledger[cur]...) // immutable: no lock needed
+	}
+	for len(all) > 0 && c.err == nil {
+		piece := all[:min(len(all), c.piece)]
+		all = all[len(piece):]
+		ch.Ledger = piece
+		c.rec.Accounts = append(c.rec.Accounts, ch)
+		c.bytes += len(piece) * estLedgerBytes
+		c.next(len(c.rec.Accounts))
+		// The rest continues the same account: no info, same LSN.
+		ch = AccountChange{ID: ch.ID, Prev: ch.Prev}
+	}
+}
+
+// captureAuth adds the keys and sessions, copied under the table's shared
+// lock and chunked like the rest.
+func (s *State) captureAuth(c *capturer) {
+	s.auth.mu.RLock()
+	keys := make([]KeyChange, 0, len(s.auth.keys))
+	for _, ent := range s.auth.keys {
+		keys = append(keys, KeyChange{Prev: ent.lsn, Key: ent.key})
+	}
+	sessions := make([]SessionChange, 0, len(s.auth.sessions))
 	for _, ent := range s.auth.sessions {
-		rec.Sessions = append(rec.Sessions, SessionChange{Prev: ent.lsn, Session: ent.session})
-		see(ent.lsn)
+		sessions = append(sessions, SessionChange{Prev: ent.lsn, Session: ent.session})
 	}
 	s.auth.mu.RUnlock()
-	if err := flush(); err != nil {
-		return 0, err
-	}
-
-	var bufs imageBuffers
-	s.rangeAccounts(func(a *account) bool {
-		a.mu.Lock()
-		ch, ledger := a.imageLocked(&bufs)
-		a.mu.Unlock()
-		see(ch.Prev)
-		bufs.addLedger(&ch, ledger)
-		sortPositions(ch.Positions)
-		rec.Accounts = append(rec.Accounts, ch)
-		if len(rec.Accounts) >= chunk {
-			err = flush()
-			bufs.reset()
+	for _, k := range keys {
+		c.see(k.Prev)
+		c.rec.Keys = append(c.rec.Keys, k)
+		c.bytes += estKeyBytes + len(k.Key.Name)
+		if !c.next(len(c.rec.Keys) + len(c.rec.Sessions)) {
+			return
 		}
-		return err == nil
-	})
-	if err == nil {
-		err = flush()
 	}
-	if err != nil {
-		return 0, err
+	for _, ss := range sessions {
+		c.see(ss.Prev)
+		c.rec.Sessions = append(c.rec.Sessions, ss)
+		c.bytes += estSessionBytes
+		if !c.next(len(c.rec.Keys) + len(c.rec.Sessions)) {
+			return
+		}
 	}
-	return maxLSN, nil
+	c.flush()
 }
 
 // Canonical returns the whole state as one image record in a fixed order
@@ -98,8 +201,8 @@ func (s *State) Capture(chunk int, visit func(*Record) error) (maxLSN uint64, er
 // at the boundary it recovered to. It reads a quiescent state.
 func (s *State) Canonical() *Record {
 	rec := &Record{Kind: KindImage}
-	// One chunk holds everything, so no memory is reused under what is kept.
 	_, err := s.Capture(math.MaxInt, func(r *Record) error {
+		r = cloneImage(r) // the next chunk reuses r's memory
 		rec.Accounts = append(rec.Accounts, r.Accounts...)
 		rec.Markets = append(rec.Markets, r.Markets...)
 		rec.Keys = append(rec.Keys, r.Keys...)
@@ -113,9 +216,45 @@ func (s *State) Canonical() *Record {
 	if err != nil {
 		panic(fmt.Sprintf("BUG: canonical capture: %v", err))
 	}
+	rec.Accounts = joinContinuations(rec.Accounts)
 	slices.SortFunc(rec.Accounts, func(a, b AccountChange) int { return compareIDs(a.ID, b.ID) })
 	slices.SortFunc(rec.Markets, func(a, b MarketChange) int { return compareIDs(a.ID, b.ID) })
 	slices.SortFunc(rec.Keys, func(a, b KeyChange) int { return compareIDs(a.Key.ID, b.Key.ID) })
 	slices.SortFunc(rec.Sessions, func(a, b SessionChange) int { return bytes.Compare(a.Session.Hash[:], b.Session.Hash[:]) })
 	return rec
+}
+
+// cloneImage copies an image chunk out of Capture's reused memory.
+func cloneImage(r *Record) *Record {
+	c := *r
+	c.Accounts = slices.Clone(r.Accounts)
+	for i := range c.Accounts {
+		a := &c.Accounts[i]
+		if a.Info != nil {
+			info := *a.Info
+			a.Info = &info
+		}
+		a.Balances = slices.Clone(a.Balances)
+		a.Ledger = slices.Clone(a.Ledger)
+		a.Positions = slices.Clone(a.Positions)
+		a.Trades = slices.Clone(a.Trades)
+	}
+	c.Markets = slices.Clone(r.Markets)
+	c.Keys = slices.Clone(r.Keys)
+	c.Sessions = slices.Clone(r.Sessions)
+	return &c
+}
+
+// joinContinuations folds each account's continuation changes (no Info,
+// the rest of a long ledger) into the change before them.
+func joinContinuations(in []AccountChange) []AccountChange {
+	out := in[:0]
+	for _, ch := range in {
+		if n := len(out); ch.Info == nil && n > 0 && out[n-1].ID == ch.ID {
+			out[n-1].Ledger = append(out[n-1].Ledger, ch.Ledger...)
+			continue
+		}
+		out = append(out, ch)
+	}
+	return out
 }

@@ -179,10 +179,17 @@ func (s *State) LoadImage(rec *Record) error {
 	}
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
-		if ch.Info == nil {
-			return fmt.Errorf("core: load image: account %s without info", ch.ID)
-		}
 		a := s.account(ch.ID)
+		if ch.Info == nil {
+			// The rest of a long ledger, continuing the account's image.
+			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Positions)+len(ch.Trades) > 0 {
+				return fmt.Errorf("core: load image: account %s continued without its image", ch.ID)
+			}
+			for _, l := range ch.Ledger {
+				a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
+			}
+			continue
+		}
 		switch {
 		case a == nil:
 			a = newAccount(ch.ID)

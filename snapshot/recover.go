@@ -31,12 +31,14 @@ type Recovered struct {
 }
 
 // Recover rebuilds the state: the newest snapshot in dir that is intact and
-// usable with the log (the log still holds what follows its From and reaches
-// its Through), then the log replayed after it, then the invariant checker.
-// A damaged snapshot is passed over for the previous one, which retention
-// keeps with the longer log for this purpose. Damage in the log, a state
-// that fails its invariants, or a log that starts after every usable
-// snapshot stops recovery with an error: nothing is dropped silently.
+// usable with the log (the log still holds what follows its From), then the
+// log replayed after it, then the invariant checker. A damaged snapshot is
+// renamed aside (.bad) and passed over for the previous one, which
+// retention keeps with the longer log for this purpose. Damage in the log,
+// a log that ends before an intact snapshot's reach (it lost durable
+// records), a state that fails its invariants, or a log that starts after
+// every usable snapshot stops recovery with an error: nothing is dropped
+// silently.
 func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
 	if fsys == nil {
 		fsys = OSFS()
@@ -57,15 +59,24 @@ func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.Stat
 	for _, from := range froms {
 		name := filepath.Join(dir, fileName(from))
 		st, h, err := load(fsys, name)
-		if err == nil && from+1 < first {
-			err = fmt.Errorf("the log starts at %d, after its From %d", first, from)
-		}
-		if err == nil && last < max(h.From, h.Through) {
-			err = fmt.Errorf("the log ends at %d, before its From %d or Through %d", last, h.From, h.Through)
-		}
 		if err != nil {
-			logger.Warn("snapshot unusable, trying an older one", "file", name, "err", err)
+			// Set it aside, so that retention never counts on it.
+			logger.Warn("snapshot damaged, trying an older one", "file", name, "err", err)
 			rec.Skipped = append(rec.Skipped, fmt.Sprintf("%s: %v", name, err))
+			if rerr := fsys.Rename(name, name+badSuffix); rerr != nil {
+				return nil, rec, fmt.Errorf("snapshot: recover: set aside %s: %w", name, rerr)
+			}
+			continue
+		}
+		if last < max(h.From, h.Through) {
+			// A snapshot is published only once the log is durable through
+			// it: a log that falls short has lost acknowledged records.
+			return nil, rec, fmt.Errorf("snapshot: recover: %s needs the log through %d, but it ends at %d: the log lost durable records",
+				name, max(h.From, h.Through), last)
+		}
+		if from+1 < first {
+			logger.Warn("snapshot older than the log, trying an older one", "file", name, "log_first", first)
+			rec.Skipped = append(rec.Skipped, fmt.Sprintf("%s: the log starts at %d, after its From %d", name, first, from))
 			continue
 		}
 		rec.Snapshot = &h

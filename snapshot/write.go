@@ -20,6 +20,7 @@ const (
 	namePrefix = "snapshot-"
 	nameSuffix = ".snap"
 	tmpSuffix  = ".tmp"
+	badSuffix  = ".bad" // a damaged snapshot set aside by Recover
 )
 
 func fileName(from uint64) string { return fmt.Sprintf("%s%020d%s", namePrefix, from, nameSuffix) }
@@ -79,10 +80,18 @@ func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durabil
 		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	var chunks uint64
-	through, err := st.Capture(chunkObjects, func(rec *core.Record) error {
+	through, err := st.Capture(chunkObjects, func(rec *core.Record) (err error) {
 		chunks++
+		// The codec panics on a record it could not read back; here that
+		// must fail this snapshot, not the process: the log keeps
+		// everything and the next snapshot may be taken after a fix.
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("snapshot: encode chunk %d: %v", chunks, r)
+			}
+		}()
 		buf = appendChunk(buf[:0], chunks, rec)
-		_, err := bw.Write(buf)
+		_, err = bw.Write(buf)
 		return err
 	})
 	if err != nil {
