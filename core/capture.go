@@ -202,7 +202,7 @@ func (s *State) captureAuth(c *capturer) {
 func (s *State) Canonical() *Record {
 	rec := &Record{Kind: KindImage}
 	_, err := s.Capture(math.MaxInt, func(r *Record) error {
-		r = cloneImage(r) // the next chunk reuses r's memory
+		r = r.Clone() // the next chunk reuses r's memory
 		rec.Accounts = append(rec.Accounts, r.Accounts...)
 		rec.Markets = append(rec.Markets, r.Markets...)
 		rec.Keys = append(rec.Keys, r.Keys...)
@@ -222,27 +222,6 @@ func (s *State) Canonical() *Record {
 	slices.SortFunc(rec.Keys, func(a, b KeyChange) int { return compareIDs(a.Key.ID, b.Key.ID) })
 	slices.SortFunc(rec.Sessions, func(a, b SessionChange) int { return bytes.Compare(a.Session.Hash[:], b.Session.Hash[:]) })
 	return rec
-}
-
-// cloneImage copies an image chunk out of Capture's reused memory.
-func cloneImage(r *Record) *Record {
-	c := *r
-	c.Accounts = slices.Clone(r.Accounts)
-	for i := range c.Accounts {
-		a := &c.Accounts[i]
-		if a.Info != nil {
-			info := *a.Info
-			a.Info = &info
-		}
-		a.Balances = slices.Clone(a.Balances)
-		a.Ledger = slices.Clone(a.Ledger)
-		a.Positions = slices.Clone(a.Positions)
-		a.Trades = slices.Clone(a.Trades)
-	}
-	c.Markets = slices.Clone(r.Markets)
-	c.Keys = slices.Clone(r.Keys)
-	c.Sessions = slices.Clone(r.Sessions)
-	return &c
 }
 
 // joinContinuations folds each account's continuation changes (no Info,

@@ -30,7 +30,7 @@ func TestCaptureSplitsLongLedgers(t *testing.T) {
 	var changes int
 	if _, err := st.capture(2, 3, func(r *Record) error {
 		changes += len(r.Accounts)
-		images = append(images, cloneImage(r))
+		images = append(images, r.Clone())
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func TestConcurrentTradingAndCapture(t *testing.T) {
 		from := h.j.contiguous()
 		var images []*core.Record
 		maxLSN, err := h.e.State().Capture(2, func(r *core.Record) error {
-			images = append(images, cloneRecord(r))
+			images = append(images, r.Clone())
 			return nil
 		})
 		if err != nil {

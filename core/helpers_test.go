@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func (j *memJournal) Next() (uint64, error) {
 }
 
 func (j *memJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
-	c := cloneRecord(rec)
+	c := rec.Clone()
 	j.mu.Lock()
 	j.recs[seq] = c
 	for j.recs[j.durable+1] != nil {
@@ -73,39 +72,6 @@ func (j *memJournal) records(t testing.TB) []*core.Record {
 		out = append(out, r)
 	}
 	return out
-}
-
-func cloneRecord(r *core.Record) *core.Record {
-	c := *r
-	c.Accounts = slices.Clone(r.Accounts)
-	for i := range c.Accounts {
-		a := &c.Accounts[i]
-		if a.Info != nil {
-			info := *a.Info
-			info.PasswordHash = slices.Clone(info.PasswordHash)
-			a.Info = &info
-		}
-		a.Balances = slices.Clone(a.Balances)
-		a.Ledger = slices.Clone(a.Ledger)
-		a.Positions = slices.Clone(a.Positions)
-		a.Trades = slices.Clone(a.Trades)
-	}
-	c.Markets = slices.Clone(r.Markets)
-	for i := range c.Markets {
-		m := &c.Markets[i]
-		if m.Info != nil {
-			info := *m.Info
-			m.Info = &info
-		}
-		m.Books = slices.Clone(m.Books)
-	}
-	if r.Supply != nil {
-		s := *r.Supply
-		c.Supply = &s
-	}
-	c.Keys = slices.Clone(r.Keys)
-	c.Sessions = slices.Clone(r.Sessions)
-	return &c
 }
 
 // clock is a settable time source.

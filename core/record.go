@@ -1,6 +1,8 @@
 package core
 
 import (
+	"slices"
+
 	"github.com/google/uuid"
 
 	"marketd/core/money"
@@ -199,4 +201,39 @@ type Session struct {
 	CreatedAt int64
 	ExpiresAt int64
 	RevokedAt int64 // 0: not revoked
+}
+
+// Clone returns a deep copy of r, sharing only strings: for keeping a record
+// that its producer will reuse (Capture's chunks, a journal's test double).
+func (r *Record) Clone() *Record {
+	c := *r
+	c.Accounts = slices.Clone(r.Accounts)
+	for i := range c.Accounts {
+		a := &c.Accounts[i]
+		if a.Info != nil {
+			info := *a.Info
+			info.PasswordHash = slices.Clone(info.PasswordHash)
+			a.Info = &info
+		}
+		a.Balances = slices.Clone(a.Balances)
+		a.Ledger = slices.Clone(a.Ledger)
+		a.Positions = slices.Clone(a.Positions)
+		a.Trades = slices.Clone(a.Trades)
+	}
+	c.Markets = slices.Clone(r.Markets)
+	for i := range c.Markets {
+		m := &c.Markets[i]
+		if m.Info != nil {
+			info := *m.Info
+			m.Info = &info
+		}
+		m.Books = slices.Clone(m.Books)
+	}
+	if r.Supply != nil {
+		s := *r.Supply
+		c.Supply = &s
+	}
+	c.Keys = slices.Clone(r.Keys)
+	c.Sessions = slices.Clone(r.Sessions)
+	return &c
 }

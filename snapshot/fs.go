@@ -37,12 +37,25 @@ func OSFS() FS { return osFS{} }
 
 type osFS struct{}
 
+// ReadDir is os.ReadDir.
 func (osFS) ReadDir(dir string) ([]os.DirEntry, error) { return os.ReadDir(dir) }
-func (osFS) ReadFile(name string) ([]byte, error)      { return os.ReadFile(name) }
+
+// ReadFile is os.ReadFile.
+func (osFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// Create opens name for writing, creating or truncating it.
 func (osFS) Create(name string) (File, error) {
 	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
 }
-func (osFS) OpenDir(dir string) (File, error)            { return os.Open(dir) }
-func (osFS) Rename(oldpath, newpath string) error        { return os.Rename(oldpath, newpath) }
-func (osFS) Remove(name string) error                    { return os.Remove(name) }
+
+// OpenDir is os.Open, for a directory to fsync.
+func (osFS) OpenDir(dir string) (File, error) { return os.Open(dir) }
+
+// Rename is os.Rename.
+func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+// Remove is os.Remove.
+func (osFS) Remove(name string) error { return os.Remove(name) }
+
+// MkdirAll is os.MkdirAll.
 func (osFS) MkdirAll(dir string, perm os.FileMode) error { return os.MkdirAll(dir, perm) }
