@@ -47,17 +47,13 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 	if err := req.validate(); err != nil {
 		return SplitResult{}, err
 	}
-	m := e.st.market(req.Market)
-	if m == nil {
-		return SplitResult{}, ErrMarketNotFound
-	}
-	a := e.st.account(req.Account)
-	if a == nil || req.Account == HouseID {
-		return SplitResult{}, ErrAccountNotFound
+	m, a, err := e.marketAndTrader(req.Market, req.Account)
+	if err != nil {
+		return SplitResult{}, err
 	}
 	c := e.getCommand(opSplitMerge)
 	c.acct, c.split = a, req
-	err := e.submit(ctx, m, c)
+	err = e.submit(ctx, m, c)
 	res := c.splitRes
 	e.putCommand(c)
 	if err != nil {
@@ -68,22 +64,15 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 
 // splitMerge runs on the market's goroutine.
 func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
-	r := &c.split
 	now := e.now()
-	if m.info.Status != StatusActive || now >= m.info.ClosesAt {
+	if !m.tradable(now) {
 		c.done <- ErrMarketNotActive
 		return
 	}
+	// c belongs to its caller again once commit has handed the record to
+	// the journal: keep what is needed after that.
 	a := c.acct
-	var house *account
-	var unlock func()
-	if !m.open[r.Currency] {
-		house = e.st.account(HouseID)
-		unlock = lockAccounts(a, house)
-	} else {
-		a.mu.Lock()
-		unlock = a.mu.Unlock
-	}
+	house, unlock := e.lockTrader(m, a, c.split.Currency)
 	defer unlock()
 	if err := e.buildSplit(m, sc, c, house, now); err != nil {
 		c.done <- err

@@ -76,17 +76,13 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 	if err := req.validate(); err != nil {
 		return TradeResult{}, err
 	}
-	m := e.st.market(req.Market)
-	if m == nil {
-		return TradeResult{}, ErrMarketNotFound
-	}
-	a := e.st.account(req.Account)
-	if a == nil || req.Account == HouseID {
-		return TradeResult{}, ErrAccountNotFound
+	m, a, err := e.marketAndTrader(req.Market, req.Account)
+	if err != nil {
+		return TradeResult{}, err
 	}
 	c := e.getCommand(opTrade)
 	c.acct, c.trade = a, req
-	err := e.submit(ctx, m, c)
+	err = e.submit(ctx, m, c)
 	res := c.tradeRes
 	e.putCommand(c)
 	if err != nil {
@@ -95,28 +91,52 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 	return res, nil
 }
 
+// marketAndTrader finds the market and the account of a trade, a split or
+// a merge; the house does not trade.
+func (e *Engine) marketAndTrader(marketID, accountID uuid.UUID) (*market, *account, error) {
+	m := e.st.market(marketID)
+	if m == nil {
+		return nil, nil, ErrMarketNotFound
+	}
+	a := e.st.account(accountID)
+	if a == nil || accountID == HouseID {
+		return nil, nil, ErrAccountNotFound
+	}
+	return m, a, nil
+}
+
+// tradable reports whether the market takes trades, splits and merges at
+// nowNanos: active and before its closing time, whether or not the close
+// is logged yet. Runs only on the market's owner.
+func (m *market) tradable(nowNanos int64) bool {
+	return m.info.Status == StatusActive && nowNanos < m.info.ClosesAt
+}
+
+// lockTrader locks a trading account and, when the currency's book is not
+// open yet, the house that funds it (returned, else nil), in the lock
+// order. Runs on the market's goroutine.
+func (e *Engine) lockTrader(m *market, a *account, cur money.Currency) (house *account, unlock func()) {
+	if m.open[cur] {
+		a.mu.Lock()
+		return nil, a.mu.Unlock
+	}
+	house = e.st.account(HouseID)
+	return house, lockAccounts(a, house)
+}
+
 // trade runs on the market's goroutine.
 func (e *Engine) trade(m *market, sc *scratch, c *command) {
-	r := &c.trade
 	now := e.now()
-	if m.info.Status != StatusActive || now >= m.info.ClosesAt {
+	if !m.tradable(now) {
 		c.done <- ErrMarketNotActive
 		return
 	}
+	// c belongs to its caller again once commit has handed the record to
+	// the journal: keep what is needed after that.
 	a := c.acct
-	var house *account
-	var unlock func()
-	if !m.open[r.Currency] {
-		house = e.st.account(HouseID)
-		unlock = lockAccounts(a, house)
-	} else {
-		a.mu.Lock()
-		unlock = a.mu.Unlock
-	}
+	house, unlock := e.lockTrader(m, a, c.trade.Currency)
 	defer unlock()
-
-	err := e.buildTrade(m, sc, c, house, now)
-	if err != nil {
+	if err := e.buildTrade(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
 	}
