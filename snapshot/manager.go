@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"marketd/core"
@@ -53,9 +54,8 @@ type Manager struct {
 	st   *core.State
 	log  Log
 
-	mu   sync.Mutex // serializes Take; guards last
-	last Header     // the newest snapshot in place
-	have bool
+	mu   sync.Mutex             // serializes Take
+	last atomic.Pointer[Header] // the newest snapshot in place; nil: none
 }
 
 // NewManager returns a manager for st and its log. last is the snapshot
@@ -81,16 +81,19 @@ func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
 	}
 	m := &Manager{opts: opts, st: st, log: log}
 	if last != nil {
-		m.last, m.have = *last, true
+		h := *last
+		m.last.Store(&h)
 	}
 	return m
 }
 
-// Last returns the newest snapshot in place, if any.
+// Last returns the newest snapshot in place, if any. It does not wait for a
+// snapshot being taken.
 func (m *Manager) Last() (Header, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.last, m.have
+	if h := m.last.Load(); h != nil {
+		return *h, true
+	}
+	return Header{}, false
 }
 
 // Take writes a snapshot now, unless nothing became durable since the last
@@ -101,15 +104,15 @@ func (m *Manager) Take(ctx context.Context) (Header, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from := m.log.Durable()
-	if m.have && from == m.last.From {
-		return m.last, nil
+	if last := m.last.Load(); last != nil && from == last.From {
+		return *last, nil
 	}
 	start := m.opts.Now()
 	h, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects)
 	if err != nil {
 		return Header{}, err
 	}
-	m.last, m.have = h, true
+	m.last.Store(&h)
 	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
 		"took", m.opts.Now().Sub(start))
 	return h, m.retain(ctx, h)
