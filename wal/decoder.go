@@ -82,6 +82,10 @@ func (d *decoder) side() core.Side {
 // canonical, so that decoding then encoding gives back the same bytes.
 func (d *decoder) uvarint() uint64 {
 	b, i := d.b, d.off
+	if i < len(b) && b[i] < 0x80 { // one byte: the common case, minimal by construction
+		d.off = i + 1
+		return uint64(b[i])
+	}
 	var v uint64
 	for shift := uint(0); shift < 64; shift += 7 {
 		if i >= len(b) {

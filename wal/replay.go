@@ -17,7 +17,9 @@ import (
 // and seq. An error from fn stops Replay and is returned wrapped.
 //
 // from must be between FirstSeq and LastSeq+1 (which replays nothing), or
-// Replay fails with ErrOutOfRange. fn may keep rec. Replay reads the files
+// Replay fails with ErrOutOfRange. fn must not keep rec or the slices in
+// it after it returns, since their memory is reused for later records; the
+// strings and byte slices in it are fn's to keep. Replay reads the files
 // itself, not through tidwall (whose Read panics on a segment shorter than
 // its successor's name implies), and only before Start: after it, the
 // writer owns the files and Replay fails with ErrStarted.
