@@ -72,8 +72,8 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 	// c belongs to its caller again once commit has handed the record to
 	// the journal: keep what is needed after that.
 	a := c.acct
-	house, unlock := e.lockTrader(m, a, c.split.Currency)
-	defer unlock()
+	house := e.lockTrader(m, a, c.split.Currency)
+	defer unlockTrader(a, house)
 	if err := e.buildSplit(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
