@@ -26,7 +26,7 @@ const (
 )
 
 // DefaultAlpha makes the overround v = alpha * 2 ln 2 equal to 5%.
-var DefaultAlpha = 0.05 / (2 * math.Ln2)
+const DefaultAlpha = 0.05 / (2 * math.Ln2)
 
 // NewMarket describes a market to create.
 type NewMarket struct {
