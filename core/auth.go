@@ -74,3 +74,16 @@ func (t *authTable) activeKeys(account uuid.UUID, nowNanos int64) int {
 func (k *Key) active(nowNanos int64) bool {
 	return k.RevokedAt == 0 && (k.ExpiresAt == 0 || nowNanos < k.ExpiresAt)
 }
+
+// lockOwnKey locks the table and finds one of an account's keys. It
+// returns ErrKeyNotFound, with the table unlocked again, when the key does
+// not exist or belongs to another account.
+func (t *authTable) lockOwnKey(account, keyID uuid.UUID) (*keyEntry, error) {
+	t.mu.Lock()
+	ent := t.keys[keyID]
+	if ent == nil || ent.key.Account != account {
+		t.mu.Unlock()
+		return nil, ErrKeyNotFound
+	}
+	return ent, nil
+}

@@ -323,3 +323,33 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// The read side of the Go API the HTTP layer will call: lookups by name
+// ignore case, the supply counts every bonus, and a market past its closing
+// time reads as closed before its close is logged.
+func TestReads(t *testing.T) {
+	h := newHarness(t)
+	alice := h.account("Alice", core.RoleSpeculator, 1000)
+	bob := h.account("bob", core.RoleSpeculator, 500)
+	if err := h.e.SetReferrer(h.ctx, bob, alice, money.Units(100)); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := h.e.AccountByName("ALICE"); !ok || v.ID != alice {
+		t.Fatalf("AccountByName(ALICE) = %v, %v", v.ID, ok)
+	}
+	if _, ok := h.e.AccountByName("carol"); ok {
+		t.Fatal("AccountByName found an unknown name")
+	}
+	minted, burned := h.e.Supply()
+	if minted[money.KP] != money.Units(1000+500+200) || burned[money.KP] != 0 {
+		t.Fatalf("supply minted %s burned %s, want 1700 and 0", minted[money.KP], burned[money.KP])
+	}
+	mkt := h.market("m", 0, 1000)
+	v, _ := h.e.Market(mkt)
+	if got := v.StatusAt(h.clock.Now().UnixNano()); got != core.StatusActive {
+		t.Fatalf("status now = %v", got)
+	}
+	if got := v.StatusAt(v.Info.ClosesAt); got != core.StatusClosed {
+		t.Fatalf("status at closes_at = %v", got)
+	}
+}

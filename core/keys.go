@@ -88,11 +88,9 @@ func (e *Engine) RevokeKey(ctx context.Context, account, keyID uuid.UUID) (Key, 
 	defer e.leave()
 	now := e.now()
 	t := &e.st.auth
-	t.mu.Lock()
-	ent := t.keys[keyID]
-	if ent == nil || ent.key.Account != account {
-		t.mu.Unlock()
-		return Key{}, ErrKeyNotFound
+	ent, err := t.lockOwnKey(account, keyID)
+	if err != nil {
+		return Key{}, err
 	}
 	k := ent.key
 	if k.RevokedAt != 0 {
@@ -101,7 +99,7 @@ func (e *Engine) RevokeKey(ctx context.Context, account, keyID uuid.UUID) (Key, 
 		return k, e.refuse(ctx, lsn, nil)
 	}
 	k.RevokedAt = now
-	err := e.commitAuth(t, KindKeyRevoked, now, []KeyChange{{Prev: ent.lsn, Key: k}}, nil)
+	err = e.commitAuth(t, KindKeyRevoked, now, []KeyChange{{Prev: ent.lsn, Key: k}}, nil)
 	return k, err
 }
 
@@ -118,9 +116,11 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 	defer e.leave()
 	now := e.now()
 	t := &e.st.auth
-	t.mu.Lock()
-	ent := t.keys[keyID]
-	if ent == nil || ent.key.Account != account || !ent.key.active(now) {
+	ent, err := t.lockOwnKey(account, keyID)
+	if err != nil {
+		return Key{}, err
+	}
+	if !ent.key.active(now) {
 		t.mu.Unlock()
 		return Key{}, ErrKeyNotFound
 	}
@@ -131,7 +131,7 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 	if old.ExpiresAt != 0 {
 		k.ExpiresAt = now + (old.ExpiresAt - old.CreatedAt)
 	}
-	err := e.commitAuth(t, KindKeyCreated, now, []KeyChange{{Prev: ent.lsn, Key: old}, {Key: k}}, nil)
+	err = e.commitAuth(t, KindKeyCreated, now, []KeyChange{{Prev: ent.lsn, Key: old}, {Key: k}}, nil)
 	return k, err
 }
 
