@@ -2,13 +2,17 @@ package core
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
 
 // authTable holds API keys and sessions, looked up by the SHA-256 of the
 // secret on every authenticated request. Reads take mu shared; changes take
-// it exclusively and hold it until their record is appended.
+// it exclusively and hold it until their record is appended. Counting a
+// key's use is a read: it takes mu shared and changes only the entry's
+// atomics, so every record that writes a key's image, built under mu held
+// exclusively, sees every use counted before it and none during it.
 type authTable struct {
 	mu        sync.RWMutex
 	keys      map[uuid.UUID]*keyEntry
@@ -17,9 +21,16 @@ type authTable struct {
 	sessions  map[[32]byte]*sessionEntry
 }
 
+// keyEntry is one key. key is its image as last logged (or replayed), lsn
+// that image's record; requests and lastUsed are its usage counted since,
+// logged or not, which reads report. They are never below the image's
+// TotalRequests and LastUsedAt while the engine runs; FlushKeyUsage logs
+// them when they are above (keyusage.go).
 type keyEntry struct {
-	lsn uint64
-	key Key
+	lsn      uint64
+	key      Key
+	requests atomic.Uint64
+	lastUsed atomic.Int64 // Unix nanoseconds
 }
 
 type sessionEntry struct {
@@ -34,8 +45,26 @@ func (t *authTable) init() {
 	t.sessions = make(map[[32]byte]*sessionEntry)
 }
 
-// putKey stores a key's after-image. Lock should be held.
+// putKey stores a key's after-image from replay or a snapshot, where the
+// image's usage is the truth. Lock should be held, or the state not yet
+// shared.
 func (t *authTable) putKey(seq uint64, k Key) {
+	e := t.storeKey(seq, k)
+	e.requests.Store(k.TotalRequests)
+	e.lastUsed.Store(k.LastUsedAt)
+}
+
+// applyKey stores a key's after-image made by a live operation. Its usage
+// only ever raises the counters: an image built from lower counts must not
+// take back requests already counted (and answered). Lock should be held.
+func (t *authTable) applyKey(seq uint64, k Key) {
+	e := t.storeKey(seq, k)
+	raiseUint64(&e.requests, k.TotalRequests)
+	raiseInt64(&e.lastUsed, k.LastUsedAt)
+}
+
+// storeKey stores a key's image, creating its entry. Lock should be held.
+func (t *authTable) storeKey(seq uint64, k Key) *keyEntry {
 	e := t.keys[k.ID]
 	if e == nil {
 		e = &keyEntry{}
@@ -45,6 +74,22 @@ func (t *authTable) putKey(seq uint64, k Key) {
 	e.lsn = seq
 	e.key = k
 	t.byHash[k.Hash] = e
+	return e
+}
+
+// current returns the key with its usage counted so far, logged or not.
+// Lock should be held, shared at least.
+func (e *keyEntry) current() Key {
+	k := e.key
+	k.TotalRequests = e.requests.Load()
+	k.LastUsedAt = e.lastUsed.Load()
+	return k
+}
+
+// unlogged reports whether the key has usage its logged image lacks.
+// Lock should be held, shared at least.
+func (e *keyEntry) unlogged() bool {
+	return e.requests.Load() != e.key.TotalRequests || e.lastUsed.Load() != e.key.LastUsedAt
 }
 
 // putSession stores a session's after-image. Lock should be held.

@@ -164,7 +164,9 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]Ledge
 }
 
 // captureAuth adds the keys and sessions, copied under the table's shared
-// lock and chunked like the rest.
+// lock and chunked like the rest. A key is taken as its record at its LSN
+// left it: usage not flushed yet stays out, as it is out of the log, so an
+// image at an LSN is always that record's after-image.
 func (s *State) captureAuth(c *capturer) {
 	s.auth.mu.RLock()
 	keys := make([]KeyChange, 0, len(s.auth.keys))
@@ -198,7 +200,8 @@ func (s *State) captureAuth(c *capturer) {
 // Canonical returns the whole state as one image record in a fixed order
 // (objects sorted by ID, positions by market and currency), so that two
 // states can be compared for equality: after a recovery, against the state
-// at the boundary it recovered to. It reads a quiescent state.
+// at the boundary it recovered to. It reads a quiescent state. Key usage is
+// taken as logged: usage not flushed yet is not part of it.
 func (s *State) Canonical() *Record {
 	rec := &Record{Kind: KindImage}
 	_, err := s.Capture(math.MaxInt, func(r *Record) error {

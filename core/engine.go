@@ -31,6 +31,10 @@ type Config struct {
 	// and closed; default one second, negative disables the check (tests
 	// call CloseDue).
 	CloseInterval time.Duration
+	// UsageFlushInterval is how often the API keys' usage is logged
+	// (FlushKeyUsage); default DefaultUsageFlushInterval, negative disables
+	// the flush (tests call FlushKeyUsage). Close logs the rest either way.
+	UsageFlushInterval time.Duration
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -53,6 +57,10 @@ type Engine struct {
 	closed   bool          // guarded by gate
 	stopping chan struct{} // closed by Close, for the background loops
 	wg       sync.WaitGroup
+
+	// lastFlush makes Close log the keys' last usage once, and makes a
+	// concurrent Close wait until it is logged.
+	lastFlush sync.Once
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one
@@ -67,6 +75,9 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
 	}
+	if cfg.UsageFlushInterval == 0 {
+		cfg.UsageFlushInterval = DefaultUsageFlushInterval
+	}
 	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
@@ -79,11 +90,17 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 		e.wg.Add(1)
 		go e.closeLoop()
 	}
+	if cfg.UsageFlushInterval > 0 {
+		e.wg.Add(1)
+		go e.usageLoop()
+	}
 	return e
 }
 
-// Close waits for the operations in flight to be answered, then stops the
-// market goroutines; later operations get ErrClosed. The journal is the
+// Close waits for the operations in flight to be answered, stops the
+// market goroutines and the background loops, then logs the usage of API
+// keys not logged yet and waits for it to be durable, so that a graceful
+// stop loses no count; later operations get ErrClosed. The journal is the
 // caller's to close, after Close returns.
 func (e *Engine) Close() {
 	e.gate.Lock()
@@ -97,6 +114,12 @@ func (e *Engine) Close() {
 	}
 	e.gate.Unlock()
 	e.wg.Wait()
+	e.lastFlush.Do(func() {
+		// Only a failed journal makes this fail, and the journal reports
+		// its failure to its owner too; the counts then lag as after a
+		// crash, which decisions.md section 3 allows.
+		_, _ = e.flushUsage(context.Background(), maxUsageKeys)
+	})
 }
 
 // enter admits an operation, or refuses it once Close has begun; an

@@ -39,6 +39,10 @@ const (
 	StatusResolved Status = 2
 )
 
+// NumStatuses is the number of market statuses, for arrays indexed by
+// Status.
+const NumStatuses = 3
+
 // String returns the wire name of the status.
 func (s Status) String() string {
 	switch s {

@@ -59,6 +59,15 @@ func (j *memJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
 	done <- nil
 }
 
+// waitFor blocks until cond, called with the journal locked, holds.
+func (j *memJournal) waitFor(cond func(recs map[uint64]*core.Record) bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for !cond(j.recs) {
+		j.cond.Wait()
+	}
+}
+
 // records returns the records in sequence order, failing on a gap.
 func (j *memJournal) records(t testing.TB) []*core.Record {
 	j.mu.Lock()
@@ -104,10 +113,19 @@ type harness struct {
 	admin uuid.UUID
 }
 
+// newHarness runs an engine with no background loops: tests close markets
+// and flush key usage themselves, so that the log holds only what they did.
 func newHarness(t testing.TB) *harness {
 	t.Helper()
+	return newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1})
+}
+
+// newHarnessConfig runs an engine with cfg and the harness's clock.
+func newHarnessConfig(t testing.TB, cfg core.Config) *harness {
+	t.Helper()
 	h := &harness{t: t, ctx: context.Background(), j: newMemJournal(), clock: newClock()}
-	h.e = core.NewEngine(core.NewState(), h.j, core.Config{Now: h.clock.Now, CloseInterval: -1})
+	cfg.Now = h.clock.Now
+	h.e = core.NewEngine(core.NewState(), h.j, cfg)
 	t.Cleanup(h.e.Close)
 	h.admin = h.account("admin", core.RoleAdmin, 0)
 	return h

@@ -66,3 +66,16 @@ func (m *idMap[V]) rangeValues(fn func(V) bool) {
 		}
 	}
 }
+
+// len returns the number of values stored. Values stored during the call
+// may or may not be counted.
+func (m *idMap[V]) len() int {
+	n := 0
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.RLock()
+		n += len(s.m)
+		s.mu.RUnlock()
+	}
+	return n
+}

@@ -92,7 +92,7 @@ func (e *Engine) RevokeKey(ctx context.Context, account, keyID uuid.UUID) (Key, 
 	if err != nil {
 		return Key{}, err
 	}
-	k := ent.key
+	k := ent.current() // the image carries the usage counted so far
 	if k.RevokedAt != 0 {
 		lsn := ent.lsn
 		t.mu.Unlock()
@@ -124,7 +124,7 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 		t.mu.Unlock()
 		return Key{}, ErrKeyNotFound
 	}
-	old := ent.key
+	old := ent.current() // the image carries the usage counted so far
 	old.RevokedAt = now
 	k := Key{ID: e.ids.next(), Account: account, Name: old.Name, Hash: hash, Prefix: prefix,
 		Scopes: old.Scopes, Tier: old.Tier, CreatedAt: now}
@@ -189,18 +189,21 @@ func (e *Engine) commitAuth(t *authTable, kind Kind, now int64, keys []KeyChange
 	return <-done
 }
 
-// KeyByHash finds a key by the SHA-256 of its secret, whatever its state.
+// KeyByHash finds a key by the SHA-256 of its secret, whatever its state,
+// with its usage counted so far, flushed or not. It counts no use: an
+// authenticated request calls AuthenticateKey.
 func (e *Engine) KeyByHash(hash [32]byte) (Key, bool) {
 	t := &e.st.auth
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if ent := t.byHash[hash]; ent != nil {
-		return ent.key, true
+		return ent.current(), true
 	}
 	return Key{}, false
 }
 
-// Keys returns an account's keys, oldest first, whatever their state.
+// Keys returns an account's keys, oldest first, whatever their state, with
+// their usage counted so far, flushed or not.
 func (e *Engine) Keys(account uuid.UUID) []Key {
 	t := &e.st.auth
 	t.mu.RLock()
@@ -208,7 +211,7 @@ func (e *Engine) Keys(account uuid.UUID) []Key {
 	ents := t.byAccount[account]
 	out := make([]Key, len(ents))
 	for i, ent := range ents {
-		out[i] = ent.key
+		out[i] = ent.current()
 	}
 	return out
 }

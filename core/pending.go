@@ -58,7 +58,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 		e.st.supply.apply(seq, rec.Supply)
 	}
 	for _, kc := range rec.Keys {
-		e.st.auth.putKey(seq, kc.Key)
+		e.st.auth.applyKey(seq, kc.Key)
 	}
 	for _, sc := range rec.Sessions {
 		e.st.auth.putSession(seq, sc.Session)
