@@ -2,7 +2,17 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: test vet unit bench bench-core fuzz
+.PHONY: build run test vet unit bench bench-core fuzz
+
+# The server binary, left at bin/marketd.
+build:
+	$(GO) build -o bin/marketd ./cmd/marketd
+
+# Build and start the server with its embedded defaults: data under ./data,
+# listening on :8080; without -admin-password it creates the account admin
+# with a generated password and prints it once. ARGS passes flags.
+run: build
+	./bin/marketd $(ARGS)
 
 # vet, then the whole suite with the race detector, the long property and
 # crash runs (build tag long) included.

@@ -3,13 +3,20 @@ module marketd
 go 1.26.8
 
 require (
+	github.com/fasthttp/router v1.5.4
 	github.com/google/uuid v1.6.0
 	github.com/tidwall/wal v1.2.1
+	github.com/valyala/fasthttp v1.77.0
+	golang.org/x/crypto v0.58.0
 )
 
 require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/molecule-man/go-brrr v1.3.0 // indirect
+	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect
 	github.com/tidwall/gjson v1.10.2 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/tidwall/tinylru v1.1.0 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
 )

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/snapshot"
+	"marketd/transport"
+)
+
+// config is the server's configuration, from flags and MARKETD_<NAME>
+// environment variables (a flag on the command line wins).
+type config struct {
+	addr                 string
+	dataDir              string
+	adminPassword        string
+	fsync                string
+	defaultTier          string
+	signupBonusKP        int64
+	anonRatePerMinute    int
+	snapshotEvery        time.Duration
+	snapshotEveryRecords uint64
+	passwordCost         int
+}
+
+// parseConfig reads the flags of args, with defaults taken from the
+// environment first.
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("marketd", flag.ContinueOnError)
+	fs.StringVar(&c.addr, "addr", ":8080", "address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&c.dataDir, "data", "./data", "directory of the write-ahead log and the snapshots")
+	fs.StringVar(&c.adminPassword, "admin-password", "", "password of the admin account, created at start if missing (generated and printed once when empty)")
+	fs.StringVar(&c.fsync, "fsync", "always", "always: acknowledge a change only once it is on disk; off: UNSAFE, for benchmarks only")
+	fs.StringVar(&c.defaultTier, "default-tier", "standard", "rate-limit tier of new API keys: standard, premium or unlimited")
+	fs.Int64Var(&c.signupBonusKP, "signup-bonus", 1000, "KP given to every new account, in whole KP")
+	fs.IntVar(&c.anonRatePerMinute, "anon-rate", transport.DefaultAnonRatePerMinute, "requests per minute per client IP without credentials (negative: no limit)")
+	fs.DurationVar(&c.snapshotEvery, "snapshot-every", snapshot.DefaultEvery, "take a snapshot at least this often when anything changed")
+	fs.Uint64Var(&c.snapshotEveryRecords, "snapshot-every-records", snapshot.DefaultEveryRecords, "take a snapshot once the log grew by this many records")
+	fs.IntVar(&c.passwordCost, "password-cost", transport.DefaultPasswordCost, "bcrypt cost of password hashes (4-31; lower only for tests)")
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" && envErr == nil {
+			if err := f.Value.Set(v); err != nil {
+				envErr = fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return c, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.fsync != "always" && c.fsync != "off":
+		return fmt.Errorf("-fsync: %q is neither always nor off", c.fsync)
+	case c.signupBonusKP < 0 || c.signupBonusKP > 1_000_000_000:
+		return fmt.Errorf("-signup-bonus: %d is out of range 0-1e9", c.signupBonusKP)
+	case c.snapshotEvery <= 0:
+		return fmt.Errorf("-snapshot-every: must be positive")
+	case c.snapshotEveryRecords == 0:
+		return fmt.Errorf("-snapshot-every-records: must be positive")
+	case c.passwordCost < 4 || c.passwordCost > 31:
+		return fmt.Errorf("-password-cost: %d is out of range 4-31", c.passwordCost)
+	case c.anonRatePerMinute == 0:
+		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
+	}
+	if _, ok := tierByName(c.defaultTier); !ok {
+		return fmt.Errorf("-default-tier: %q is not standard, premium or unlimited", c.defaultTier)
+	}
+	return nil
+}
+
+func tierByName(name string) (core.Tier, bool) {
+	for _, t := range []core.Tier{core.TierStandard, core.TierPremium, core.TierUnlimited} {
+		if t.String() == name {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// transportConfig is the part of c the HTTP server takes.
+func (c *config) transportConfig() transport.Config {
+	tier, _ := tierByName(c.defaultTier)
+	return transport.Config{
+		DefaultTier:       tier,
+		SignupBonus:       money.Units(c.signupBonusKP),
+		AnonRatePerMinute: c.anonRatePerMinute,
+		PasswordCost:      c.passwordCost,
+	}
+}

@@ -1,0 +1,34 @@
+// Command marketd runs the prediction-market trading service: it recovers
+// the state from the newest snapshot and the write-ahead log under -data,
+// then serves the HTTP API on -addr until SIGTERM or SIGINT, when it stops
+// accepting, answers the requests in flight, flushes the log, writes a
+// final snapshot and exits 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg, err := parseConfig(os.Args[1:], os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "marketd:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, cfg, logger, os.Stdout); err != nil {
+		logger.Error("marketd stopped", "err", err)
+		if errors.Is(err, errLogFailed) {
+			os.Exit(3)
+		}
+		os.Exit(1)
+	}
+}

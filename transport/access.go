@@ -1,0 +1,185 @@
+package transport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"net/netip"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/transport/ratelimit"
+)
+
+// authMethod is how a caller proved who it is.
+type authMethod uint8
+
+const (
+	anonymous authMethod = iota
+	bySession
+	byKey
+)
+
+// String returns the wire name of the method (auth.method of spec 2.3).
+func (m authMethod) String() string {
+	switch m {
+	case bySession:
+		return "session"
+	case byKey:
+		return "api_key"
+	default:
+		return "none"
+	}
+}
+
+// caller is who made a request, as established by the middleware.
+type caller struct {
+	method  authMethod
+	account uuid.UUID
+	scopes  core.Scopes
+	key     core.Key // the calling key, when method is byKey
+	session [32]byte // the session token's hash, when method is bySession
+}
+
+// Per-minute limits of the tiers (spec part 8).
+const (
+	standardPerMinute = 60
+	premiumPerMinute  = 300
+)
+
+const (
+	keyLiteralPrefix = "svc_live_"
+	keyHexLen        = 32
+	sessionCookie    = "session"
+)
+
+var (
+	bearerPrefix    = []byte("Bearer ")
+	headerLimit     = []byte("X-RateLimit-Limit")
+	headerRemaining = []byte("X-RateLimit-Remaining")
+	headerReset     = []byte("X-RateLimit-Reset")
+)
+
+// admit runs the access checks of rt in the order of decisions.md section
+// 2 and returns the caller; an error is the answer to give instead.
+func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
+	c, err := s.authenticate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.method == anonymous {
+		if rt.access != public {
+			return nil, errAuthRequired
+		}
+		return c, s.limitAnonymous(ctx)
+	}
+	if rt.access == sessionOnly && c.method != bySession {
+		return nil, errSessionRequired
+	}
+	if rt.scopes != 0 && c.scopes&rt.scopes == 0 {
+		return nil, errScope
+	}
+	if rt.admin {
+		a, ok := s.eng.Account(c.account)
+		if !ok || a.Info.Role != core.RoleAdmin {
+			return nil, errAdminRole
+		}
+	}
+	return c, s.limitCaller(ctx, c)
+}
+
+// authenticate finds the caller from an Authorization header (an API key)
+// or a session cookie. No credentials give an anonymous caller; credentials
+// that are malformed, unknown, revoked or expired give 401.
+func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*caller, error) {
+	if h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization); len(h) > 0 {
+		return s.authenticateKey(h)
+	}
+	if tok := ctx.Request.Header.Cookie(sessionCookie); len(tok) > 0 {
+		return s.authenticateSession(tok)
+	}
+	return &caller{method: anonymous}, nil
+}
+
+func (s *Server) authenticateKey(header []byte) (*caller, error) {
+	key, ok := bytes.CutPrefix(header, bearerPrefix)
+	if !ok || !validKeyLiteral(key) {
+		return nil, errAuthRequired
+	}
+	k, err := s.eng.AuthenticateKey(sha256.Sum256(key))
+	if err != nil {
+		return nil, errAuthRequired
+	}
+	return &caller{method: byKey, account: k.Account, scopes: k.Scopes, key: k}, nil
+}
+
+// validKeyLiteral reports whether b has the form of a key: svc_live_ and
+// 32 lowercase hex digits. Anything else cannot match a stored hash.
+func validKeyLiteral(b []byte) bool {
+	if len(b) != len(keyLiteralPrefix)+keyHexLen || !bytes.HasPrefix(b, []byte(keyLiteralPrefix)) {
+		return false
+	}
+	for _, ch := range b[len(keyLiteralPrefix):] {
+		if !('0' <= ch && ch <= '9' || 'a' <= ch && ch <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) authenticateSession(token []byte) (*caller, error) {
+	h := sha256.Sum256(token)
+	sess, ok := s.eng.SessionByHash(h)
+	if !ok || sess.RevokedAt != 0 || s.now().UnixNano() >= sess.ExpiresAt {
+		return nil, errAuthRequired
+	}
+	return &caller{method: bySession, account: sess.Account, scopes: core.AllScopes, session: h}, nil
+}
+
+// limitCaller applies the caller's rate limit: its key's tier, or the
+// premium rate per account for sessions (decisions.md section 4).
+func (s *Server) limitCaller(ctx *fasthttp.RequestCtx, c *caller) error {
+	if c.method == bySession {
+		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAccount, ID: c.account}, premiumPerMinute)
+	}
+	switch c.key.Tier {
+	case core.TierUnlimited:
+		return nil // no window, no headers: nothing to pay on this path
+	case core.TierPremium:
+		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, premiumPerMinute)
+	default:
+		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, standardPerMinute)
+	}
+}
+
+// limitAnonymous limits requests without credentials per client IP.
+func (s *Server) limitAnonymous(ctx *fasthttp.RequestCtx) error {
+	if s.cfg.AnonRatePerMinute <= 0 {
+		return nil
+	}
+	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
+	return s.applyLimit(ctx, ratelimit.IPKey(ip), s.cfg.AnonRatePerMinute)
+}
+
+func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int) error {
+	d := s.limiter.Allow(k, limit, s.now())
+	if d.Full {
+		// Every window of the shard is in use by other clients: shed
+		// this one rather than grow without bound.
+		return &apiError{status: fasthttp.StatusServiceUnavailable, msg: "Too many clients, retry later",
+			retryAfterSeconds: d.RetryAfterSeconds()}
+	}
+	h := &ctx.Response.Header
+	// SetCanonical keeps the spelling of spec part 8 (fasthttp would
+	// write X-Ratelimit-Limit); header names are case-insensitive anyway.
+	h.SetCanonical(headerLimit, strconv.AppendInt(nil, int64(d.Limit), 10))
+	h.SetCanonical(headerRemaining, strconv.AppendInt(nil, int64(d.Remaining), 10))
+	h.SetCanonical(headerReset, strconv.AppendInt(nil, d.ResetUnix(), 10))
+	if !d.Allowed {
+		return &apiError{status: fasthttp.StatusTooManyRequests, msg: "Rate limit exceeded",
+			retryAfterSeconds: d.RetryAfterSeconds()}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package transport
+
+import (
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/core/money"
+)
+
+type settleRequest struct {
+	MarketID *string `json:"market_id"`
+	Outcome  *string `json:"outcome"`
+}
+
+type settleResponse struct {
+	MarketID      uuid.UUID    `json:"market_id"`
+	Outcome       string       `json:"outcome"`
+	PositionsPaid int          `json:"positions_paid"`
+	TotalPaid     money.Amount `json:"total_paid"`
+	TotalPaidUSDC money.Amount `json:"total_paid_usdc"`
+}
+
+func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller) error {
+	var body settleRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	var req core.SettleRequest
+	var err error
+	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+		return err
+	}
+	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
+		return err
+	}
+	r, err := s.eng.Settle(ctx, req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, settleResponse{
+		MarketID:      r.Market,
+		Outcome:       r.Outcome.String(),
+		PositionsPaid: r.PositionsPaid,
+		TotalPaid:     r.TotalPaid[money.KP],
+		TotalPaidUSDC: r.TotalPaid[money.USDC],
+	})
+}
+
+type perCurrency[T any] struct {
+	KP   T `json:"kp"`
+	USDC T `json:"usdc"`
+}
+
+type marketCounts struct {
+	Active   int `json:"active"`
+	Closed   int `json:"closed"`
+	Resolved int `json:"resolved"`
+	Total    int `json:"total"`
+}
+
+type logJSON struct {
+	FirstSeq   uint64 `json:"first_seq"`
+	LastSeq    uint64 `json:"last_seq"`
+	DurableSeq uint64 `json:"durable_seq"`
+	Records    uint64 `json:"records_written"`
+	Batches    uint64 `json:"batches"`
+	Fsyncs     uint64 `json:"fsyncs"`
+}
+
+type snapshotJSON struct {
+	FromSeq    uint64    `json:"from_seq"`
+	ThroughSeq uint64    `json:"through_seq"`
+	CreatedAt  timestamp `json:"created_at"`
+}
+
+type platformStats struct {
+	Accounts       int                       `json:"accounts"`
+	Markets        marketCounts              `json:"markets"`
+	Trades         perCurrency[uint64]       `json:"trades"`
+	Volume         perCurrency[money.Amount] `json:"volume"`
+	OpenInterest   perCurrency[money.Amount] `json:"open_interest"`
+	ActiveKeys     int                       `json:"active_keys"`
+	ActiveSessions int                       `json:"active_sessions"`
+	WAL            *logJSON                  `json:"wal"`
+	Snapshot       *snapshotJSON             `json:"snapshot"`
+}
+
+func (s *Server) stats(ctx *fasthttp.RequestCtx, _ *caller) error {
+	st := s.eng.Stats()
+	out := platformStats{
+		Accounts: st.Accounts,
+		Markets: marketCounts{
+			Active:   st.Markets[core.StatusActive],
+			Closed:   st.Markets[core.StatusClosed],
+			Resolved: st.Markets[core.StatusResolved],
+			Total:    st.Markets[core.StatusActive] + st.Markets[core.StatusClosed] + st.Markets[core.StatusResolved],
+		},
+		Trades:         perCurrency[uint64]{st.Trades[money.KP], st.Trades[money.USDC]},
+		Volume:         perCurrency[money.Amount]{st.Volume[money.KP], st.Volume[money.USDC]},
+		OpenInterest:   perCurrency[money.Amount]{st.OpenInterest[money.KP], st.OpenInterest[money.USDC]},
+		ActiveKeys:     st.ActiveKeys,
+		ActiveSessions: st.ActiveSessions,
+	}
+	if s.cfg.Status != nil {
+		p := s.cfg.Status.Positions()
+		out.WAL = &logJSON{FirstSeq: p.LogFirstSeq, LastSeq: p.LogLastSeq, DurableSeq: p.LogDurableSeq,
+			Records: p.LogRecords, Batches: p.LogBatches, Fsyncs: p.LogFsyncs}
+		if p.SnapshotThrough != 0 {
+			out.Snapshot = &snapshotJSON{FromSeq: p.SnapshotFrom, ThroughSeq: p.SnapshotThrough, CreatedAt: timestamp(p.SnapshotAt)}
+		}
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, out)
+}

@@ -1,0 +1,165 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+)
+
+// Password limits (decisions.md section 2), in characters.
+const (
+	minPasswordRunes = 8
+	maxPasswordRunes = 128
+)
+
+type credentials struct {
+	Name     *string `json:"name"`
+	Password *string `json:"password"`
+}
+
+type agentResponse struct {
+	Agent agentJSON `json:"agent"`
+}
+
+func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
+	var req credentials
+	if err := decodeBody(ctx, &req); err != nil {
+		return err
+	}
+	switch {
+	case req.Name == nil:
+		return fieldError("name", "is required")
+	case !validName(*req.Name):
+		return fieldError("name", "must be %d-%d characters of A-Z, a-z, 0-9, _ and -", core.MinNameLen, core.MaxNameLen)
+	case req.Password == nil:
+		return fieldError("password", "is required")
+	}
+	if n := utf8.RuneCountInString(*req.Password); n < minPasswordRunes || n > maxPasswordRunes {
+		return fieldError("password", "must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
+	}
+	// Refuse a taken name before paying for a hash; CreateAccount checks
+	// again under its lock, so a race still ends in one account.
+	if _, taken := s.eng.AccountByName(*req.Name); taken {
+		return core.ErrNameTaken
+	}
+	hash, err := s.hasher.Hash(ctx, *req.Password)
+	if err != nil {
+		return err
+	}
+	a, err := s.eng.CreateAccount(ctx, core.NewAccount{Name: *req.Name, PasswordHash: hash,
+		Role: core.RoleSpeculator, Bonus: s.cfg.SignupBonus})
+	if err != nil {
+		return err
+	}
+	if err := s.startSession(ctx, &a); err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusCreated, agentResponse{Agent: agentOf(&a)})
+}
+
+// validName reports whether name is 3-32 characters of A-Z a-z 0-9 _ -.
+func validName(name string) bool {
+	if len(name) < core.MinNameLen || len(name) > core.MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
+	var req credentials
+	if err := decodeBody(ctx, &req); err != nil {
+		return err
+	}
+	if req.Name == nil {
+		return fieldError("name", "is required")
+	}
+	if req.Password == nil {
+		return fieldError("password", "is required")
+	}
+	now := s.now()
+	if wait, blocked := s.guard.Check(*req.Name, now); blocked {
+		return &apiError{status: fasthttp.StatusTooManyRequests, msg: "Too many failed logins for this name, retry later",
+			retryAfterSeconds: ceilSeconds(wait)}
+	}
+	a, found := s.eng.AccountByName(*req.Name)
+	var hash []byte
+	if found && a.ID != core.HouseID {
+		hash = a.Info.PasswordHash
+	}
+	// An unknown name is compared against a dummy hash, so that it costs
+	// what a wrong password costs and answers the same.
+	ok, err := s.hasher.Compare(ctx, hash, *req.Password)
+	if err != nil {
+		return err
+	}
+	if !ok || hash == nil {
+		s.guard.Fail(*req.Name, now)
+		return errCredentials
+	}
+	s.guard.Succeed(*req.Name)
+	if err := s.startSession(ctx, &a); err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, agentResponse{Agent: agentOf(&a)})
+}
+
+// startSession stores a new session for the account and sets its cookie
+// (decisions.md section 2).
+func (s *Server) startSession(ctx *fasthttp.RequestCtx, a *core.AccountView) error {
+	token, hash := newSessionToken()
+	sess := core.Session{Hash: hash, Account: a.ID, ExpiresAt: s.now().Add(s.cfg.SessionTTL).UnixNano()}
+	if err := s.eng.CreateSession(ctx, sess); err != nil {
+		return err
+	}
+	var ck fasthttp.Cookie
+	ck.SetKey(sessionCookie)
+	ck.SetValue(token)
+	ck.SetHTTPOnly(true)
+	ck.SetSameSite(fasthttp.CookieSameSiteStrictMode)
+	ck.SetPath("/")
+	ctx.Response.Header.SetCookie(&ck)
+	return nil
+}
+
+type logoutResponse struct {
+	Status string `json:"status"`
+}
+
+func (s *Server) logout(ctx *fasthttp.RequestCtx, c *caller) error {
+	if err := s.eng.RevokeSession(ctx, c.session); err != nil {
+		return err
+	}
+	ctx.Response.Header.DelClientCookie(sessionCookie)
+	return writeJSON(ctx, fasthttp.StatusOK, logoutResponse{Status: "logged_out"})
+}
+
+// CreateAdmin creates an account with the admin role, its password hashed
+// like any other: cmd/marketd calls it at start for the account "admin".
+func (s *Server) CreateAdmin(ctx context.Context, name, pw string) error {
+	if !validName(name) {
+		return fmt.Errorf("admin account name %q: %w", name, errors.New("not a valid account name"))
+	}
+	if n := utf8.RuneCountInString(pw); n < minPasswordRunes || n > maxPasswordRunes {
+		return fmt.Errorf("admin password must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
+	}
+	hash, err := s.hasher.Hash(ctx, pw)
+	if err != nil {
+		return fmt.Errorf("hash admin password: %w", err)
+	}
+	_, err = s.eng.CreateAccount(ctx, core.NewAccount{Name: name, PasswordHash: hash, Role: core.RoleAdmin})
+	if err != nil {
+		return fmt.Errorf("create admin account: %w", err)
+	}
+	return nil
+}

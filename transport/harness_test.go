@@ -1,0 +1,192 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/wal"
+)
+
+// testServer is a Server on a loopback port over a real log (without
+// fsync: these tests are about HTTP, not durability).
+type testServer struct {
+	t      *testing.T
+	url    string
+	eng    *core.Engine
+	srv    *Server
+	client *http.Client
+}
+
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func newTestServer(t *testing.T, cfg Config) *testServer {
+	t.Helper()
+	log, err := wal.Open(t.TempDir(), wal.Options{NoFsync: true, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Start()
+	eng := core.NewEngine(core.NewState(), log, core.Config{CloseInterval: -1})
+	if cfg.PasswordCost == 0 {
+		cfg.PasswordCost = 4
+	}
+	if cfg.SignupBonus == 0 {
+		cfg.SignupBonus = money.Units(1000)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger
+	}
+	srv := New(eng, cfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		eng.Close()
+		if err := eng.State().Check(); err != nil {
+			t.Errorf("invariants after the test: %v", err)
+		}
+		if err := log.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &testServer{t: t, url: "http://" + ln.Addr().String(), eng: eng, srv: srv,
+		client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+// auth is how a test request authenticates: an API key, a session
+// cookie, or nothing.
+type auth struct {
+	key     string
+	session string
+}
+
+// response is an answer as the tests look at it.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body %q is not a JSON object: %v", r.body, err)
+	}
+	return m
+}
+
+func (r response) errorMessage(t *testing.T) string {
+	t.Helper()
+	m := r.json(t)
+	msg, ok := m["error"].(string)
+	if !ok || len(m) != 1 {
+		t.Fatalf("error body %s is not {\"error\": \"...\"}", r.body)
+	}
+	return msg
+}
+
+func (ts *testServer) do(method, path string, a auth, body string) response {
+	ts.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, ts.url+path, rd)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if a.key != "" {
+		req.Header.Set("Authorization", "Bearer "+a.key)
+	}
+	if a.session != "" {
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: a.session})
+	}
+	resp, err := ts.client.Do(req)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != contentTypeJSON {
+		ts.t.Errorf("%s %s: Content-Type %q, body %q", method, path, ct, b)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: bytes.TrimSpace(b)}
+}
+
+// expect fails the test unless r has the status, and, when msg is not
+// empty, the error message.
+func (ts *testServer) expect(r response, status int, msg string) {
+	ts.t.Helper()
+	if r.status != status {
+		ts.t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+	}
+	if msg != "" {
+		if got := r.errorMessage(ts.t); got != msg {
+			ts.t.Fatalf("error %q, want %q", got, msg)
+		}
+	}
+}
+
+// register creates an account and returns its session token.
+func (ts *testServer) register(name string) string {
+	ts.t.Helper()
+	r := ts.do("POST", "/api/auth/register", auth{}, `{"name":"`+name+`","password":"password-`+name+`"}`)
+	ts.expect(r, http.StatusCreated, "")
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == sessionCookie {
+			return c.Value
+		}
+	}
+	ts.t.Fatalf("register %s: no session cookie in %v", name, r.header)
+	return ""
+}
+
+// newKey creates a key with the given scopes for the session's account.
+func (ts *testServer) newKey(session string, scopes ...string) string {
+	ts.t.Helper()
+	b, _ := json.Marshal(map[string]any{"name": "k", "scopes": scopes})
+	r := ts.do("POST", "/api/keys", auth{session: session}, string(b))
+	ts.expect(r, http.StatusCreated, "")
+	return r.json(ts.t)["key"].(string)
+}
+
+// admin creates an admin account directly and returns its session.
+func (ts *testServer) admin() string {
+	ts.t.Helper()
+	if err := ts.srv.CreateAdmin(context.Background(), "admin", "admin-password"); err != nil {
+		ts.t.Fatal(err)
+	}
+	r := ts.do("POST", "/api/auth/login", auth{}, `{"name":"admin","password":"admin-password"}`)
+	ts.expect(r, http.StatusOK, "")
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == sessionCookie {
+			return c.Value
+		}
+	}
+	ts.t.Fatal("admin login: no cookie")
+	return ""
+}

@@ -1,0 +1,226 @@
+package transport
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/transport/strictjson"
+)
+
+// maxKeyDays bounds expires_in_days (decisions.md section 3).
+const maxKeyDays = 3650
+
+type createKeyRequest struct {
+	Name          *string           `json:"name"`
+	Scopes        []string          `json:"scopes"`
+	ExpiresInDays strictjson.Number `json:"expires_in_days"`
+	RateLimitTier *string           `json:"rate_limit_tier"`
+}
+
+// newKeyResponse is what creating or rotating a key answers: the only
+// time the key itself is shown.
+type newKeyResponse struct {
+	ID            uuid.UUID  `json:"id"`
+	Name          string     `json:"name"`
+	Key           string     `json:"key"`
+	KeyPrefix     string     `json:"key_prefix"`
+	Scopes        []string   `json:"scopes"`
+	RateLimitTier string     `json:"rate_limit_tier"`
+	CreatedAt     timestamp  `json:"created_at"`
+	ExpiresAt     *timestamp `json:"expires_at"`
+}
+
+type keyJSON struct {
+	ID            uuid.UUID  `json:"id"`
+	Name          string     `json:"name"`
+	KeyPrefix     string     `json:"key_prefix"`
+	Scopes        []string   `json:"scopes"`
+	RateLimitTier string     `json:"rate_limit_tier"`
+	TotalRequests uint64     `json:"total_requests"`
+	Status        string     `json:"status"`
+	CreatedAt     timestamp  `json:"created_at"`
+	ExpiresAt     *timestamp `json:"expires_at"`
+	LastUsedAt    *timestamp `json:"last_used_at"`
+}
+
+type keyList struct {
+	Count int       `json:"count"`
+	Keys  []keyJSON `json:"keys"`
+}
+
+type revokedKey struct {
+	ID     uuid.UUID `json:"id"`
+	Status string    `json:"status"`
+}
+
+var scopeNames = []struct {
+	name  string
+	scope core.Scopes
+}{{"read", core.ScopeRead}, {"trade", core.ScopeTrade}, {"admin", core.ScopeAdmin}}
+
+func scopeList(s core.Scopes) []string {
+	out := []string{}
+	for _, n := range scopeNames {
+		if s.Has(n.scope) {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+func parseScopes(names []string) (core.Scopes, error) {
+	if names == nil {
+		return 0, fieldError("scopes", "is required")
+	}
+	var s core.Scopes
+	for i, name := range names {
+		found := false
+		for _, n := range scopeNames {
+			if n.name == name {
+				s |= n.scope
+				found = true
+			}
+		}
+		if !found {
+			return 0, fieldError("scopes", "item %d: unknown scope %q (read, trade or admin)", i, name)
+		}
+	}
+	if s == 0 {
+		return 0, fieldError("scopes", "must be a non-empty subset of read, trade, admin")
+	}
+	return s, nil
+}
+
+func parseTier(name string) (core.Tier, bool) {
+	for _, t := range []core.Tier{core.TierStandard, core.TierPremium, core.TierUnlimited} {
+		if t.String() == name {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller) error {
+	var req createKeyRequest
+	if err := decodeBody(ctx, &req); err != nil {
+		return err
+	}
+	if req.Name == nil {
+		return fieldError("name", "is required")
+	}
+	if err := strictjson.Runes("name", *req.Name, 1, core.MaxKeyNameRunes); err != nil {
+		return err
+	}
+	nk := core.NewKey{Account: c.account, Name: *req.Name, Tier: s.cfg.DefaultTier}
+	var err error
+	if nk.Scopes, err = parseScopes(req.Scopes); err != nil {
+		return err
+	}
+	if req.ExpiresInDays.Set() {
+		days, err := req.ExpiresInDays.Int("expires_in_days")
+		if err != nil {
+			return err
+		}
+		if days < 1 || days > maxKeyDays {
+			return fieldError("expires_in_days", "must be an integer from 1 to %d", maxKeyDays)
+		}
+		nk.ExpiresAt = s.now().Add(time.Duration(days) * 24 * time.Hour)
+	}
+	if req.RateLimitTier != nil {
+		t, ok := parseTier(*req.RateLimitTier)
+		if !ok {
+			return fieldError("rate_limit_tier", "must be standard, premium or unlimited")
+		}
+		if t != s.cfg.DefaultTier && !s.isAdmin(c) {
+			return errAdminRole
+		}
+		nk.Tier = t
+	}
+	key, hash, prefix := newKeyLiteral()
+	nk.Hash, nk.Prefix = hash, prefix
+	k, err := s.eng.CreateKey(ctx, nk)
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusCreated, newKeyOf(&k, key))
+}
+
+func (s *Server) isAdmin(c *caller) bool {
+	a, ok := s.eng.Account(c.account)
+	return ok && a.Info.Role == core.RoleAdmin
+}
+
+func newKeyOf(k *core.Key, key string) newKeyResponse {
+	return newKeyResponse{
+		ID:            k.ID,
+		Name:          k.Name,
+		Key:           key,
+		KeyPrefix:     k.Prefix,
+		Scopes:        scopeList(k.Scopes),
+		RateLimitTier: k.Tier.String(),
+		CreatedAt:     timestamp(k.CreatedAt),
+		ExpiresAt:     optionalTime(k.ExpiresAt),
+	}
+}
+
+// keyStatus is a key's state at nowNanos (spec 3.1).
+func keyStatus(k *core.Key, nowNanos int64) string {
+	switch {
+	case k.RevokedAt != 0:
+		return "revoked"
+	case k.ExpiresAt != 0 && nowNanos >= k.ExpiresAt:
+		return "expired"
+	default:
+		return "active"
+	}
+}
+
+func (s *Server) listKeys(ctx *fasthttp.RequestCtx, c *caller) error {
+	now := s.now().UnixNano()
+	keys := s.eng.Keys(c.account)
+	out := keyList{Count: len(keys), Keys: make([]keyJSON, 0, len(keys))}
+	for i := range keys {
+		k := &keys[i]
+		out.Keys = append(out.Keys, keyJSON{
+			ID:            k.ID,
+			Name:          k.Name,
+			KeyPrefix:     k.Prefix,
+			Scopes:        scopeList(k.Scopes),
+			RateLimitTier: k.Tier.String(),
+			TotalRequests: k.TotalRequests,
+			Status:        keyStatus(k, now),
+			CreatedAt:     timestamp(k.CreatedAt),
+			ExpiresAt:     optionalTime(k.ExpiresAt),
+			LastUsedAt:    optionalTime(k.LastUsedAt),
+		})
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+func (s *Server) revokeKey(ctx *fasthttp.RequestCtx, c *caller) error {
+	id, err := pathUUID(ctx, "id")
+	if err != nil {
+		return err
+	}
+	k, err := s.eng.RevokeKey(ctx, c.account, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, revokedKey{ID: k.ID, Status: "revoked"})
+}
+
+func (s *Server) rotateKey(ctx *fasthttp.RequestCtx, c *caller) error {
+	id, err := pathUUID(ctx, "id")
+	if err != nil {
+		return err
+	}
+	key, hash, prefix := newKeyLiteral()
+	k, err := s.eng.RotateKey(ctx, c.account, id, hash, prefix)
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusCreated, newKeyOf(&k, key))
+}

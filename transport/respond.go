@@ -1,0 +1,61 @@
+package transport
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+const contentTypeJSON = "application/json"
+
+// writeJSON answers with status and v encoded by encoding/json straight
+// into the response body.
+func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) error {
+	ctx.SetStatusCode(status)
+	ctx.SetContentType(contentTypeJSON)
+	ctx.Response.ResetBody()
+	return json.NewEncoder(ctx.Response.BodyWriter()).Encode(v)
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// writeError answers with e as a {"error": "..."} body.
+func writeError(ctx *fasthttp.RequestCtx, e *apiError) {
+	if e.retryAfterSeconds > 0 {
+		ctx.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(e.retryAfterSeconds))
+	}
+	// Encoding a struct of one string cannot fail.
+	_ = writeJSON(ctx, e.status, errorBody{Error: e.msg})
+}
+
+// timestamp is a time in Unix nanoseconds, written as ISO 8601 UTC with a
+// Z and the fraction of a second when there is one (decisions.md section 5).
+type timestamp int64
+
+// MarshalJSON writes the time as an RFC 3339 string in UTC.
+func (t timestamp) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 32)
+	b = append(b, '"')
+	b = time.Unix(0, int64(t)).UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), nil
+}
+
+// optionalTime is a timestamp that is null when zero (no expiry, never
+// used, not resolved).
+func optionalTime(nanos int64) *timestamp {
+	if nanos == 0 {
+		return nil
+	}
+	t := timestamp(nanos)
+	return &t
+}
+
+// ceilSeconds rounds d up to whole seconds, at least 1: a client that
+// waits that long is past the moment d measures.
+func ceilSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
+}

@@ -1,0 +1,67 @@
+package transport
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+)
+
+// access says which credentials a route takes.
+type access uint8
+
+const (
+	// public routes need no credentials; credentials that are sent are
+	// still checked, counted and rate-limited as the caller's.
+	public access = iota
+	// keyOrSession routes take an API key with one of the route's scopes,
+	// or a session.
+	keyOrSession
+	// sessionOnly routes take a session only: an API key gets 403
+	// "Session required" (spec part 5, rule 5).
+	sessionOnly
+)
+
+// route declares one endpoint and every rule the middleware enforces for
+// it before its handler runs.
+type route struct {
+	method string
+	path   string
+	access access
+	// scopes: a key must hold at least one of them; 0 on public and
+	// session-only routes.
+	scopes core.Scopes
+	// admin: the caller's account must have the admin role, whatever its
+	// credentials.
+	admin  bool
+	handle func(ctx *fasthttp.RequestCtx, c *caller) error
+}
+
+// routes is the route table: every endpoint of the service and its rules
+// (spec part 5, decisions.md sections 2 and 3).
+func (s *Server) routes() []route {
+	const get, post, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete
+	return []route{
+		{post, "/api/auth/register", public, 0, false, s.register},
+		{post, "/api/auth/login", public, 0, false, s.login},
+		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout},
+
+		{post, "/api/keys", sessionOnly, 0, false, s.createKey},
+		{get, "/api/keys", keyOrSession, core.ScopeRead, false, s.listKeys},
+		{del, "/api/keys/{id}", sessionOnly, 0, false, s.revokeKey},
+		{post, "/api/keys/{id}/rotate", sessionOnly, 0, false, s.rotateKey},
+
+		{get, "/api/agents/me", keyOrSession, core.ScopeRead, false, s.me},
+		{get, "/api/portfolio", keyOrSession, core.ScopeRead, false, s.portfolio},
+		{get, "/api/points", keyOrSession, core.ScopeRead, false, s.points},
+
+		{get, "/api/markets/active", public, 0, false, s.activeMarkets},
+		{get, "/api/markets", public, 0, false, s.listMarkets},
+		{get, "/api/markets/{id}", public, 0, false, s.getMarket},
+		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, s.createMarket},
+		{post, "/api/markets/trade", keyOrSession, core.ScopeTrade, false, s.trade},
+		{post, "/api/markets/split-merge", keyOrSession, core.ScopeTrade, false, s.splitMerge},
+
+		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
+		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
+	}
+}

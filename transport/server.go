@@ -1,0 +1,297 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/transport/password"
+	"marketd/transport/ratelimit"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes      = 64 << 10
+	DefaultAnonRatePerMinute = 600
+	DefaultSessionTTL        = 7 * 24 * time.Hour
+	DefaultPasswordCost      = 10
+	// DefaultLoginFailures failed logins for one name block it for
+	// DefaultLoginBlock, so that passwords cannot be guessed at the speed
+	// of the server.
+	DefaultLoginFailures = 5
+	DefaultLoginBlock    = time.Minute
+	rateWindow           = time.Minute
+	// sweepInterval is how often ended rate-limit windows are dropped.
+	sweepInterval = time.Minute
+)
+
+// Config holds the server's settings; zero fields take their defaults
+// where one is stated.
+type Config struct {
+	// DefaultTier is the tier of keys created without rate_limit_tier;
+	// only an admin may ask for another (decisions.md section 3).
+	DefaultTier core.Tier
+	// SignupBonus is minted to every new account (decisions.md section 2).
+	SignupBonus money.Amount
+	// AnonRatePerMinute limits requests without credentials per client IP;
+	// negative: no limit. Default DefaultAnonRatePerMinute.
+	AnonRatePerMinute int
+	// MaxBodyBytes bounds request bodies (413 beyond). Default
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int
+	// SessionTTL is how long a session lasts. Default DefaultSessionTTL.
+	SessionTTL time.Duration
+	// PasswordCost is the bcrypt cost; PasswordWorkers hash at once and
+	// PasswordQueue more may wait (503 beyond). Defaults: DefaultPasswordCost
+	// (about 85 ms a hash here), half the CPUs (so that a burst of logins
+	// leaves the other half to trading), 64.
+	PasswordCost    int
+	PasswordWorkers int
+	PasswordQueue   int
+	// Status reports the log's and the snapshots' positions for
+	// GET /api/admin/stats; nil leaves them out.
+	Status StatusSource
+	// Now returns the current time; default time.Now.
+	Now func() time.Time
+	// Logger receives 500s with their causes and panics. Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// StatusSource reports the durability positions shown by the admin stats.
+type StatusSource interface {
+	Positions() Positions
+}
+
+// Positions are the log's and the snapshots' positions.
+type Positions struct {
+	LogFirstSeq, LogLastSeq, LogDurableSeq uint64
+	LogRecords, LogBatches, LogFsyncs      uint64
+	// SnapshotFrom and SnapshotThrough are zero when no snapshot was taken.
+	SnapshotFrom, SnapshotThrough uint64
+	SnapshotAt                    int64
+}
+
+// Server is the HTTP front end of one Engine.
+type Server struct {
+	eng     *core.Engine
+	cfg     Config
+	log     *slog.Logger
+	limiter *ratelimit.Limiter
+	hasher  *password.Hasher
+	guard   *password.Guard
+	router  *router.Router
+	http    *fasthttp.Server
+
+	stop    chan struct{}
+	stopped sync.Once
+	wg      sync.WaitGroup
+}
+
+// New returns a server for eng. Serve starts it; Shutdown stops it.
+func New(eng *core.Engine, cfg Config) *Server {
+	cfg = withDefaults(cfg)
+	s := &Server{
+		eng:     eng,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		limiter: ratelimit.New(rateWindow),
+		hasher:  password.NewHasher(cfg.PasswordWorkers, cfg.PasswordQueue, cfg.PasswordCost),
+		guard:   password.NewGuard(DefaultLoginFailures, DefaultLoginBlock),
+		stop:    make(chan struct{}),
+	}
+	s.router = s.newRouter()
+	s.http = &fasthttp.Server{
+		Handler:            s.router.Handler,
+		ErrorHandler:       s.transportError,
+		Name:               "marketd",
+		MaxRequestBodySize: cfg.MaxBodyBytes,
+		// A client that stalls mid-request or idles holds a connection
+		// and its buffers; these bound both.
+		ReadTimeout:                  30 * time.Second,
+		WriteTimeout:                 30 * time.Second,
+		IdleTimeout:                  2 * time.Minute,
+		DisablePreParseMultipartForm: true,
+		NoDefaultContentType:         true,
+		Logger:                       fasthttpLogger{s.log},
+	}
+	s.wg.Add(1)
+	go s.sweepLoop()
+	return s
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.AnonRatePerMinute == 0 {
+		cfg.AnonRatePerMinute = DefaultAnonRatePerMinute
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.PasswordCost == 0 {
+		cfg.PasswordCost = DefaultPasswordCost
+	}
+	if cfg.PasswordWorkers <= 0 {
+		cfg.PasswordWorkers = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if cfg.PasswordQueue <= 0 {
+		cfg.PasswordQueue = 64
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg
+}
+
+func (s *Server) now() time.Time { return s.cfg.Now() }
+
+// Handler returns the server's request handler, for tests and benchmarks
+// that serve it themselves.
+func (s *Server) Handler() fasthttp.RequestHandler { return s.http.Handler }
+
+// Serve answers requests on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	if err := s.http.Serve(ln); err != nil {
+		return fmt.Errorf("transport: serve: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections, waits for the requests in flight to
+// be answered (or ctx to end), and stops the background work.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.ShutdownWithContext(ctx)
+	s.stopped.Do(func() { close(s.stop) })
+	s.wg.Wait()
+	if err != nil {
+		return fmt.Errorf("transport: shutdown: %w", err)
+	}
+	return nil
+}
+
+// sweepLoop drops ended rate-limit windows, so that memory follows the
+// clients active in the last minute. It exits when Shutdown closes stop.
+func (s *Server) sweepLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			now := s.now()
+			s.limiter.Sweep(now)
+			s.guard.Sweep(now)
+		}
+	}
+}
+
+// newRouter registers every route of the table behind the access checks,
+// with JSON answers for unknown paths, wrong methods and panics.
+func (s *Server) newRouter() *router.Router {
+	r := router.New()
+	// Redirects and automatic OPTIONS answers would not be JSON.
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleOPTIONS = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errNotFound) }
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errMethod) }
+	r.PanicHandler = s.recoverPanic
+	for _, rt := range s.routes() {
+		r.Handle(rt.method, rt.path, s.serve(&rt))
+	}
+	return r
+}
+
+// serve wraps a route's handler in the access checks and the error answer.
+func (s *Server) serve(rt *route) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		c, err := s.admit(ctx, rt)
+		if err == nil {
+			err = rt.handle(ctx, c)
+		}
+		if err != nil {
+			s.fail(ctx, err)
+		}
+	}
+}
+
+// fail answers with the error's status and message; an error no table
+// covers is logged with its cause and answered as a 500.
+func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
+	ae, known := toAPIError(err)
+	if !known {
+		s.log.Error("request failed", "method", string(ctx.Method()), "path", string(ctx.Path()), "err", err)
+	}
+	writeError(ctx, ae)
+}
+
+// recoverPanic turns a handler's panic into a logged 500: the client gets
+// an answer instead of a dropped connection.
+func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
+	s.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()),
+		"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	ctx.Response.Reset()
+	writeError(ctx, errInternal)
+}
+
+// transportError answers what fasthttp refuses before routing: a body over
+// the limit (413, but 404/405 first when the path or method is unknown,
+// as decisions.md section 2 orders them), a malformed request (400), a
+// timeout (408).
+func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		writeError(ctx, s.routeError(ctx, errBodyTooLarge))
+	case isTimeout(err):
+		writeError(ctx, newError(fasthttp.StatusRequestTimeout, "Request timeout"))
+	default:
+		writeError(ctx, badRequest("Malformed HTTP request"))
+	}
+}
+
+// routeError returns 404 or 405 when the request's path or method has no
+// route, else fallback.
+func (s *Server) routeError(ctx *fasthttp.RequestCtx, fallback *apiError) *apiError {
+	method, path := string(ctx.Method()), string(ctx.Path())
+	if h, _ := s.router.Lookup(method, path, ctx); h != nil {
+		return fallback
+	}
+	for _, m := range []string{fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch, fasthttp.MethodPut} {
+		if h, _ := s.router.Lookup(m, path, ctx); h != nil {
+			return errMethod
+		}
+	}
+	return errNotFound
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// fasthttpLogger sends fasthttp's own messages to the server's logger.
+type fasthttpLogger struct{ l *slog.Logger }
+
+// Printf logs one fasthttp message.
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Warn("fasthttp: " + fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,96 @@
+package strictjson_test
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"marketd/transport/strictjson"
+)
+
+// FuzzDecode checks, for any body and each sample request type, that Decode
+// does not panic; that a rejection is an *Error with a message, leaves the
+// destination untouched and, when the body is not valid JSON, blames the
+// body rather than a field; and that an accepted body is one encoding/json
+// decodes to the same value, and whose re-encoding Decode accepts again as
+// the same value.
+func FuzzDecode(f *testing.F) {
+	for _, tc := range validCases(f) {
+		f.Add([]byte(tc.body))
+	}
+	for _, tc := range invalidCases {
+		f.Add([]byte(tc.body))
+	}
+	f.Add([]byte(typicalTrade))
+	f.Add([]byte(typicalKey))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, newDst := range []func() any{trade, key, nested, raw} {
+			checkDecode(t, body, newDst)
+		}
+	})
+}
+
+func checkDecode(t *testing.T, body []byte, newDst func() any) {
+	dst := newDst()
+	err := strictjson.Decode(body, dst)
+	if err != nil {
+		var e *strictjson.Error
+		if !errors.As(err, &e) || e.Reason == "" || err.Error() == "" {
+			t.Fatalf("Decode(%q) into %T = %v (%T), want a *strictjson.Error with a message", body, dst, err, err)
+		}
+		if !reflect.DeepEqual(dst, newDst()) {
+			t.Fatalf("Decode(%q) into %T failed with %v but wrote %+v", body, dst, err, dst)
+		}
+		if !json.Valid(body) && e.Field != "" {
+			t.Fatalf("Decode(%q) into %T = %v: a body that is not JSON must not be blamed on a field", body, dst, err)
+		}
+		return
+	}
+	std := newDst()
+	if err := json.Unmarshal(body, std); err != nil || !reflect.DeepEqual(std, dst) {
+		t.Fatalf("Decode(%q) into %T accepted %+v, but json.Unmarshal gives %+v, %v", body, dst, dst, std, err)
+	}
+	checkNumbers(t, body, dst)
+	if _, ok := dst.(*rawRequest); ok {
+		return // encoding/json compacts a RawMessage when encoding it
+	}
+	enc, err := json.Marshal(dst)
+	if err != nil {
+		t.Fatalf("json.Marshal(%+v): %v", dst, err)
+	}
+	again := newDst()
+	if err := strictjson.Decode(enc, again); err != nil {
+		t.Fatalf("Decode(%q) accepted %+v, but Decode of its encoding %s = %v", body, dst, enc, err)
+	}
+	if !reflect.DeepEqual(again, dst) {
+		t.Fatalf("Decode(%q) = %+v, but its encoding %s decodes to %+v", body, dst, enc, again)
+	}
+}
+
+// checkNumbers runs the conversions of the decoded Numbers: each must give
+// a value or an *Error naming the field, and never an infinite float.
+func checkNumbers(t *testing.T, body []byte, dst any) {
+	var nums []strictjson.Number
+	switch d := dst.(type) {
+	case *tradeRequest:
+		nums = append(nums, d.Shares, d.MaxCost)
+	case *keyRequest:
+		nums = append(nums, d.ExpiresInDays)
+	}
+	for _, n := range nums {
+		_, aErr := n.Amount("n")
+		f, fErr := n.Float("n")
+		_, iErr := n.Int("n")
+		for _, err := range []error{aErr, fErr, iErr} {
+			var e *strictjson.Error
+			if err != nil && (!errors.As(err, &e) || e.Field != "n" || e.Reason == "") {
+				t.Fatalf("Decode(%q): conversion of %q = %v, want nil or a *strictjson.Error naming the field", body, n, err)
+			}
+		}
+		if fErr == nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			t.Fatalf("Decode(%q): Float of %q = %v", body, n, f)
+		}
+	}
+}

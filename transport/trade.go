@@ -1,0 +1,231 @@
+package transport
+
+import (
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/transport/strictjson"
+)
+
+// tradeRequest accepts both request shapes of spec 4.4: the reference
+// shape (market_id, side, shares, type) and the workflow shape (marketId,
+// outcome, side as the direction, amount), told apart by the workflow's
+// own field names (decisions.md section 6).
+type tradeRequest struct {
+	MarketID    *string           `json:"market_id"`
+	Side        *string           `json:"side"`
+	Shares      strictjson.Number `json:"shares"`
+	Type        *string           `json:"type"`
+	Reasoning   string            `json:"reasoning"`
+	MaxCost     strictjson.Number `json:"max_cost"`
+	MinProceeds strictjson.Number `json:"min_proceeds"`
+
+	WorkflowMarketID *string           `json:"marketId"`
+	Outcome          *string           `json:"outcome"`
+	Amount           strictjson.Number `json:"amount"`
+}
+
+type tradeResponse struct {
+	TradeID       uuid.UUID    `json:"trade_id"`
+	MarketID      uuid.UUID    `json:"market_id"`
+	Side          string       `json:"side"`
+	Type          string       `json:"type"`
+	Currency      string       `json:"currency"`
+	Shares        money.Amount `json:"shares"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
+	CreatedAt     timestamp    `json:"created_at"`
+}
+
+func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body tradeRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	req, err := body.toCore(c.account)
+	if err != nil {
+		return err
+	}
+	r, err := s.eng.Trade(ctx, req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, tradeResponse{
+		TradeID:       r.TradeID,
+		MarketID:      r.Market,
+		Side:          r.Side.String(),
+		Type:          tradeType(r.Sell),
+		Currency:      r.Currency.String(),
+		Shares:        r.Shares,
+		Cost:          r.Cost,
+		Vig:           r.Vig,
+		BalanceAfter:  r.BalanceAfter,
+		PriceYesAfter: r.PriceYesAfter,
+		PriceNoAfter:  r.PriceNoAfter,
+		CreatedAt:     timestamp(r.Time.UnixNano()),
+	})
+}
+
+// toCore validates the body's fields, in the reference shape's names
+// unless the body is in the workflow shape, and builds the core request.
+func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
+	req := core.TradeRequest{Account: account, Currency: money.KP, Reasoning: b.Reasoning}
+	marketID, side, direction, shares := b.MarketID, b.Side, b.Type, b.Shares
+	marketField, sideField, typeField, sharesField := "market_id", "side", "type", "shares"
+	if b.WorkflowMarketID != nil || b.Outcome != nil || b.Amount.Set() {
+		if b.MarketID != nil || b.Type != nil || b.Shares.Set() {
+			return req, badRequest("mix of the two trade request shapes: use market_id, side, shares, type or marketId, outcome, side, amount")
+		}
+		marketID, side, direction, shares = b.WorkflowMarketID, b.Outcome, b.Side, b.Amount
+		marketField, sideField, typeField, sharesField = "marketId", "outcome", "side", "amount"
+	}
+	var err error
+	if req.Market, err = requiredUUID(marketField, marketID); err != nil {
+		return req, err
+	}
+	if req.Side, err = parseSide(sideField, side); err != nil {
+		return req, err
+	}
+	if req.Shares, err = positiveAmount(sharesField, shares); err != nil {
+		return req, err
+	}
+	if direction != nil {
+		switch *direction {
+		case "buy":
+		case "sell":
+			req.Sell = true
+		default:
+			return req, fieldError(typeField, "must be buy or sell")
+		}
+	}
+	if req.Limit, req.HasLimit, err = b.limit(req.Sell); err != nil {
+		return req, err
+	}
+	if utf8.RuneCountInString(b.Reasoning) > core.MaxReasoningRunes {
+		return req, fieldError("reasoning", "must be at most %d characters", core.MaxReasoningRunes)
+	}
+	return req, nil
+}
+
+// limit reads max_cost (buys) or min_proceeds (sells).
+func (b *tradeRequest) limit(sell bool) (money.Amount, bool, error) {
+	field, n, other, otherField := "max_cost", b.MaxCost, b.MinProceeds, "min_proceeds"
+	if sell {
+		field, n, other, otherField = "min_proceeds", b.MinProceeds, b.MaxCost, "max_cost"
+	}
+	if other.Set() {
+		return 0, false, fieldError(otherField, "does not apply to a %s", tradeType(sell))
+	}
+	if !n.Set() {
+		return 0, false, nil
+	}
+	a, err := n.Amount(field)
+	if err != nil {
+		return 0, false, err
+	}
+	if a < 0 || a > core.MaxAmount {
+		return 0, false, fieldError(field, "must be from 0 to 1e9")
+	}
+	return a, true, nil
+}
+
+type splitMergeRequest struct {
+	MarketID *string           `json:"market_id"`
+	Amount   strictjson.Number `json:"amount"`
+	Type     *string           `json:"type"`
+}
+
+type splitMergeResponse struct {
+	MarketID     uuid.UUID    `json:"market_id"`
+	Type         string       `json:"type"`
+	Currency     string       `json:"currency"`
+	Amount       money.Amount `json:"amount"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	YesShares    money.Amount `json:"yes_shares"`
+	NoShares     money.Amount `json:"no_shares"`
+}
+
+func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body splitMergeRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	req := core.SplitRequest{Account: c.account, Currency: money.KP}
+	var err error
+	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+		return err
+	}
+	if req.Amount, err = positiveAmount("amount", body.Amount); err != nil {
+		return err
+	}
+	switch {
+	case body.Type == nil:
+		return fieldError("type", "is required")
+	case *body.Type == "merge":
+		req.Merge = true
+	case *body.Type != "split":
+		return fieldError("type", "must be split or merge")
+	}
+	r, err := s.eng.SplitMerge(ctx, req)
+	if err != nil {
+		return err
+	}
+	typ := "split"
+	if r.Merge {
+		typ = "merge"
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, splitMergeResponse{
+		MarketID:     r.Market,
+		Type:         typ,
+		Currency:     r.Currency.String(),
+		Amount:       r.Amount,
+		BalanceAfter: r.BalanceAfter,
+		YesShares:    r.YesShares,
+		NoShares:     r.NoShares,
+	})
+}
+
+// requiredUUID reads a required UUID field.
+func requiredUUID(field string, v *string) (uuid.UUID, error) {
+	if v == nil {
+		return uuid.UUID{}, fieldError(field, "is required")
+	}
+	return strictjson.UUID(field, *v)
+}
+
+// parseSide reads a required yes/no field.
+func parseSide(field string, v *string) (core.Side, error) {
+	switch {
+	case v == nil:
+		return 0, fieldError(field, "is required")
+	case *v == "yes":
+		return core.Yes, nil
+	case *v == "no":
+		return core.No, nil
+	default:
+		return 0, fieldError(field, "must be yes or no")
+	}
+}
+
+// positiveAmount reads a required amount in (0, 1e9] with at most 6
+// decimals (decisions.md section 1).
+func positiveAmount(field string, n strictjson.Number) (money.Amount, error) {
+	if !n.Set() {
+		return 0, fieldError(field, "is required")
+	}
+	a, err := n.Amount(field)
+	if err != nil {
+		return 0, err
+	}
+	if a <= 0 || a > core.MaxAmount {
+		return 0, fieldError(field, "must be positive and at most 1e9")
+	}
+	return a, nil
+}
