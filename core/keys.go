@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -213,6 +215,14 @@ func (e *Engine) Keys(account uuid.UUID) []Key {
 	for i, ent := range ents {
 		out[i] = ent.current()
 	}
+	// The list is in creation order only when built by live operations or
+	// replay; a snapshot restores keys in map order.
+	slices.SortStableFunc(out, func(a, b Key) int {
+		if c := cmp.Compare(a.CreatedAt, b.CreatedAt); c != 0 {
+			return c
+		}
+		return compareIDs(a.ID, b.ID)
+	})
 	return out
 }
 

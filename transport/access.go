@@ -65,7 +65,7 @@ var (
 // admit runs the access checks of rt in the order of decisions.md section
 // 2 and returns the caller; an error is the answer to give instead.
 func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
-	c, err := s.authenticate(ctx)
+	c, err := s.authenticate(ctx, rt.access == public)
 	if err != nil {
 		return nil, err
 	}
@@ -92,20 +92,30 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 
 // authenticate finds the caller from an Authorization header (an API key)
 // or a session cookie. No credentials give an anonymous caller; credentials
-// that are malformed, unknown, revoked or expired give 401.
-func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*caller, error) {
+// that are malformed, unknown, revoked or expired give 401, except a dead
+// session cookie on a public route (publicRoute): a browser keeps sending
+// the cookie of a session that expired, and must still be able to log in.
+func (s *Server) authenticate(ctx *fasthttp.RequestCtx, publicRoute bool) (*caller, error) {
 	if h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization); len(h) > 0 {
 		return s.authenticateKey(h)
 	}
 	if tok := ctx.Request.Header.Cookie(sessionCookie); len(tok) > 0 {
-		return s.authenticateSession(tok)
+		c, err := s.authenticateSession(tok)
+		if err != nil && publicRoute {
+			return &caller{method: anonymous}, nil
+		}
+		return c, err
 	}
 	return &caller{method: anonymous}, nil
 }
 
 func (s *Server) authenticateKey(header []byte) (*caller, error) {
-	key, ok := bytes.CutPrefix(header, bearerPrefix)
-	if !ok || !validKeyLiteral(key) {
+	// The scheme name is case-insensitive (RFC 9110 section 11.1).
+	if len(header) < len(bearerPrefix) || !bytes.EqualFold(header[:len(bearerPrefix)], bearerPrefix) {
+		return nil, errAuthRequired
+	}
+	key := header[len(bearerPrefix):]
+	if !validKeyLiteral(key) {
 		return nil, errAuthRequired
 	}
 	k, err := s.eng.AuthenticateKey(sha256.Sum256(key))

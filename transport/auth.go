@@ -140,7 +140,17 @@ func (s *Server) logout(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err := s.eng.RevokeSession(ctx, c.session); err != nil {
 		return err
 	}
-	ctx.Response.Header.DelClientCookie(sessionCookie)
+	// Expire the browser's cookie. A deletion only matches a cookie of the
+	// same Path (fasthttp's DelClientCookie sets none, so the browser would
+	// keep the one at "/"), and a revoked token that is still sent gets 401
+	// on every route, login included.
+	var ck fasthttp.Cookie
+	ck.SetKey(sessionCookie)
+	ck.SetPath("/")
+	ck.SetHTTPOnly(true)
+	ck.SetSameSite(fasthttp.CookieSameSiteStrictMode)
+	ck.SetExpire(fasthttp.CookieExpireDelete)
+	ctx.Response.Header.SetCookie(&ck)
 	return writeJSON(ctx, fasthttp.StatusOK, logoutResponse{Status: "logged_out"})
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,12 +32,27 @@ var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func newTestServer(t *testing.T, cfg Config) *testServer {
 	t.Helper()
+	return startTestServer(t, cfg, nil, nil)
+}
+
+// startTestServer starts a server over a fresh engine and log. clk, when
+// not nil, is the time of both the engine and the server: the server
+// computes expiries, windows and statuses, the engine decides whether a key
+// is active or a market trades, and the two must agree. before, when not
+// nil, runs on the Server before it accepts connections: tests use it to
+// add routes of their own without a production hook.
+func startTestServer(t *testing.T, cfg Config, clk *clock, before func(*Server)) *testServer {
+	t.Helper()
 	log, err := wal.Open(t.TempDir(), wal.Options{NoFsync: true, Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Start()
-	eng := core.NewEngine(core.NewState(), log, core.Config{CloseInterval: -1})
+	ecfg := core.Config{CloseInterval: -1}
+	if clk != nil {
+		ecfg.Now, cfg.Now = clk.Now, clk.Now
+	}
+	eng := core.NewEngine(core.NewState(), log, ecfg)
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = 4
 	}
@@ -47,6 +63,9 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 		cfg.Logger = quietLogger
 	}
 	srv := New(eng, cfg)
+	if before != nil {
+		before(srv)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +87,34 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 	})
 	return &testServer{t: t, url: "http://" + ln.Addr().String(), eng: eng, srv: srv,
 		client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+// clock is a test clock that only moves when told to, so that expiries,
+// closing times and rate-limit windows are crossed without sleeping. It is
+// read by request goroutines and the engine's loops while a test advances
+// it, hence the mutex.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time // guarded by mu
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// sub returns a copy of ts that reports to t, for use inside t.Run.
+func (ts *testServer) sub(t *testing.T) *testServer {
+	c := *ts
+	c.t = t
+	return &c
 }
 
 // auth is how a test request authenticates: an API key, a session

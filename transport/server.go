@@ -124,6 +124,7 @@ func New(eng *core.Engine, cfg Config) *Server {
 		IdleTimeout:                  2 * time.Minute,
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
+		HeaderReceived:               s.headerReceived,
 		Logger:                       fasthttpLogger{s.log},
 	}
 	s.wg.Add(1)
@@ -259,6 +260,11 @@ func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
 // timeout (408).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && len(ctx.Request.Header.RawHeaders()) == 0:
+		// fasthttp resets a request whose chunked body passed the limit,
+		// path included, so it cannot be routed here; headerReceived
+		// let only routable chunked requests have their body read.
+		writeError(ctx, errBodyTooLarge)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeError(ctx, s.routeError(ctx, errBodyTooLarge))
 	case isTimeout(err):
@@ -268,12 +274,41 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	}
 }
 
+// headerReceived runs once a request's header is read, before its body.
+// A chunked body is read whole before the request is routed, and fasthttp
+// resets a request whose chunked body passes the limit, path included; so
+// a chunked request that no route takes is answered here without its body
+// being read: the router then gives its 404 or 405 before any 413
+// (decisions.md section 2), and the connection, with the body unread on
+// it, is closed after the answer. A body of declared length needs none of
+// this: it is refused on its Content-Length, with the path intact.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if h.ContentLength() != -1 {
+		return fasthttp.RequestConfig{}
+	}
+	var u fasthttp.URI
+	if err := u.Parse(h.Host(), h.RequestURI()); err == nil &&
+		s.lookupError(string(h.Method()), string(u.Path()), nil) != nil {
+		h.SetContentLength(0)
+		h.SetConnectionClose()
+	}
+	return fasthttp.RequestConfig{}
+}
+
 // routeError returns 404 or 405 when the request's path or method has no
 // route, else fallback.
 func (s *Server) routeError(ctx *fasthttp.RequestCtx, fallback *apiError) *apiError {
-	method, path := string(ctx.Method()), string(ctx.Path())
+	if e := s.lookupError(string(ctx.Method()), string(ctx.Path()), ctx); e != nil {
+		return e
+	}
+	return fallback
+}
+
+// lookupError returns 404 or 405 when method and path have no route, else
+// nil. ctx receives the path's parameters; it may be nil.
+func (s *Server) lookupError(method, path string, ctx *fasthttp.RequestCtx) *apiError {
 	if h, _ := s.router.Lookup(method, path, ctx); h != nil {
-		return fallback
+		return nil
 	}
 	for _, m := range []string{fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch, fasthttp.MethodPut} {
 		if h, _ := s.router.Lookup(m, path, ctx); h != nil {

@@ -3,9 +3,13 @@ package strictjson_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"marketd/core/money"
 	"marketd/transport/strictjson"
@@ -40,6 +44,7 @@ type nestedRequest struct {
 	Ratio  float32            `json:"ratio"`
 	Size   uint16             `json:"size"`
 	Opt    *strictjson.Number `json:"opt"`
+	ID     uuid.UUID          `json:"id"`
 	Region
 }
 
@@ -105,14 +110,15 @@ func validCases(t testing.TB) []struct {
 		{"null scopes", `{"scopes":null}`, &keyRequest{}},
 		{"nested", `{"meta":{"tags":["a","a"],"note":"n"},"legs":[{"outcome":"yes","shares":1},{"outcome":"no"}],` +
 			`"labels":{"a":1,"b":-2},"extra":{"x":[1,"y",null,true,{"z":{}}]},"amount":1.5,"flag":true,` +
-			`"count":-128,"ratio":0.5,"size":65535,"opt":7,"region":"eu"}`,
+			`"count":-128,"ratio":0.5,"size":65535,"opt":7,"id":"0b5e7c3a-4f1d-4c8e-9a7b-2d6f8e1c3b5a","region":"eu"}`,
 			&nestedRequest{
 				Meta:   meta{Tags: []string{"a", "a"}, Note: &note},
 				Legs:   []leg{{Outcome: "yes", Shares: num(t, "1")}, {Outcome: "no"}},
 				Labels: map[string]int{"a": 1, "b": -2},
 				Extra:  map[string]any{"x": []any{1.0, "y", nil, true, map[string]any{"z": map[string]any{}}}},
 				Amount: 1_500_000, Flag: true, Count: -128, Ratio: 0.5, Size: 65535,
-				Opt: func() *strictjson.Number { n := num(t, "7"); return &n }(), Region: Region{Region: "eu"},
+				Opt: func() *strictjson.Number { n := num(t, "7"); return &n }(),
+				ID:  uuid.MustParse("0b5e7c3a-4f1d-4c8e-9a7b-2d6f8e1c3b5a"), Region: Region{Region: "eu"},
 			}},
 		{"nulls where allowed", `{"meta":{"note":null},"legs":null,"labels":null,"extra":null,"opt":null}`, &nestedRequest{}},
 		{"tiny float rounds to zero", `{"ratio":1e-400}`, &nestedRequest{}},
@@ -245,6 +251,13 @@ var invalidCases = []invalidCase{
 	{"any given infinite number", `{"extra":[1e400]}`, nested, "extra[0]", "is out of range"},
 	{"custom type rejects", `{"amount":1.0000001}`, nested, "amount", "is not valid"},
 	{"custom type given string", `{"amount":"5"}`, nested, "amount", "is not valid"},
+	{"custom type given null", `{"amount":null}`, nested, "amount", "is not valid"},
+	{"text type given number", `{"id":5}`, nested, "id", "must be a string"},
+	{"text type given null", `{"id":null}`, nested, "id", "must be a string"},
+	{"text type rejects", `{"id":"not-a-uuid"}`, nested, "id", "is not valid"},
+	{"text type with surrogate", `{"id":"\udead"}`, nested, "id", "unpaired UTF-16 surrogate"},
+	{"empty key", `{"":1}`, trade, `""`, "unknown field"},
+	{"empty key nested", `{"labels":{"":1,"":2}}`, nested, `labels.""`, "duplicate field"},
 
 	// Unpaired surrogates, which encoding/json would turn into U+FFFD.
 	{"lone high surrogate", `{"reasoning":"a\ud800"}`, trade, "reasoning", "unpaired UTF-16 surrogate"},
@@ -416,5 +429,34 @@ func TestMaxValues(t *testing.T) {
 				t.Errorf("Decode = %v, want body error %q", err, tc.reason)
 			}
 		})
+	}
+}
+
+// TestDecodeConcurrent decodes into a type no other test uses from many
+// goroutines at once, so that under -race the first use of its schema, and
+// the walks, run concurrently.
+func TestDecodeConcurrent(t *testing.T) {
+	type order struct {
+		Side   string            `json:"side"`
+		Shares strictjson.Number `json:"shares"`
+		Tags   []string          `json:"tags"`
+	}
+	const goroutines = 8
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		go func() {
+			var o order
+			body := []byte(`{"side":"yes","shares":` + strconv.Itoa(g) + `,"tags":["a"]}`)
+			err := strictjson.Decode(body, &o)
+			if err == nil && (o.Shares.String() != strconv.Itoa(g) || o.Side != "yes" || len(o.Tags) != 1) {
+				err = fmt.Errorf("Decode(%s) = %+v", body, o)
+			}
+			errs <- err
+		}()
+	}
+	for range goroutines {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

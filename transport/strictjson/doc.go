@@ -32,8 +32,9 @@
 // Supported destination field types: string, bool, integers, floats, Number,
 // json.Number, structs (embedded ones flattened), pointers, slices, maps with
 // string keys, any, and types implementing json.Unmarshaler or
-// encoding.TextUnmarshaler (run once on a scratch value during the walk, so
-// that their errors name the field: they must not have side effects). Decode
-// panics, as for any programming error, on other types, on the ",string" tag
-// option and on structs with more than 64 fields.
+// encoding.TextUnmarshaler. Their decoders run during the walk, so that
+// their errors name the field; inside a slice or map they run twice (once
+// to check, once when the container is decoded whole), so they must not have
+// side effects. Decode panics, as for any programming error, on other types,
+// on the ",string" tag option and on structs with more than 64 fields.
 package strictjson

@@ -77,6 +77,10 @@ func formatPath(path []step) string {
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
+		if s.key == "" {
+			b.WriteString(`""`) // else {"":1} would read as a whole-body error
+			continue
+		}
 		b.WriteString(clip(s.key))
 	}
 	return b.String()

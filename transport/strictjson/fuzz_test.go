@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"marketd/transport/strictjson"
@@ -25,6 +26,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(typicalTrade))
 	f.Add([]byte(typicalKey))
+	// Just under the size limit, with an encoding just over it.
+	f.Add([]byte(`{"reasoning":"` + strings.Repeat("a", strictjson.MaxBodyBytes-20) + `"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, newDst := range []func() any{trade, key, nested, raw} {
 			checkDecode(t, body, newDst)
@@ -38,19 +41,19 @@ func checkDecode(t *testing.T, body []byte, newDst func() any) {
 	if err != nil {
 		var e *strictjson.Error
 		if !errors.As(err, &e) || e.Reason == "" || err.Error() == "" {
-			t.Fatalf("Decode(%q) into %T = %v (%T), want a *strictjson.Error with a message", body, dst, err, err)
+			t.Fatalf("Decode(%.200q) into %T = %v (%T), want a *strictjson.Error with a message", body, dst, err, err)
 		}
 		if !reflect.DeepEqual(dst, newDst()) {
-			t.Fatalf("Decode(%q) into %T failed with %v but wrote %+v", body, dst, err, dst)
+			t.Fatalf("Decode(%.200q) into %T failed with %v but wrote %.200v", body, dst, err, dst)
 		}
 		if !json.Valid(body) && e.Field != "" {
-			t.Fatalf("Decode(%q) into %T = %v: a body that is not JSON must not be blamed on a field", body, dst, err)
+			t.Fatalf("Decode(%.200q) into %T = %v: a body that is not JSON must not be blamed on a field", body, dst, err)
 		}
 		return
 	}
 	std := newDst()
 	if err := json.Unmarshal(body, std); err != nil || !reflect.DeepEqual(std, dst) {
-		t.Fatalf("Decode(%q) into %T accepted %+v, but json.Unmarshal gives %+v, %v", body, dst, dst, std, err)
+		t.Fatalf("Decode(%.200q) into %T accepted %.200v, but json.Unmarshal gives %.200v, %v", body, dst, dst, std, err)
 	}
 	checkNumbers(t, body, dst)
 	if _, ok := dst.(*rawRequest); ok {
@@ -58,14 +61,19 @@ func checkDecode(t *testing.T, body []byte, newDst func() any) {
 	}
 	enc, err := json.Marshal(dst)
 	if err != nil {
-		t.Fatalf("json.Marshal(%+v): %v", dst, err)
+		t.Fatalf("json.Marshal(%.200v): %v", dst, err)
+	}
+	if len(enc) > strictjson.MaxBodyBytes {
+		// Absent fields and escapes can make the encoding longer than the
+		// body, and the limit is on bodies, not values.
+		return
 	}
 	again := newDst()
 	if err := strictjson.Decode(enc, again); err != nil {
-		t.Fatalf("Decode(%q) accepted %+v, but Decode of its encoding %s = %v", body, dst, enc, err)
+		t.Fatalf("Decode(%.200q) accepted %.200v, but Decode of its encoding %.200s = %v", body, dst, enc, err)
 	}
 	if !reflect.DeepEqual(again, dst) {
-		t.Fatalf("Decode(%q) = %+v, but its encoding %s decodes to %+v", body, dst, enc, again)
+		t.Fatalf("Decode(%.200q) = %.200v, but its encoding %.200s decodes to %.200v", body, dst, enc, again)
 	}
 }
 
@@ -86,11 +94,11 @@ func checkNumbers(t *testing.T, body []byte, dst any) {
 		for _, err := range []error{aErr, fErr, iErr} {
 			var e *strictjson.Error
 			if err != nil && (!errors.As(err, &e) || e.Field != "n" || e.Reason == "") {
-				t.Fatalf("Decode(%q): conversion of %q = %v, want nil or a *strictjson.Error naming the field", body, n, err)
+				t.Fatalf("Decode(%.200q): conversion of %.60q = %v, want nil or a *strictjson.Error naming the field", body, n, err)
 			}
 		}
 		if fErr == nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
-			t.Fatalf("Decode(%q): Float of %q = %v", body, n, f)
+			t.Fatalf("Decode(%.200q): Float of %.60q = %v", body, n, f)
 		}
 	}
 }

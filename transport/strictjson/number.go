@@ -39,7 +39,7 @@ func (n Number) MarshalJSON() ([]byte, error) {
 // completes with the field's name. Quoted numbers are refused because a
 // client that sends them is likely to send "NaN" next.
 func (n *Number) UnmarshalJSON(data []byte) error {
-	if len(data) == 0 || data[0] != '-' && (data[0] < '0' || data[0] > '9') || !json.Valid(data) {
+	if len(data) == 0 || (data[0] != '-' && (data[0] < '0' || data[0] > '9')) || !json.Valid(data) {
 		return &json.UnmarshalTypeError{Value: literalKind(data), Type: reflect.TypeFor[Number]()}
 	}
 	n.lit = string(data)

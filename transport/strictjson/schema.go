@@ -25,6 +25,7 @@ const (
 	kindSlice               // an array
 	kindPointer             // null, or what elem accepts
 	kindCustom              // whatever the type's own decoder accepts
+	kindText                // a string, for an encoding.TextUnmarshaler
 )
 
 // maxFields is the most JSON fields a struct may have: the walk records the
@@ -35,7 +36,7 @@ const maxFields = 64
 // the destination type. Schemas are immutable once built.
 type schema struct {
 	kind   kind
-	typ    reflect.Type   // the Go type; kindCustom values are decoded into a new one
+	typ    reflect.Type   // the Go type; a walk that only checks decodes kindCustom and kindText values into a new one
 	bits   int            // size of kindInt, kindUint and kindFloat
 	elem   *schema        // kindSlice, kindMap and kindPointer
 	fields map[string]int // kindStruct: exact JSON name -> index in kids
@@ -80,8 +81,10 @@ func build(t reflect.Type, building map[reflect.Type]*schema) *schema {
 	case t.Kind() == reflect.Pointer:
 		s.kind = kindPointer
 		s.elem = build(t.Elem(), building)
-	case implements(t, unmarshalerType) || implements(t, textUnmarshalerType):
+	case implements(t, unmarshalerType):
 		s.kind = kindCustom
+	case implements(t, textUnmarshalerType):
+		s.kind = kindText
 	default:
 		buildKind(s, t, building)
 	}
@@ -221,7 +224,7 @@ func collectFields(t reflect.Type, at []int, all *[]field) {
 // want describes in plain words what s accepts, completing "must be".
 func (s *schema) want() string {
 	switch s.kind {
-	case kindString:
+	case kindString, kindText:
 		return "a string"
 	case kindBool:
 		return "true or false"
@@ -247,7 +250,7 @@ func (s *schema) want() string {
 // plural names many values of s, completing "an array of".
 func (s *schema) plural() string {
 	switch s.kind {
-	case kindString:
+	case kindString, kindText:
 		return "strings"
 	case kindBool:
 		return "booleans"

@@ -8,9 +8,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// Runes checks that s has from minRunes to maxRunes characters, counted as
-// runes (what a person calls characters, and what a limit in a spec means)
-// rather than bytes. An empty s is "is required" when minRunes > 0.
+// Runes checks that s has from minRunes to maxRunes characters, counted in
+// runes (Unicode code points), as the spec's limits are, rather than bytes:
+// "日本語" is 3 characters, not 9. An empty s is "is required" when
+// minRunes > 0.
 func Runes(field, s string, minRunes, maxRunes int) error {
 	n := utf8.RuneCountInString(s)
 	switch {

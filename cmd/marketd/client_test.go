@@ -1,0 +1,502 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"marketd/core/money"
+)
+
+// cred is how a request authenticates: an API key, a session token, or
+// nothing.
+type cred struct {
+	key     string
+	session string
+}
+
+func keyCred(key string) cred       { return cred{key: key} }
+func sessionCred(token string) cred { return cred{session: token} }
+
+// keyUses counts the requests each API key made that the server did not
+// answer with 401: what total_requests must show (decisions.md section 3).
+type keyUses struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+func newKeyUses() *keyUses { return &keyUses{n: map[string]uint64{}} }
+
+func (u *keyUses) add(key string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.n[key]++
+}
+
+func (u *keyUses) get(key string) uint64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.n[key]
+}
+
+// client talks HTTP to one child.
+type client struct {
+	t    *testing.T
+	base string
+	hc   *http.Client
+	uses *keyUses // nil: not counted
+}
+
+// reply is an answer as the tests look at it.
+type reply struct {
+	status  int
+	header  http.Header
+	cookies []*http.Cookie
+	body    []byte
+}
+
+// session returns the session token the answer set, or "".
+func (r *reply) session() string {
+	for _, c := range r.cookies {
+		if c.Name == "session" {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// try sends one request; body, when not nil, is encoded as JSON. It is
+// safe for concurrent use and never fails the test: an error means no
+// answer arrived.
+func (c *client) try(method, path string, cr cred, body any) (reply, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return reply{}, fmt.Errorf("encode body: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return reply{}, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if cr.key != "" {
+		req.Header.Set("Authorization", "Bearer "+cr.key)
+	}
+	if cr.session != "" {
+		req.AddCookie(&http.Cookie{Name: "session", Value: cr.session})
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return reply{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return reply{}, fmt.Errorf("read body: %w", err)
+	}
+	if c.uses != nil && cr.key != "" && resp.StatusCode != http.StatusUnauthorized {
+		c.uses.add(cr.key)
+	}
+	return reply{status: resp.StatusCode, header: resp.Header, cookies: resp.Cookies(), body: b}, nil
+}
+
+// do sends one request and fails the test when no answer arrives.
+func (c *client) do(method, path string, cr cred, body any) reply {
+	c.t.Helper()
+	r, err := c.try(method, path, cr, body)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// must sends one request, fails the test unless the status is want, and
+// decodes the body into out when not nil.
+func (c *client) must(method, path string, cr cred, body any, want int, out any) reply {
+	c.t.Helper()
+	r := c.do(method, path, cr, body)
+	if r.status != want {
+		c.t.Fatalf("%s %s %s: status %d, want %d; body %s", method, path, jsonText(body), r.status, want, r.body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.body, out); err != nil {
+			c.t.Fatalf("%s %s: decode %s: %v", method, path, r.body, err)
+		}
+	}
+	return r
+}
+
+// mustError sends one request and checks the error answer: its status
+// and its message (decisions.md section 12).
+func (c *client) mustError(method, path string, cr cred, body any, want int, msg string) {
+	c.t.Helper()
+	var e struct {
+		Error string `json:"error"`
+	}
+	c.must(method, path, cr, body, want, &e)
+	if !strings.Contains(e.Error, msg) {
+		c.t.Fatalf("%s %s %s: error %q, want it to contain %q", method, path, jsonText(body), e.Error, msg)
+	}
+}
+
+// tree fetches path and returns the JSON answer as a tree of maps, slices
+// and json.Numbers, for comparing whole answers.
+func (c *client) tree(path string, cr cred) any {
+	c.t.Helper()
+	r := c.must(http.MethodGet, path, cr, nil, http.StatusOK, nil)
+	d := json.NewDecoder(bytes.NewReader(r.body))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		c.t.Fatalf("GET %s: decode %s: %v", path, r.body, err)
+	}
+	return v
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// register creates an account and returns its session token and
+// profile.
+func (c *client) register(name string) (string, agentJSON) {
+	c.t.Helper()
+	var out struct {
+		Agent agentJSON `json:"agent"`
+	}
+	r := c.must(http.MethodPost, "/api/auth/register", cred{},
+		map[string]any{"name": name, "password": "pw-" + name + "-123"}, http.StatusCreated, &out)
+	tok := r.session()
+	if tok == "" {
+		c.t.Fatalf("register %s: no session cookie in %v", name, r.header)
+	}
+	return tok, out.Agent
+}
+
+// login logs in with the password register gave name and returns the
+// session token.
+func (c *client) login(name, password string) string {
+	c.t.Helper()
+	if password == "" {
+		password = "pw-" + name + "-123"
+	}
+	r := c.must(http.MethodPost, "/api/auth/login", cred{},
+		map[string]any{"name": name, "password": password}, http.StatusOK, nil)
+	tok := r.session()
+	if tok == "" {
+		c.t.Fatalf("login %s: no session cookie in %v", name, r.header)
+	}
+	return tok
+}
+
+// createMarket creates a market as admin (whose cred is given) and
+// returns it.
+func (c *client) createMarket(admin cred, title string, extra map[string]any) marketJSON {
+	c.t.Helper()
+	body := map[string]any{"title": title, "description": "e2e market " + title, "category": "e2e",
+		"closes_at": "2099-01-01T00:00:00Z"}
+	for k, v := range extra {
+		body[k] = v
+	}
+	var m marketJSON
+	c.must(http.MethodPost, "/api/markets", admin, body, http.StatusCreated, &m)
+	return m
+}
+
+func (c *client) createKey(session cred, name string, scopes []string, extra map[string]any) newKeyJSON {
+	c.t.Helper()
+	body := map[string]any{"name": name, "scopes": scopes}
+	for k, v := range extra {
+		body[k] = v
+	}
+	var k newKeyJSON
+	c.must(http.MethodPost, "/api/keys", session, body, http.StatusCreated, &k)
+	return k
+}
+
+// trade sends a trade in the reference shape of spec 4.4.
+func (c *client) trade(cr cred, marketID, side, typ string, shares string) tradeJSON {
+	c.t.Helper()
+	var tr tradeJSON
+	c.must(http.MethodPost, "/api/markets/trade", cr, tradeBody(marketID, side, typ, shares), http.StatusOK, &tr)
+	return tr
+}
+
+func tradeBody(marketID, side, typ, shares string) map[string]any {
+	return map[string]any{"market_id": marketID, "side": side, "type": typ, "shares": json.Number(shares)}
+}
+
+func (c *client) splitMerge(cr cred, marketID, typ, amount string) splitJSON {
+	c.t.Helper()
+	var s splitJSON
+	c.must(http.MethodPost, "/api/markets/split-merge", cr,
+		map[string]any{"market_id": marketID, "type": typ, "amount": json.Number(amount)}, http.StatusOK, &s)
+	return s
+}
+
+func (c *client) points(cr cred) pointsJSON {
+	c.t.Helper()
+	var p pointsJSON
+	c.must(http.MethodGet, "/api/points?limit=1000", cr, nil, http.StatusOK, &p)
+	if p.Count > len(p.Ledger) {
+		c.t.Fatalf("ledger has %d entries, more than one page of %d", p.Count, len(p.Ledger))
+	}
+	return p
+}
+
+func (c *client) me(cr cred) profileJSON {
+	c.t.Helper()
+	var p profileJSON
+	c.must(http.MethodGet, "/api/agents/me", cr, nil, http.StatusOK, &p)
+	return p
+}
+
+func (c *client) market(id string) marketJSON {
+	c.t.Helper()
+	var m marketJSON
+	c.must(http.MethodGet, "/api/markets/"+id, cred{}, nil, http.StatusOK, &m)
+	return m
+}
+
+func (c *client) keys(session cred) map[string]keyJSON {
+	c.t.Helper()
+	var l struct {
+		Count int       `json:"count"`
+		Keys  []keyJSON `json:"keys"`
+	}
+	c.must(http.MethodGet, "/api/keys", session, nil, http.StatusOK, &l)
+	if l.Count != len(l.Keys) {
+		c.t.Fatalf("GET /api/keys: count %d, %d keys", l.Count, len(l.Keys))
+	}
+	out := make(map[string]keyJSON, len(l.Keys))
+	for _, k := range l.Keys {
+		out[k.ID] = k
+	}
+	return out
+}
+
+func (c *client) stats(admin cred) statsJSON {
+	c.t.Helper()
+	var s statsJSON
+	c.must(http.MethodGet, "/api/admin/stats", admin, nil, http.StatusOK, &s)
+	return s
+}
+
+// The answers' shapes, as far as the tests read them (spec part 2,
+// decisions.md). Money is decoded exactly, as micro-units.
+
+type sidesJSON struct {
+	Yes float64 `json:"yes"`
+	No  float64 `json:"no"`
+}
+
+type marketJSON struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Category    string    `json:"category"`
+	Prices      sidesJSON `json:"prices"`
+	Multipliers sidesJSON `json:"multipliers"`
+	Liquidity   struct {
+		Alpha float64      `json:"alpha"`
+		QYes  money.Amount `json:"q_yes"`
+		QNo   money.Amount `json:"q_no"`
+	} `json:"liquidity"`
+	ClosesAt string       `json:"closes_at"`
+	Status   string       `json:"status"`
+	Outcome  *string      `json:"outcome"`
+	Volume   money.Amount `json:"volume"`
+}
+
+type agentJSON struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Role        string       `json:"role"`
+	Balance     money.Amount `json:"balance"`
+	TradingMode string       `json:"trading_mode"`
+	MemberSince string       `json:"member_since"`
+}
+
+type positionJSON struct {
+	MarketID string       `json:"market_id"`
+	Side     string       `json:"side"`
+	Shares   money.Amount `json:"shares"`
+	Cost     money.Amount `json:"cost"`
+	AvgPrice float64      `json:"avg_price"`
+}
+
+type tradeSummaryJSON struct {
+	TradeID   string       `json:"trade_id"`
+	MarketID  string       `json:"market_id"`
+	Side      string       `json:"side"`
+	Type      string       `json:"type"`
+	Shares    money.Amount `json:"shares"`
+	Cost      money.Amount `json:"cost"`
+	Reasoning string       `json:"reasoning"`
+}
+
+type profileJSON struct {
+	Agent agentJSON `json:"agent"`
+	Auth  struct {
+		Method string   `json:"method"`
+		Scopes []string `json:"scopes"`
+	} `json:"auth"`
+	Stats struct {
+		OpenPositions int          `json:"open_positions"`
+		TotalInvested money.Amount `json:"total_invested"`
+	} `json:"stats"`
+	Positions    []positionJSON     `json:"positions"`
+	RecentTrades []tradeSummaryJSON `json:"recent_trades"`
+	APIKey       *struct {
+		ID            string   `json:"id"`
+		Name          string   `json:"name"`
+		Prefix        string   `json:"prefix"`
+		Scopes        []string `json:"scopes"`
+		RateLimitTier string   `json:"rate_limit_tier"`
+		TotalRequests uint64   `json:"total_requests"`
+		ExpiresAt     *string  `json:"expires_at"`
+	} `json:"api_key"`
+}
+
+// shares returns the shares held on a market's side (0 when none).
+func (p *profileJSON) shares(marketID, side string) money.Amount {
+	for _, pos := range p.Positions {
+		if pos.MarketID == marketID && pos.Side == side {
+			return pos.Shares
+		}
+	}
+	return 0
+}
+
+type newKeyJSON struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Key           string   `json:"key"`
+	KeyPrefix     string   `json:"key_prefix"`
+	Scopes        []string `json:"scopes"`
+	RateLimitTier string   `json:"rate_limit_tier"`
+	ExpiresAt     *string  `json:"expires_at"`
+}
+
+type keyJSON struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	KeyPrefix     string   `json:"key_prefix"`
+	Scopes        []string `json:"scopes"`
+	RateLimitTier string   `json:"rate_limit_tier"`
+	TotalRequests uint64   `json:"total_requests"`
+	Status        string   `json:"status"`
+	LastUsedAt    *string  `json:"last_used_at"`
+}
+
+type tradeJSON struct {
+	TradeID       string       `json:"trade_id"`
+	MarketID      string       `json:"market_id"`
+	Side          string       `json:"side"`
+	Type          string       `json:"type"`
+	Shares        money.Amount `json:"shares"`
+	Cost          money.Amount `json:"cost"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
+}
+
+type splitJSON struct {
+	MarketID     string       `json:"market_id"`
+	Type         string       `json:"type"`
+	Amount       money.Amount `json:"amount"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	YesShares    money.Amount `json:"yes_shares"`
+	NoShares     money.Amount `json:"no_shares"`
+}
+
+type ledgerJSON struct {
+	ID           string       `json:"id"`
+	Amount       money.Amount `json:"amount"`
+	TxType       string       `json:"tx_type"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	RefID        string       `json:"ref_id"`
+	CreatedAt    string       `json:"created_at"`
+}
+
+type pointsJSON struct {
+	Balance money.Amount `json:"balance"`
+	Count   int          `json:"count"`
+	Ledger  []ledgerJSON `json:"ledger"` // newest first
+}
+
+type settleJSON struct {
+	MarketID      string       `json:"market_id"`
+	Outcome       string       `json:"outcome"`
+	PositionsPaid int          `json:"positions_paid"`
+	TotalPaid     money.Amount `json:"total_paid"`
+}
+
+type statsJSON struct {
+	Accounts int `json:"accounts"`
+	Markets  struct {
+		Active   int `json:"active"`
+		Closed   int `json:"closed"`
+		Resolved int `json:"resolved"`
+		Total    int `json:"total"`
+	} `json:"markets"`
+	Trades struct {
+		KP uint64 `json:"kp"`
+	} `json:"trades"`
+	Volume struct {
+		KP money.Amount `json:"kp"`
+	} `json:"volume"`
+	OpenInterest struct {
+		KP money.Amount `json:"kp"`
+	} `json:"open_interest"`
+	ActiveKeys     int `json:"active_keys"`
+	ActiveSessions int `json:"active_sessions"`
+	WAL            *struct {
+		LastSeq    uint64 `json:"last_seq"`
+		DurableSeq uint64 `json:"durable_seq"`
+	} `json:"wal"`
+}
+
+// checkLedger checks that a points answer adds up: the entries, oldest
+// first, chain their balance_after from zero, and the balance is the
+// newest one's.
+func checkLedger(t *testing.T, who string, p pointsJSON) {
+	t.Helper()
+	var bal money.Amount
+	for i := len(p.Ledger) - 1; i >= 0; i-- {
+		e := p.Ledger[i]
+		bal += e.Amount
+		if e.BalanceAfter != bal {
+			t.Fatalf("%s: ledger entry %d (%s %s, ref %s): balance_after %s, want %s after the entries before it",
+				who, len(p.Ledger)-1-i, e.TxType, e.Amount, e.RefID, e.BalanceAfter, bal)
+		}
+	}
+	if p.Balance != bal {
+		t.Fatalf("%s: balance %s, but the ledger adds up to %s", who, p.Balance, bal)
+	}
+}
+
+// ledgerByRef indexes a ledger's entries by ref_id and tx_type.
+func ledgerByRef(p pointsJSON) map[string]ledgerJSON {
+	out := make(map[string]ledgerJSON, len(p.Ledger))
+	for _, e := range p.Ledger {
+		out[e.TxType+"/"+e.RefID] = e
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"marketd/snapshot"
+	"marketd/transport"
+)
+
+func TestParseConfig(t *testing.T) {
+	defaults := config{
+		addr:                 ":8080",
+		dataDir:              "./data",
+		fsync:                "always",
+		defaultTier:          "standard",
+		signupBonusKP:        1000,
+		anonRatePerMinute:    transport.DefaultAnonRatePerMinute,
+		snapshotEvery:        snapshot.DefaultEvery,
+		snapshotEveryRecords: snapshot.DefaultEveryRecords,
+		passwordCost:         transport.DefaultPasswordCost,
+	}
+	with := func(change func(*config)) config {
+		c := defaults
+		change(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    config
+		wantErr string // a part of the error; "" for none
+	}{
+		{name: "defaults", want: defaults},
+		{
+			name: "every flag",
+			args: []string{"-addr", "127.0.0.1:0", "-data", "/d", "-admin-password", "secret-pw", "-fsync", "off",
+				"-default-tier", "premium", "-signup-bonus", "5", "-anon-rate", "-1", "-snapshot-every", "2m",
+				"-snapshot-every-records", "10", "-password-cost", "4"},
+			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
+				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
+				snapshotEveryRecords: 10, passwordCost: 4},
+		},
+		{
+			name: "env",
+			env: map[string]string{"MARKETD_SIGNUP_BONUS": "50", "MARKETD_ADMIN_PASSWORD": "env-secret",
+				"MARKETD_SNAPSHOT_EVERY_RECORDS": "7", "MARKETD_DEFAULT_TIER": "unlimited"},
+			want: with(func(c *config) {
+				c.signupBonusKP, c.adminPassword, c.snapshotEveryRecords, c.defaultTier = 50, "env-secret", 7, "unlimited"
+			}),
+		},
+		{
+			name: "flag wins over env",
+			args: []string{"-signup-bonus=70", "-fsync=always"},
+			env:  map[string]string{"MARKETD_SIGNUP_BONUS": "50", "MARKETD_FSYNC": "off"},
+			want: with(func(c *config) { c.signupBonusKP = 70 }),
+		},
+		{name: "empty env is unset", env: map[string]string{"MARKETD_ADDR": ""}, want: defaults},
+		{name: "fsync", args: []string{"-fsync=sometimes"}, wantErr: "-fsync"},
+		{name: "negative bonus", args: []string{"-signup-bonus=-1"}, wantErr: "-signup-bonus"},
+		{name: "bonus too large", args: []string{"-signup-bonus=1000000001"}, wantErr: "-signup-bonus"},
+		{name: "password cost too low", args: []string{"-password-cost=3"}, wantErr: "-password-cost"},
+		{name: "password cost too high", args: []string{"-password-cost=32"}, wantErr: "-password-cost"},
+		{name: "unknown tier", args: []string{"-default-tier=gold"}, wantErr: "-default-tier"},
+		{name: "zero anon rate", args: []string{"-anon-rate=0"}, wantErr: "-anon-rate"},
+		{name: "zero snapshot interval", args: []string{"-snapshot-every=0s"}, wantErr: "-snapshot-every"},
+		{name: "zero snapshot records", args: []string{"-snapshot-every-records=0"}, wantErr: "-snapshot-every-records"},
+		{name: "not a number", args: []string{"-signup-bonus=many"}, wantErr: "invalid value"},
+		{name: "unknown flag", args: []string{"-verbose"}, wantErr: "not defined"},
+		{name: "extra argument", args: []string{"serve"}, wantErr: "unexpected arguments"},
+		{name: "bad env", env: map[string]string{"MARKETD_SIGNUP_BONUS": "many"}, wantErr: "MARKETD_SIGNUP_BONUS"},
+		{name: "env out of range", env: map[string]string{"MARKETD_PASSWORD_COST": "2"}, wantErr: "-password-cost"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConfig(tc.args, func(name string) string { return tc.env[name] })
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("parseConfig(%q, env %v): error %v, want one mentioning %q", tc.args, tc.env, err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatalf("parseConfig(%q, env %v): %v", tc.args, tc.env, err)
+			case got != tc.want:
+				t.Fatalf("parseConfig(%q, env %v):\n got %+v\nwant %+v", tc.args, tc.env, got, tc.want)
+			}
+		})
+	}
+}

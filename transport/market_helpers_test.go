@@ -1,0 +1,415 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// testEpoch is where test clocks start: a fixed time, so that timestamps
+// in failures read the same on every run.
+var testEpoch = time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// newClockServer is newTestServer with a clock that the test advances,
+// shared by engine and server. before, when not nil, runs on the Server
+// before it accepts connections: tests use it to add routes of their own
+// to the router without a production hook and without racing the server.
+func newClockServer(t *testing.T, cfg Config, before func(*Server)) (*testServer, *clock) {
+	t.Helper()
+	clk := &clock{now: testEpoch}
+	return startTestServer(t, cfg, clk, before), clk
+}
+
+// jsonBody encodes v for a request body; test values always encode.
+func jsonBody(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("BUG: test body %v: %v", v, err))
+	}
+	return string(b)
+}
+
+// decode decodes r's body into v, failing the test unless r has status.
+func (ts *testServer) decode(r response, status int, v any) {
+	ts.t.Helper()
+	ts.expect(r, status, "")
+	if err := json.Unmarshal(r.body, v); err != nil {
+		ts.t.Fatalf("body %s: %v", r.body, err)
+	}
+}
+
+// expectField fails the test unless r is a 400 whose message names field
+// ("field: reason"): the decisions ask for the field, not for the wording.
+func (ts *testServer) expectField(r response, field string) {
+	ts.t.Helper()
+	ts.expect(r, http.StatusBadRequest, "")
+	if msg := r.errorMessage(ts.t); !strings.HasPrefix(msg, field+": ") {
+		ts.t.Fatalf("error %q does not name the field %q", msg, field)
+	}
+}
+
+// expectError checks r against an expected error: a field name (the
+// message must name it), an exact message, or, with neither, any message
+// in an {"error": "..."} body.
+func (ts *testServer) expectError(r response, status int, msg, field string) {
+	ts.t.Helper()
+	if field != "" {
+		ts.expectField(r, field)
+		return
+	}
+	ts.expect(r, status, msg)
+	if msg == "" {
+		r.errorMessage(ts.t)
+	}
+}
+
+// sidePairOut, liquidityOut and marketOut are the market object as a
+// client decodes it; money.Amount decodes exactly.
+type sidePairOut struct {
+	Yes float64 `json:"yes"`
+	No  float64 `json:"no"`
+}
+
+type liquidityOut struct {
+	Alpha float64      `json:"alpha"`
+	QYes  money.Amount `json:"q_yes"`
+	QNo   money.Amount `json:"q_no"`
+}
+
+type marketOut struct {
+	ID          string       `json:"id"`
+	Title       string       `json:"title"`
+	Description string       `json:"description"`
+	Category    string       `json:"category"`
+	Prices      sidePairOut  `json:"prices"`
+	Multipliers sidePairOut  `json:"multipliers"`
+	Liquidity   liquidityOut `json:"liquidity"`
+	ClosesAt    string       `json:"closes_at"`
+	CreatedAt   string       `json:"created_at"`
+	Status      string       `json:"status"`
+	Outcome     *string      `json:"outcome"`
+	Volume      money.Amount `json:"volume"`
+	ResolvedAt  *string      `json:"resolved_at"`
+}
+
+type marketListOut struct {
+	Count   int         `json:"count"`
+	Markets []marketOut `json:"markets"`
+}
+
+// iso renders t as the API writes timestamps.
+func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// createMarket creates a market as the admin session; fields override the
+// defaults (closes in a day from the server's clock at testEpoch or the
+// real time, whichever is later).
+func (ts *testServer) createMarket(adminSession string, fields map[string]any) marketOut {
+	ts.t.Helper()
+	body := map[string]any{
+		"title":       "Will it rain?",
+		"description": "Resolves yes if it rains.",
+		"category":    "weather",
+		"closes_at":   iso(later(24 * time.Hour)),
+	}
+	for k, v := range fields {
+		if v == nil {
+			delete(body, k)
+			continue
+		}
+		body[k] = v
+	}
+	var m marketOut
+	ts.decode(ts.do("POST", "/api/markets", auth{session: adminSession}, jsonBody(body)), http.StatusCreated, &m)
+	return m
+}
+
+// later is d after both testEpoch and the real time, so that a closing
+// time is in the future for test clocks and real ones alike.
+func later(d time.Duration) time.Time {
+	base := testEpoch
+	if now := time.Now(); now.After(base) {
+		base = now
+	}
+	return base.Add(d)
+}
+
+// market reads a market by ID.
+func (ts *testServer) market(id string) marketOut {
+	ts.t.Helper()
+	var m marketOut
+	ts.decode(ts.do("GET", "/api/markets/"+id, auth{}, ""), http.StatusOK, &m)
+	return m
+}
+
+// tradeOut is a trade response.
+type tradeOut struct {
+	TradeID       string       `json:"trade_id"`
+	MarketID      string       `json:"market_id"`
+	Side          string       `json:"side"`
+	Type          string       `json:"type"`
+	Shares        money.Amount `json:"shares"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
+}
+
+// trade posts a reference-shape trade and expects it to succeed.
+func (ts *testServer) trade(a auth, marketID, side, typ, shares string) tradeOut {
+	ts.t.Helper()
+	body := fmt.Sprintf(`{"market_id":%q,"side":%q,"type":%q,"shares":%s}`, marketID, side, typ, shares)
+	var out tradeOut
+	ts.decode(ts.do("POST", "/api/markets/trade", a, body), http.StatusOK, &out)
+	return out
+}
+
+// splitMergeOut is a split-merge response.
+type splitMergeOut struct {
+	MarketID     string       `json:"market_id"`
+	Type         string       `json:"type"`
+	Amount       money.Amount `json:"amount"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	YesShares    money.Amount `json:"yes_shares"`
+	NoShares     money.Amount `json:"no_shares"`
+}
+
+func (ts *testServer) splitMerge(a auth, marketID, typ, amount string) splitMergeOut {
+	ts.t.Helper()
+	body := fmt.Sprintf(`{"market_id":%q,"type":%q,"amount":%s}`, marketID, typ, amount)
+	var out splitMergeOut
+	ts.decode(ts.do("POST", "/api/markets/split-merge", a, body), http.StatusOK, &out)
+	return out
+}
+
+// positionOut and profileOut are the parts of GET /api/agents/me these
+// tests read.
+type positionOut struct {
+	MarketID string       `json:"market_id"`
+	Side     string       `json:"side"`
+	Shares   money.Amount `json:"shares"`
+	Cost     money.Amount `json:"cost"`
+	AvgPrice float64      `json:"avg_price"`
+}
+
+type profileOut struct {
+	Agent struct {
+		ID      string       `json:"id"`
+		Balance money.Amount `json:"balance"`
+	} `json:"agent"`
+	Stats struct {
+		OpenPositions int          `json:"open_positions"`
+		TotalInvested money.Amount `json:"total_invested"`
+	} `json:"stats"`
+	Positions []positionOut `json:"positions"`
+}
+
+func (ts *testServer) profile(a auth) profileOut {
+	ts.t.Helper()
+	var p profileOut
+	ts.decode(ts.do("GET", "/api/agents/me", a, ""), http.StatusOK, &p)
+	return p
+}
+
+// position returns the caller's position in a market and side, zero when
+// there is none.
+func (p profileOut) position(marketID, side string) positionOut {
+	for _, pos := range p.Positions {
+		if pos.MarketID == marketID && pos.Side == side {
+			return pos
+		}
+	}
+	return positionOut{}
+}
+
+type ledgerItemOut struct {
+	ID           string       `json:"id"`
+	Amount       money.Amount `json:"amount"`
+	TxType       string       `json:"tx_type"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	RefID        string       `json:"ref_id"`
+	CreatedAt    string       `json:"created_at"`
+}
+
+type pointsOut struct {
+	Balance money.Amount    `json:"balance"`
+	Count   int             `json:"count"`
+	Limit   int             `json:"limit"`
+	Offset  int             `json:"offset"`
+	Ledger  []ledgerItemOut `json:"ledger"`
+}
+
+func (ts *testServer) points(a auth, query string) pointsOut {
+	ts.t.Helper()
+	var p pointsOut
+	ts.decode(ts.do("GET", "/api/points"+query, a, ""), http.StatusOK, &p)
+	return p
+}
+
+// observe captures what a refused request must leave alone: the caller's
+// balance, positions and ledger, and the market's q, prices, volume and
+// status. It returns the raw bodies, so that any difference shows.
+func (ts *testServer) observe(a auth, marketID string) string {
+	ts.t.Helper()
+	var b strings.Builder
+	for _, path := range []string{"/api/portfolio", "/api/points?limit=1000"} {
+		r := ts.do("GET", path, a, "")
+		ts.expect(r, http.StatusOK, "")
+		b.Write(r.body)
+		b.WriteByte('\n')
+	}
+	if marketID != "" {
+		if r := ts.do("GET", "/api/markets/"+marketID, auth{}, ""); r.status == http.StatusOK {
+			b.Write(r.body)
+		}
+	}
+	return b.String()
+}
+
+// unchanged fails the test if the state observed now differs from before.
+func (ts *testServer) unchanged(a auth, marketID, before string) {
+	ts.t.Helper()
+	if after := ts.observe(a, marketID); after != before {
+		ts.t.Fatalf("a refused request changed the state:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// fieldKind is what a response field must hold.
+type fieldKind int
+
+const (
+	kindString fieldKind = iota
+	kindUUID
+	kindTime
+	kindTimeOrNull
+	kindNumber
+	kindInteger
+	kindObject
+	kindArray
+	kindNull
+	kindStringOrNull
+)
+
+// checkFields fails the test unless obj has every field of want with the
+// kind it names.
+func checkFields(t *testing.T, what string, obj map[string]any, want map[string]fieldKind) {
+	t.Helper()
+	for name, kind := range want {
+		v, ok := obj[name]
+		if !ok {
+			t.Errorf("%s: no field %q in %v", what, name, obj)
+			continue
+		}
+		if err := checkKind(v, kind); err != nil {
+			t.Errorf("%s: field %q = %#v: %v", what, name, v, err)
+		}
+	}
+}
+
+func checkKind(v any, kind fieldKind) error {
+	s, isString := v.(string)
+	f, isNumber := v.(float64)
+	switch kind {
+	case kindString:
+		if !isString {
+			return fmt.Errorf("not a string")
+		}
+	case kindStringOrNull:
+		if v != nil && !isString {
+			return fmt.Errorf("neither a string nor null")
+		}
+	case kindUUID:
+		if id, err := uuid.Parse(s); !isString || err != nil || id.String() != s {
+			return fmt.Errorf("not a canonical UUID string")
+		}
+	case kindTimeOrNull:
+		if v == nil {
+			return nil
+		}
+		fallthrough
+	case kindTime:
+		if _, err := time.Parse(time.RFC3339Nano, s); !isString || err != nil || !strings.HasSuffix(s, "Z") {
+			return fmt.Errorf("not an ISO 8601 UTC timestamp with a Z")
+		}
+	case kindNumber:
+		if !isNumber {
+			return fmt.Errorf("not a number")
+		}
+	case kindInteger:
+		if !isNumber || f != math.Trunc(f) {
+			return fmt.Errorf("not an integer")
+		}
+	case kindObject:
+		if _, ok := v.(map[string]any); !ok {
+			return fmt.Errorf("not an object")
+		}
+	case kindArray:
+		if _, ok := v.([]any); !ok {
+			return fmt.Errorf("not an array")
+		}
+	case kindNull:
+		if v != nil {
+			return fmt.Errorf("not null")
+		}
+	}
+	return nil
+}
+
+// marketFields are the fields of a market object: spec 2.1 plus
+// decisions.md section 5. Outcome and resolved_at are null until settled.
+var marketFields = map[string]fieldKind{
+	"id": kindUUID, "title": kindString, "description": kindString, "category": kindString,
+	"prices": kindObject, "multipliers": kindObject, "liquidity": kindObject,
+	"closes_at": kindTime, "created_at": kindTime, "status": kindString,
+	"outcome": kindStringOrNull, "volume": kindNumber, "resolved_at": kindTimeOrNull,
+}
+
+// checkMarketObject checks the fields and types of one market object,
+// nested objects included.
+func checkMarketObject(t *testing.T, m map[string]any) {
+	t.Helper()
+	checkFields(t, "market", m, marketFields)
+	for _, pair := range []string{"prices", "multipliers"} {
+		if o, ok := m[pair].(map[string]any); ok {
+			checkFields(t, "market."+pair, o, map[string]fieldKind{"yes": kindNumber, "no": kindNumber})
+		}
+	}
+	if o, ok := m["liquidity"].(map[string]any); ok {
+		checkFields(t, "market.liquidity", o, map[string]fieldKind{"alpha": kindNumber, "q_yes": kindNumber, "q_no": kindNumber})
+	}
+}
+
+// logBuffer collects a server's log lines; the server writes from its
+// request goroutines while the test reads.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer // guarded by mu
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func newLogBuffer() (*logBuffer, *slog.Logger) {
+	lb := &logBuffer{}
+	return lb, slog.New(slog.NewTextHandler(lb, nil))
+}
