@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkHTTP measures the no-op handler, then the trade endpoint, over
+// the same driver in the same run, and reports each trade run's
+// throughput as a ratio of the no-op's (issue 4: at least 0.5 at 64
+// connections). Run noop and the trades together: ratio-vs-noop is left
+// out when noop did not run in this invocation.
+func BenchmarkHTTP(b *testing.B) {
+	// The sub-benchmarks' logs go to their own b.TempDir(), under the
+	// same parent directory as this one.
+	dir := b.TempDir()
+	fs, inMemory, err := fileSystem(dir)
+	switch {
+	case err != nil:
+		b.Fatal(err)
+	case inMemory:
+		b.Fatalf("temporary directories (%s) are on %s, where fsync costs nothing; set TMPDIR to a directory on disk", dir, fs)
+	}
+	b.Logf("the logs are in temporary directories on %s", fs)
+
+	// noopPerSecond is the no-op's throughput in its last (largest b.N)
+	// run, set by the noop sub-benchmark before the trades run.
+	var noopPerSecond float64
+	b.Run("noop", func(b *testing.B) {
+		b.ReportAllocs()
+		addr := startNoop(b)
+		r := drive(b, addr, tradePath, noopWorkloads(8))
+		report(b, r)
+		noopPerSecond = r.perSecond()
+	})
+
+	for _, c := range []struct {
+		name    string
+		markets int
+		fsync   bool
+	}{
+		{"trade-8-markets", 8, true},
+		{"trade-1-market", 1, true},
+		{"trade-8-markets-fsync-off", 8, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			ts := startTrade(b, c.fsync)
+			loads := ts.setup(b, c.markets)
+			before := ts.log.Stats()
+			r := drive(b, ts.addr, tradePath, loads)
+			after := ts.log.Stats()
+			report(b, r)
+			if noopPerSecond > 0 {
+				b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
+			}
+			// How the log's group commit behaved: records per commit, and the
+			// time in fsync per commit (file and directory) when on.
+			if commits := after.Batches - before.Batches; commits > 0 {
+				b.ReportMetric(float64(after.Records-before.Records)/float64(commits), "records/commit")
+				if c.fsync {
+					fsync := after.FsyncTotal - before.FsyncTotal
+					b.ReportMetric(float64(fsync)/float64(time.Millisecond)/float64(commits), "fsync-ms/commit")
+				}
+			}
+		})
+	}
+}

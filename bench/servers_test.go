@@ -1,0 +1,271 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/transport"
+	"marketd/wal"
+)
+
+const (
+	// tradePath is the endpoint under test; the no-op server answers it
+	// (and any other path) with noopBody.
+	tradePath = "/api/markets/trade"
+	// noopBody is the no-op handler's whole answer: small, fixed JSON.
+	noopBody = `{"ok":true}`
+	// signupBonusUnits funds every benchmark account, in whole KP: a buy
+	// of one share costs about 0.5 KP and the following sell returns most
+	// of it, so no run comes near it.
+	signupBonusUnits = 1_000_000
+	// shutdownTimeout bounds a server's shutdown at the end of a benchmark.
+	shutdownTimeout = 10 * time.Second
+	// Names of the cookie that carries a session, and of the benchmark's
+	// admin account and its password.
+	sessionCookie = "session"
+	adminName     = "admin"
+	adminPassword = "admin-password"
+)
+
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// listen opens a listener on a free loopback port.
+func listen(b *testing.B) net.Listener {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatalf("listen: %v", err)
+	}
+	return ln
+}
+
+// startNoop serves a fasthttp handler that does no work on a loopback
+// port until the benchmark ends, and returns its address. Its limits are
+// those of transport's server, so that only the handler differs.
+func startNoop(b *testing.B) string {
+	b.Helper()
+	srv := &fasthttp.Server{
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			ctx.SetStatusCode(fasthttp.StatusOK)
+			ctx.SetContentType("application/json")
+			ctx.SetBodyString(noopBody)
+		},
+		Name:                         "noop",
+		MaxRequestBodySize:           transport.DefaultMaxBodyBytes,
+		ReadTimeout:                  30 * time.Second,
+		WriteTimeout:                 30 * time.Second,
+		IdleTimeout:                  2 * time.Minute,
+		DisablePreParseMultipartForm: true,
+		NoDefaultContentType:         true,
+	}
+	ln := listen(b)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := srv.ShutdownWithContext(ctx); err != nil {
+			b.Errorf("shut down the no-op server: %v", err)
+		}
+		if err := <-served; err != nil {
+			b.Errorf("no-op server: %v", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+// tradeServer is marketd's HTTP server over an engine and a real log in
+// a temporary directory, on a loopback port, wired as cmd/marketd wires
+// them (without the snapshot manager, which this benchmark leaves out).
+type tradeServer struct {
+	addr string
+	srv  *transport.Server
+	eng  *core.Engine
+	log  *wal.Log
+}
+
+// startTrade starts a trade server that runs until the benchmark ends,
+// then checks the state's invariants and closes the log.
+func startTrade(b *testing.B, fsync bool) *tradeServer {
+	b.Helper()
+	dir := b.TempDir()
+	if fs, inMemory, err := fileSystem(dir); err != nil {
+		b.Fatal(err)
+	} else if inMemory && fsync {
+		b.Fatalf("the log's directory %s is on %s, where fsync costs nothing; set TMPDIR to a directory on disk", dir, fs)
+	}
+	log, err := wal.Open(dir, wal.Options{NoFsync: !fsync, Logger: quietLogger})
+	if err != nil {
+		b.Fatalf("open log: %v", err)
+	}
+	log.Start()
+	eng := core.NewEngine(core.NewState(), log, core.Config{})
+	srv := transport.New(eng, transport.Config{
+		DefaultTier:       core.TierUnlimited,
+		SignupBonus:       money.Units(signupBonusUnits),
+		AnonRatePerMinute: -1,
+		PasswordCost:      4,
+		Logger:            quietLogger,
+	})
+	ln := listen(b)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			b.Errorf("shut down the server: %v", err)
+		}
+		if err := <-served; err != nil {
+			b.Errorf("server: %v", err)
+		}
+		eng.Close()
+		if err := eng.State().Check(); err != nil {
+			b.Errorf("invariants after the benchmark: %v", err)
+		}
+		if err := log.Close(); err != nil {
+			b.Errorf("close log: %v", err)
+		}
+	})
+	return &tradeServer{addr: ln.Addr().String(), srv: srv, eng: eng, log: log}
+}
+
+// setup creates, over HTTP, markets markets and one account with its own
+// trading key per worker, and returns the workers' trade workloads.
+func (ts *tradeServer) setup(b *testing.B, markets int) []workload {
+	b.Helper()
+	c := &setupClient{b: b, hc: &fasthttp.HostClient{Addr: ts.addr, Name: "marketd-bench-setup",
+		ReadTimeout: clientTimeout, WriteTimeout: clientTimeout}}
+	defer c.hc.CloseIdleConnections()
+
+	if err := ts.srv.CreateAdmin(context.Background(), adminName, adminPassword); err != nil {
+		b.Fatal(err)
+	}
+	admin := c.session("/api/auth/login", adminName, adminPassword, fasthttp.StatusOK)
+	closesAt := time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)
+	ids := make([]string, markets)
+	for i := range ids {
+		var m struct {
+			ID string `json:"id"`
+		}
+		c.call("/api/markets", admin, map[string]any{"title": fmt.Sprintf("Benchmark market %d", i),
+			"description": "Created by bench.", "category": "bench", "closes_at": closesAt}, fasthttp.StatusCreated, &m)
+		ids[i] = m.ID
+	}
+	keys := make([]string, driverConns)
+	for i := range keys {
+		name := fmt.Sprintf("bench-%02d", i)
+		session := c.session("/api/auth/register", name, "password-"+name, fasthttp.StatusCreated)
+		var k struct {
+			Key string `json:"key"`
+		}
+		c.call("/api/keys", session, map[string]any{"name": "bench", "scopes": []string{"read", "trade"}},
+			fasthttp.StatusCreated, &k)
+		keys[i] = k.Key
+	}
+	return tradeWorkloads(keys, ids)
+}
+
+// tradeWorkloads returns one workload per key: worker i alternates a buy
+// and a sell of one share of side yes (even i) or no (odd i), so that
+// prices stay near one half and positions near zero, moving to the next
+// market after each pair, starting at market i modulo their number.
+func tradeWorkloads(keys, markets []string) []workload {
+	loads := make([]workload, len(keys))
+	for i, key := range keys {
+		side := "yes"
+		if i%2 == 1 {
+			side = "no"
+		}
+		bodies := make([][]byte, 0, 2*len(markets))
+		for j := range markets {
+			m := markets[(i+j)%len(markets)]
+			for _, typ := range []string{"buy", "sell"} {
+				bodies = append(bodies, fmt.Appendf(nil, `{"market_id":%q,"side":%q,"shares":1,"type":%q}`, m, side, typ))
+			}
+		}
+		loads[i] = workload{authorization: "Bearer " + key, bodies: bodies}
+	}
+	return loads
+}
+
+// noopWorkloads returns workloads of the trade workloads' shape and sizes
+// (keys of the real form, market IDs of UUID form), so that the no-op
+// server reads the same requests as the trade server.
+func noopWorkloads(markets int) []workload {
+	keys := make([]string, driverConns)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("svc_live_%032x", i)
+	}
+	ids := make([]string, markets)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012x", i)
+	}
+	return tradeWorkloads(keys, ids)
+}
+
+// setupClient makes the setup's requests, failing the benchmark on any
+// unexpected answer.
+type setupClient struct {
+	b  *testing.B
+	hc *fasthttp.HostClient
+}
+
+// call POSTs body as JSON to path with the session (if any), wants
+// status, decodes the answer into out, and returns the session cookie the
+// answer sets ("" when none).
+func (c *setupClient) call(path, session string, body any, status int, out any) string {
+	c.b.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.SetRequestURI("http://" + c.hc.Addr + path)
+	req.Header.SetContentType("application/json")
+	if session != "" {
+		req.Header.SetCookie(sessionCookie, session)
+	}
+	req.SetBodyRaw(raw)
+	if err := c.hc.Do(req, resp); err != nil {
+		c.b.Fatalf("POST %s: %v", path, err)
+	}
+	if resp.StatusCode() != status {
+		c.b.Fatalf("POST %s %s: status %d, want %d; answer %s", path, raw, resp.StatusCode(), status, resp.Body())
+	}
+	if err := json.Unmarshal(resp.Body(), out); err != nil {
+		c.b.Fatalf("POST %s: answer %s: %v", path, resp.Body(), err)
+	}
+	cookie := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(cookie)
+	cookie.SetKey(sessionCookie)
+	if !resp.Header.Cookie(cookie) {
+		return ""
+	}
+	return string(cookie.Value())
+}
+
+// session registers or logs in (by path) and returns the session token
+// the answer's cookie carries.
+func (c *setupClient) session(path, name, pw string, status int) string {
+	c.b.Helper()
+	var ignored map[string]any
+	token := c.call(path, "", map[string]string{"name": name, "password": pw}, status, &ignored)
+	if token == "" {
+		c.b.Fatalf("POST %s as %s: no %s cookie in the answer", path, name, sessionCookie)
+	}
+	return token
+}
