@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/fasthttp/router v1.5.4
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/uuid v1.6.0
 	github.com/tidwall/wal v1.2.1
 	github.com/valyala/fasthttp v1.77.0

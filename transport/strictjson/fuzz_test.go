@@ -7,16 +7,18 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"marketd/transport/strictjson"
 )
 
 // FuzzDecode checks, for any body and each sample request type, that Decode
 // does not panic; that a rejection is an *Error with a message, leaves the
-// destination untouched and, when the body is not valid JSON, blames the
-// body rather than a field; and that an accepted body is one encoding/json
-// decodes to the same value, and whose re-encoding Decode accepts again as
-// the same value.
+// destination untouched and, when the body is not valid JSON by
+// encoding/json, blames the body rather than a field; and that an accepted
+// body is valid UTF-8, is one that encoding/json (a second, independent
+// decoder) decodes to the same value, and has a re-encoding that Decode
+// accepts again as the same value.
 func FuzzDecode(f *testing.F) {
 	for _, tc := range validCases(f) {
 		f.Add([]byte(tc.body))
@@ -50,6 +52,9 @@ func checkDecode(t *testing.T, body []byte, newDst func() any) {
 			t.Fatalf("Decode(%.200q) into %T = %v: a body that is not JSON must not be blamed on a field", body, dst, err)
 		}
 		return
+	}
+	if !utf8.Valid(body) {
+		t.Fatalf("Decode(%.200q) into %T accepted invalid UTF-8", body, dst)
 	}
 	std := newDst()
 	if err := json.Unmarshal(body, std); err != nil || !reflect.DeepEqual(std, dst) {

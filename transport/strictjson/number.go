@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"marketd/core/money"
 )
 
@@ -34,10 +36,28 @@ func (n Number) MarshalJSON() ([]byte, error) {
 	return []byte(n.lit), nil
 }
 
-// UnmarshalJSON accepts only a JSON number: a string such as "5", a
-// boolean or null is a *json.UnmarshalTypeError, which encoding/json
-// completes with the field's name. Quoted numbers are refused because a
-// client that sends them is likely to send "NaN" next.
+// UnmarshalJSONFrom is Decode's way in: it accepts only a JSON number, and
+// answers anything else (a string such as "5", a boolean, null, an array or
+// an object) with an *Error "must be a number", which Decode completes with
+// the field's path. Quoted numbers are refused because a client that sends
+// them is likely to send "NaN" next; JSON's grammar has no NaN or infinity,
+// so the literal is always finite as written (1e400 is kept as such, and
+// Float reports it out of range).
+func (n *Number) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if v.Kind() != '0' {
+		return &Error{Reason: "must be a number"}
+	}
+	n.lit = string(v)
+	return nil
+}
+
+// UnmarshalJSON is the same check for encoding/json, for a handler that
+// decodes with it: anything but a JSON number is a *json.UnmarshalTypeError,
+// which encoding/json completes with the field's name.
 func (n *Number) UnmarshalJSON(data []byte) error {
 	if len(data) == 0 || (data[0] != '-' && (data[0] < '0' || data[0] > '9')) || !json.Valid(data) {
 		return &json.UnmarshalTypeError{Value: literalKind(data), Type: reflect.TypeFor[Number]()}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"marketd/core/money"
 	"marketd/transport/strictjson"
 )
@@ -138,6 +140,41 @@ func TestNumberUnmarshalJSON(t *testing.T) {
 	}
 }
 
+// TestNumberUnmarshalJSONFrom checks the method Decode uses, through the
+// library: a number is kept as written, anything else is an *Error "must be
+// a number" that leaves the Number absent.
+func TestNumberUnmarshalJSONFrom(t *testing.T) {
+	tests := []struct {
+		data   string
+		wantOK bool
+	}{
+		{`5`, true},
+		{`-0.5e-3`, true},
+		{`1e400`, true},
+		{`"5"`, false},
+		{`true`, false},
+		{`null`, false},
+		{`[1]`, false},
+		{`{}`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.data, func(t *testing.T) {
+			var n strictjson.Number
+			err := jsonv2.Unmarshal([]byte(tc.data), &n)
+			if tc.wantOK {
+				if err != nil || n.String() != tc.data {
+					t.Errorf("Unmarshal(%q) = %v, literal %q; want it kept", tc.data, err, n.String())
+				}
+				return
+			}
+			var e *strictjson.Error
+			if !errors.As(err, &e) || e.Reason != "must be a number" || n.Set() {
+				t.Errorf("Unmarshal(%q) = %v, Set() = %v; want *strictjson.Error \"must be a number\" and no value", tc.data, err, n.Set())
+			}
+		})
+	}
+}
+
 func TestNumberMarshalJSON(t *testing.T) {
 	tests := []struct {
 		name string
@@ -159,6 +196,10 @@ func TestNumberMarshalJSON(t *testing.T) {
 			got, err := json.Marshal(tc.in)
 			if err != nil || string(got) != tc.want {
 				t.Errorf("json.Marshal(%+v) = %s, %v; want %s", tc.in, got, err, tc.want)
+			}
+			got, err = jsonv2.Marshal(tc.in)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("go-json-experiment json.Marshal(%+v) = %s, %v; want %s", tc.in, got, err, tc.want)
 			}
 		})
 	}
