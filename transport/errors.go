@@ -20,6 +20,7 @@ type apiError struct {
 	retryAfterSeconds int
 }
 
+// Error returns the status and the message, for logs and tests.
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.status, e.msg) }
 
 func newError(status int, msg string) *apiError { return &apiError{status: status, msg: msg} }

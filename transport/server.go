@@ -2,12 +2,10 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -202,131 +200,4 @@ func (s *Server) sweepLoop() {
 			s.guard.Sweep(now)
 		}
 	}
-}
-
-// newRouter registers every route of the table behind the access checks,
-// with JSON answers for unknown paths, wrong methods and panics.
-func (s *Server) newRouter() *router.Router {
-	r := router.New()
-	// Redirects and automatic OPTIONS answers would not be JSON.
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	r.HandleOPTIONS = false
-	r.HandleMethodNotAllowed = true
-	r.NotFound = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errNotFound) }
-	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errMethod) }
-	r.PanicHandler = s.recoverPanic
-	for _, rt := range s.routes() {
-		r.Handle(rt.method, rt.path, s.serve(&rt))
-	}
-	return r
-}
-
-// serve wraps a route's handler in the access checks and the error answer.
-func (s *Server) serve(rt *route) fasthttp.RequestHandler {
-	return func(ctx *fasthttp.RequestCtx) {
-		c, err := s.admit(ctx, rt)
-		if err == nil {
-			err = rt.handle(ctx, c)
-		}
-		if err != nil {
-			s.fail(ctx, err)
-		}
-	}
-}
-
-// fail answers with the error's status and message; an error no table
-// covers is logged with its cause and answered as a 500.
-func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
-	ae, known := toAPIError(err)
-	if !known {
-		s.log.Error("request failed", "method", string(ctx.Method()), "path", string(ctx.Path()), "err", err)
-	}
-	writeError(ctx, ae)
-}
-
-// recoverPanic turns a handler's panic into a logged 500: the client gets
-// an answer instead of a dropped connection.
-func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
-	s.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()),
-		"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-	ctx.Response.Reset()
-	writeError(ctx, errInternal)
-}
-
-// transportError answers what fasthttp refuses before routing: a body over
-// the limit (413, but 404/405 first when the path or method is unknown,
-// as decisions.md section 2 orders them), a malformed request (400), a
-// timeout (408).
-func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge) && len(ctx.Request.Header.RawHeaders()) == 0:
-		// fasthttp resets a request whose chunked body passed the limit,
-		// path included, so it cannot be routed here; headerReceived
-		// let only routable chunked requests have their body read.
-		writeError(ctx, errBodyTooLarge)
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		writeError(ctx, s.routeError(ctx, errBodyTooLarge))
-	case isTimeout(err):
-		writeError(ctx, newError(fasthttp.StatusRequestTimeout, "Request timeout"))
-	default:
-		writeError(ctx, badRequest("Malformed HTTP request"))
-	}
-}
-
-// headerReceived runs once a request's header is read, before its body.
-// A chunked body is read whole before the request is routed, and fasthttp
-// resets a request whose chunked body passes the limit, path included; so
-// a chunked request that no route takes is answered here without its body
-// being read: the router then gives its 404 or 405 before any 413
-// (decisions.md section 2), and the connection, with the body unread on
-// it, is closed after the answer. A body of declared length needs none of
-// this: it is refused on its Content-Length, with the path intact.
-func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	if h.ContentLength() != -1 {
-		return fasthttp.RequestConfig{}
-	}
-	var u fasthttp.URI
-	if err := u.Parse(h.Host(), h.RequestURI()); err == nil &&
-		s.lookupError(string(h.Method()), string(u.Path()), nil) != nil {
-		h.SetContentLength(0)
-		h.SetConnectionClose()
-	}
-	return fasthttp.RequestConfig{}
-}
-
-// routeError returns 404 or 405 when the request's path or method has no
-// route, else fallback.
-func (s *Server) routeError(ctx *fasthttp.RequestCtx, fallback *apiError) *apiError {
-	if e := s.lookupError(string(ctx.Method()), string(ctx.Path()), ctx); e != nil {
-		return e
-	}
-	return fallback
-}
-
-// lookupError returns 404 or 405 when method and path have no route, else
-// nil. ctx receives the path's parameters; it may be nil.
-func (s *Server) lookupError(method, path string, ctx *fasthttp.RequestCtx) *apiError {
-	if h, _ := s.router.Lookup(method, path, ctx); h != nil {
-		return nil
-	}
-	for _, m := range []string{fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch, fasthttp.MethodPut} {
-		if h, _ := s.router.Lookup(m, path, ctx); h != nil {
-			return errMethod
-		}
-	}
-	return errNotFound
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// fasthttpLogger sends fasthttp's own messages to the server's logger.
-type fasthttpLogger struct{ l *slog.Logger }
-
-// Printf logs one fasthttp message.
-func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Warn("fasthttp: " + fmt.Sprintf(format, args...))
 }
