@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -77,6 +78,10 @@ var errorTable = []struct {
 	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "Market busy, retry later", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "Server is shutting down", 1},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "Too many password checks in progress, retry later", 1},
+	// A request's context ends only when the server shuts down (fasthttp
+	// cancels every RequestCtx then): a password check still waiting for
+	// the pool gets it.
+	{context.Canceled, fasthttp.StatusServiceUnavailable, "Server is shutting down", 1},
 }
 
 // toAPIError turns any error of a handler into its answer; ok is false
