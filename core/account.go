@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"slices"
 	"sync"
 
@@ -39,6 +40,14 @@ type account struct {
 	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
 	trades    []TradeSummary
 	tradeHead int
+
+	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
+	// are appended (appendLedger) so that the leaderboard never walks a
+	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
+	// bonusesKP sums signup_bonus and referral_bonus entries. Both saturate
+	// at the largest Amount instead of overflowing.
+	volumeKP  money.Amount
+	bonusesKP money.Amount
 }
 
 func newAccount(id uuid.UUID) *account {
@@ -57,7 +66,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 		a.balances[b.Currency] = b.After
 	}
 	for _, l := range ch.Ledger {
-		a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
+		a.appendLedger(l)
 	}
 	for _, p := range ch.Positions {
 		k := posKey{p.Market, p.Currency}
@@ -74,6 +83,34 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 		a.pushTrade(t)
 	}
 	a.lsn = seq
+}
+
+// appendLedger appends a ledger entry and adds it to the aggregates derived
+// from the ledger. It is the only place entries are appended (live changes,
+// replay and snapshot images alike), which keeps the aggregates equal to a
+// recomputation from the ledger. Lock should be held.
+func (a *account) appendLedger(l LedgerEntry) {
+	a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
+	if l.Currency != money.KP {
+		return
+	}
+	switch l.Type {
+	case TxTradeBuy, TxTradeSell:
+		a.volumeKP = addCapped(a.volumeKP, absAmount(l.Amount))
+	case TxSignupBonus, TxReferralBonus:
+		a.bonusesKP = addCapped(a.bonusesKP, l.Amount)
+	}
+}
+
+// absAmount returns |x|, saturating: -MinInt64 does not fit.
+func absAmount(x money.Amount) money.Amount {
+	switch {
+	case x == math.MinInt64:
+		return math.MaxInt64
+	case x < 0:
+		return -x
+	}
+	return x
 }
 
 // pushTrade adds t to the recent trades, dropping the oldest when full.

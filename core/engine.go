@@ -61,6 +61,9 @@ type Engine struct {
 	// lastFlush makes Close log the keys' last usage once, and makes a
 	// concurrent Close wait until it is logged.
 	lastFlush sync.Once
+
+	// board is the leaderboard's cached ranking (leaderboard.go).
+	board leaderboardCache
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one

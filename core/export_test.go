@@ -1,10 +1,35 @@
 package core
 
-import "context"
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
 
 // FlushKeyUsageBatch is FlushKeyUsage with at most batchKeys keys per
 // record, so that tests cover the split into several records without
 // 50,000 keys.
 func FlushKeyUsageBatch(ctx context.Context, e *Engine, batchKeys int) (int, error) {
 	return e.flushUsage(ctx, batchKeys)
+}
+
+// LeaderAggregates returns the KP volume and bonuses every account keeps
+// for the leaderboard, by account ID.
+func LeaderAggregates(s *State) map[uuid.UUID][2]money.Amount {
+	out := make(map[uuid.UUID][2]money.Amount)
+	s.rangeAccounts(func(a *account) bool {
+		a.mu.Lock()
+		out[a.id] = [2]money.Amount{a.volumeKP, a.bonusesKP}
+		a.mu.Unlock()
+		return true
+	})
+	return out
+}
+
+// CapturePieces is Capture with piece ledger entries per image change, so
+// that tests cover ledgers continued over several changes.
+func CapturePieces(s *State, chunk, piece int, visit func(*Record) error) (uint64, error) {
+	return s.capture(chunk, piece, visit)
 }

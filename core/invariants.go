@@ -20,7 +20,9 @@ const maxReported = 20
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
-//     balance; shares and cost bases are never negative.
+//     balance; shares and cost bases are never negative;
+//   - every account's leaderboard aggregates (volume and bonuses in KP)
+//     equal a recomputation from its KP ledger.
 //
 // It reads a quiescent state: call it at recovery, in tests, or on a state
 // loaded from a snapshot, not while an engine is trading on it.
@@ -91,6 +93,9 @@ func (c *checker) account(a *account) {
 			c.failf("account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
 		}
 	}
+	if v, b := ledgerAggregates(a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
+		c.failf("account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
+	}
 	for k, p := range a.positions {
 		if k.market != p.Market || k.currency != p.Currency {
 			c.failf("account %s: position filed under the wrong key", a.id)
@@ -139,4 +144,17 @@ func (c *checker) market(v *MarketView) {
 			c.failf("market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
 		}
 	}
+}
+
+// ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
+func ledgerAggregates(kp []LedgerEntry) (volume, bonuses money.Amount) {
+	for _, l := range kp {
+		switch l.Type {
+		case TxTradeBuy, TxTradeSell:
+			volume = addCapped(volume, absAmount(l.Amount))
+		case TxSignupBonus, TxReferralBonus:
+			bonuses = addCapped(bonuses, l.Amount)
+		}
+	}
+	return volume, bonuses
 }

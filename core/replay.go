@@ -183,7 +183,7 @@ func (s *State) LoadImage(rec *Record) error {
 				return fmt.Errorf("core: load image: account %s continued without its image", ch.ID)
 			}
 			for _, l := range ch.Ledger {
-				a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
+				a.appendLedger(l)
 			}
 			continue
 		}

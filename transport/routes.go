@@ -61,6 +61,8 @@ func (s *Server) routes() []route {
 		{post, "/api/markets/trade", keyOrSession, core.ScopeTrade, false, s.trade},
 		{post, "/api/markets/split-merge", keyOrSession, core.ScopeTrade, false, s.splitMerge},
 
+		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
+
 		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
 	}

@@ -192,6 +192,9 @@ func observe(t *testing.T, c *client, h *history) map[string]any {
 		}
 	}
 	out["markets"] = c.tree("/api/markets?status=all&limit=500", cred{})
+	// Read once per process, after the scenario's last trade: the first
+	// request builds the cached ranking, so it cannot be a second behind.
+	out["leaderboard"] = c.tree("/api/leaderboard?limit=500", cred{})
 	stats, ok := c.tree("/api/admin/stats", h.admin).(map[string]any)
 	if !ok {
 		t.Fatalf("stats: not a JSON object")
