@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"net/netip"
 	"strconv"
 
@@ -119,8 +120,11 @@ func (s *Server) authenticateKey(header []byte) (*caller, error) {
 		return nil, errAuthRequired
 	}
 	k, err := s.eng.AuthenticateKey(sha256.Sum256(key))
-	if err != nil {
+	switch {
+	case errors.Is(err, core.ErrKeyNotFound):
 		return nil, errAuthRequired
+	case err != nil:
+		return nil, err // the engine is closing: 503, not a bad key
 	}
 	return &caller{method: byKey, account: k.Account, scopes: k.Scopes, key: k}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
@@ -25,7 +27,14 @@ func (s *Server) newRouter() *router.Router {
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errNotFound) }
-	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errMethod) }
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
+		// The router lists OPTIONS in Allow even with HandleOPTIONS off,
+		// where OPTIONS itself gets 405.
+		allow := strings.Split(string(ctx.Response.Header.Peek(fasthttp.HeaderAllow)), ", ")
+		allow = slices.DeleteFunc(allow, func(m string) bool { return m == fasthttp.MethodOptions || m == "" })
+		ctx.Response.Header.Set(fasthttp.HeaderAllow, strings.Join(allow, ", "))
+		writeError(ctx, errMethod)
+	}
 	r.PanicHandler = s.recoverPanic
 	for _, rt := range s.routes() {
 		r.Handle(rt.method, rt.path, s.serve(&rt))

@@ -51,6 +51,8 @@ func TestRoutingErrors(t *testing.T) {
 		{"wrong method on a market", "DELETE", "/api/markets/" + id, auth{}, "", 405, "Method not allowed"},
 		{"wrong method before credentials", "PATCH", "/api/points", auth{}, "", 405, "Method not allowed"},
 		{"OPTIONS", "OPTIONS", "/api/markets", auth{}, "", 405, "Method not allowed"},
+		{"GET on trade, which the {id} route also matches", "GET", "/api/markets/trade", auth{}, "", 405, "Method not allowed"},
+		{"GET on split-merge", "GET", "/api/markets/split-merge", auth{session: sess}, "", 405, "Method not allowed"},
 		{"body of exactly the limit", "POST", "/api/markets/trade", auth{session: sess}, exactly, 404, "Market not found"},
 	}
 	for _, tt := range tests {
@@ -59,6 +61,9 @@ func TestRoutingErrors(t *testing.T) {
 			before := ts.observe(auth{session: sess}, id)
 			r := ts.do(tt.method, tt.path, tt.a, tt.body)
 			ts.expectError(r, tt.status, tt.msg, "")
+			if allow := r.header.Get("Allow"); tt.status == 405 && (allow == "" || strings.Contains(allow, "OPTIONS")) {
+				t.Errorf("Allow %q: want the methods the path takes, without OPTIONS (not served)", allow)
+			}
 			ts.unchanged(auth{session: sess}, id, before)
 		})
 	}

@@ -163,7 +163,7 @@ func TestCreateKeyRefused(t *testing.T) {
 		{"negative days", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":-1}`, http.StatusBadRequest, "", "expires_in_days"},
 		{"fractional days", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":1.5}`, http.StatusBadRequest, "", "expires_in_days"},
 		{"days as a string", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":"5"}`, http.StatusBadRequest, "", "expires_in_days"},
-		{"days in exponent form", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":1e1}`, http.StatusBadRequest, "", "expires_in_days"},
+		{"fractional days in exponent form", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":2.5e0}`, http.StatusBadRequest, "", "expires_in_days"},
 		{"days beyond int64", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":99999999999999999999}`, http.StatusBadRequest, "", "expires_in_days"},
 		{"null days", auth{session: user}, `{"name":"k","scopes":["read"],"expires_in_days":null}`, http.StatusBadRequest, "", "expires_in_days"},
 

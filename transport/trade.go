@@ -73,6 +73,10 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	})
 }
 
+// mixedShapes is the reason given for a reference-shape field in a
+// workflow-shape body.
+const mixedShapes = "cannot be mixed with the workflow shape's marketId, outcome and amount; use market_id, side, shares, type or marketId, outcome, side, amount"
+
 // toCore validates the body's fields, in the reference shape's names
 // unless the body is in the workflow shape, and builds the core request.
 func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
@@ -80,8 +84,13 @@ func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
 	marketID, side, direction, shares := b.MarketID, b.Side, b.Type, b.Shares
 	marketField, sideField, typeField, sharesField := "market_id", "side", "type", "shares"
 	if b.WorkflowMarketID != nil || b.Outcome != nil || b.Amount.Set() {
-		if b.MarketID != nil || b.Type != nil || b.Shares.Set() {
-			return req, badRequest("mix of the two trade request shapes: use market_id, side, shares, type or marketId, outcome, side, amount")
+		switch {
+		case b.MarketID != nil:
+			return req, fieldError("market_id", mixedShapes)
+		case b.Type != nil:
+			return req, fieldError("type", mixedShapes)
+		case b.Shares.Set():
+			return req, fieldError("shares", mixedShapes)
 		}
 		marketID, side, direction, shares = b.WorkflowMarketID, b.Outcome, b.Side, b.Amount
 		marketField, sideField, typeField, sharesField = "marketId", "outcome", "side", "amount"

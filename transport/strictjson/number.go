@@ -99,9 +99,11 @@ func (n Number) Float(field string) (float64, error) {
 	return f, nil
 }
 
-// Int returns n as an int64. It must be written as an integer: "30", not
-// "30.0" or "3e1", so that no rounding question arises. An absent Number is
-// "is required".
+// Int returns n as an int64. The value must be a whole number; how it is
+// written does not matter ("30", "30.0" and "3e1" are all 30), since JSON
+// has one number type and clients' encoders differ. The value is read
+// exactly (money.Parse, no float), so no rounding question arises. An
+// absent Number is "is required".
 func (n Number) Int(field string) (int64, error) {
 	if n.lit == "" {
 		return 0, &Error{Field: field, Reason: "is required"}
@@ -112,6 +114,13 @@ func (n Number) Int(field string) (int64, error) {
 		return i, nil
 	case errors.Is(err, strconv.ErrRange):
 		return 0, &Error{Field: field, Reason: "is out of range", cause: err}
+	}
+	a, perr := money.Parse(n.lit)
+	switch {
+	case errors.Is(perr, money.ErrOverflow):
+		return 0, &Error{Field: field, Reason: "is out of range", cause: perr}
+	case perr == nil && a%money.Scale == 0:
+		return int64(a / money.Scale), nil
 	}
 	return 0, &Error{Field: field, Reason: "must be an integer", cause: err}
 }
