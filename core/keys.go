@@ -20,13 +20,17 @@ const (
 // NewKey describes an API key to store: the caller draws the secret and
 // passes only its SHA-256 and its prefix.
 type NewKey struct {
-	Account   uuid.UUID
-	Name      string
-	Hash      [32]byte
-	Prefix    string
-	Scopes    Scopes
-	Tier      Tier
-	ExpiresAt time.Time // zero: no expiry
+	Account uuid.UUID
+	Name    string
+	Hash    [32]byte
+	Prefix  string
+	Scopes  Scopes
+	Tier    Tier
+	// Lifetime is how long the key lasts from its creation; 0: no expiry.
+	// A duration rather than a time, so that the expiry is counted from the
+	// creation time the engine records (a rotation then keeps the exact
+	// lifetime).
+	Lifetime time.Duration
 }
 
 func (r *NewKey) validate() error {
@@ -74,8 +78,8 @@ func (e *Engine) CreateKey(ctx context.Context, req NewKey) (Key, error) {
 	}
 	k := Key{ID: e.ids.next(), Account: req.Account, Name: req.Name, Hash: req.Hash, Prefix: req.Prefix,
 		Scopes: req.Scopes, Tier: req.Tier, CreatedAt: now}
-	if !req.ExpiresAt.IsZero() {
-		k.ExpiresAt = req.ExpiresAt.UnixNano()
+	if req.Lifetime > 0 {
+		k.ExpiresAt = now + int64(req.Lifetime)
 	}
 	err := e.commitAuth(t, KindKeyCreated, now, []KeyChange{{Key: k}}, nil)
 	return k, err

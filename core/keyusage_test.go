@@ -16,10 +16,10 @@ import (
 )
 
 // newKey stores a read key for acct whose secret's hash starts with tag.
-func (h *harness) newKey(acct uuid.UUID, tag byte, expiresAt time.Time) core.Key {
+func (h *harness) newKey(acct uuid.UUID, tag byte, lifetime time.Duration) core.Key {
 	h.t.Helper()
 	k, err := h.e.CreateKey(h.ctx, core.NewKey{Account: acct, Name: fmt.Sprintf("k%d", tag),
-		Hash: [32]byte{tag, 0xA5}, Prefix: "svc_live_01234567", Scopes: core.ScopeRead, ExpiresAt: expiresAt})
+		Hash: [32]byte{tag, 0xA5}, Prefix: "svc_live_01234567", Scopes: core.ScopeRead, Lifetime: lifetime})
 	if err != nil {
 		h.t.Fatalf("create key %d: %v", tag, err)
 	}
@@ -67,7 +67,7 @@ func (h *harness) requireLogged(want map[uuid.UUID]uint64) {
 func TestAuthenticateKeyCountsConcurrently(t *testing.T) {
 	h := newHarness(t)
 	alice := h.account("alice", core.RoleSpeculator, 0)
-	keys := []core.Key{h.newKey(alice, 1, time.Time{}), h.newKey(alice, 2, time.Time{})}
+	keys := []core.Key{h.newKey(alice, 1, 0), h.newKey(alice, 2, 0)}
 	const workers, perWorker = 8, 500
 	seen := make([][]uint64, workers) // counts answered, per worker
 	var wg sync.WaitGroup
@@ -137,9 +137,9 @@ func TestAuthenticateKeyCountsConcurrently(t *testing.T) {
 func TestAuthenticateKeyRefuses(t *testing.T) {
 	h := newHarness(t)
 	alice := h.account("alice", core.RoleSpeculator, 0)
-	revoked := h.newKey(alice, 1, time.Time{})
-	rotated := h.newKey(alice, 2, time.Time{})
-	expiring := h.newKey(alice, 3, h.clock.Now().Add(time.Hour))
+	revoked := h.newKey(alice, 1, 0)
+	rotated := h.newKey(alice, 2, 0)
+	expiring := h.newKey(alice, 3, time.Hour)
 	for _, k := range []core.Key{revoked, rotated, rotated, expiring} {
 		if _, err := h.e.AuthenticateKey(k.Hash); err != nil {
 			t.Fatalf("AuthenticateKey(%s) before refusal: %v", k.Name, err)
@@ -187,7 +187,7 @@ func TestFlushKeyUsage(t *testing.T) {
 	alice := h.account("alice", core.RoleSpeculator, 0)
 	var keys []core.Key
 	for i := range 6 {
-		keys = append(keys, h.newKey(alice, byte(i), time.Time{}))
+		keys = append(keys, h.newKey(alice, byte(i), 0))
 	}
 	if n := h.flush(); n != 0 {
 		t.Fatalf("FlushKeyUsage with no use = %d", n)
@@ -229,7 +229,7 @@ func TestFlushKeyUsage(t *testing.T) {
 func TestCloseFlushesKeyUsage(t *testing.T) {
 	h := newHarness(t)
 	alice := h.account("alice", core.RoleSpeculator, 0)
-	k := h.newKey(alice, 1, time.Time{})
+	k := h.newKey(alice, 1, 0)
 	for range 3 {
 		if _, err := h.e.AuthenticateKey(k.Hash); err != nil {
 			t.Fatal(err)
@@ -260,7 +260,7 @@ func TestCloseFlushesKeyUsage(t *testing.T) {
 func TestUsageFlushLoop(t *testing.T) {
 	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: time.Millisecond})
 	alice := h.account("alice", core.RoleSpeculator, 0)
-	k := h.newKey(alice, 1, time.Time{})
+	k := h.newKey(alice, 1, 0)
 	if _, err := h.e.AuthenticateKey(k.Hash); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestKeyUsageCaptureAndReplay(t *testing.T) {
 	alice := h.account("alice", core.RoleSpeculator, 0)
 	var keys []core.Key
 	for i := range 6 {
-		keys = append(keys, h.newKey(alice, byte(i), time.Time{}))
+		keys = append(keys, h.newKey(alice, byte(i), 0))
 	}
 	var answered [6]atomic.Uint64
 	const workers, perWorker = 6, 500

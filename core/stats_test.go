@@ -49,13 +49,13 @@ func TestStats(t *testing.T) {
 	trade(h.buy(bob, closing, core.Yes, money.Units(10)))
 
 	now := h.clock.Now()
-	h.newKey(alice, 1, time.Time{})
-	revoked := h.newKey(alice, 2, time.Time{})
+	h.newKey(alice, 1, 0)
+	revoked := h.newKey(alice, 2, 0)
 	if _, err := h.e.RevokeKey(h.ctx, alice, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.newKey(alice, 3, now.Add(time.Hour)) // expired below
-	h.newKey(bob, 4, now.Add(48*time.Hour))
+	h.newKey(alice, 3, time.Hour) // expired below
+	h.newKey(bob, 4, 48*time.Hour)
 	sessions := []core.Session{
 		{Hash: [32]byte{1}, Account: alice, ExpiresAt: now.Add(7 * 24 * time.Hour).UnixNano()},
 		{Hash: [32]byte{2}, Account: alice, ExpiresAt: now.Add(7 * 24 * time.Hour).UnixNano()}, // revoked below

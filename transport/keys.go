@@ -127,7 +127,7 @@ func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller) error {
 		if days < 1 || days > maxKeyDays {
 			return fieldError("expires_in_days", "must be an integer from 1 to %d", maxKeyDays)
 		}
-		nk.ExpiresAt = s.now().Add(time.Duration(days) * 24 * time.Hour)
+		nk.Lifetime = time.Duration(days) * 24 * time.Hour
 	}
 	if req.RateLimitTier != nil {
 		t, ok := parseTier(*req.RateLimitTier)
