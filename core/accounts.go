@@ -24,7 +24,10 @@ type NewAccount struct {
 	Bonus        money.Amount // KP minted to the account as its signup bonus
 }
 
-func validName(name string) bool {
+// ValidName reports whether name is a valid account name: 3-32
+// characters of A-Z a-z 0-9 _ - (decisions.md section 2). Callers check it
+// before paying for a password hash; CreateAccount checks it again.
+func ValidName(name string) bool {
 	if len(name) < MinNameLen || len(name) > MaxNameLen {
 		return false
 	}
@@ -41,7 +44,7 @@ func validName(name string) bool {
 // it is durable. Names are unique ignoring case.
 func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView, error) {
 	switch {
-	case !validName(req.Name):
+	case !ValidName(req.Name):
 		return AccountView{}, fieldErr("name", "must be 3-32 characters of A-Z, a-z, 0-9, _ and -")
 	case len(req.PasswordHash) > MaxPasswordHashBytes:
 		return AccountView{}, fieldErr("password", "hash too long")

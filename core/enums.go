@@ -164,3 +164,13 @@ func (t Tier) String() string {
 	}
 	return fmt.Sprintf("tier(%d)", uint8(t))
 }
+
+// ParseTier maps a tier's wire name to the Tier.
+func ParseTier(name string) (Tier, bool) {
+	for _, t := range []Tier{TierStandard, TierPremium, TierUnlimited} {
+		if t.String() == name {
+			return t, true
+		}
+	}
+	return 0, false
+}

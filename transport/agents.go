@@ -60,7 +60,7 @@ func statsOf(ps []positionJSON) statsJSON {
 	var st statsJSON
 	for _, p := range ps {
 		st.OpenPositions++
-		if p.Currency == money.KP.String() {
+		if p.cur == money.KP {
 			st.TotalInvested += p.Cost
 		}
 	}
@@ -131,17 +131,16 @@ func (s *Server) portfolio(ctx *fasthttp.RequestCtx, c *caller) error {
 		h := holdingJSON{positionJSON: p}
 		if v, ok := s.eng.Market(p.MarketID); ok {
 			h.Title, h.Status = v.Info.Title, v.StatusAt(now).String()
-			cur, _ := money.ParseCurrency(p.Currency)
-			yes, no := v.Prices(cur)
+			yes, no := v.Prices(p.cur)
 			h.Price = yes
-			if p.Side == core.No.String() {
+			if p.side == core.No {
 				h.Price = no
 			}
 			// The value is an estimate at the marginal price, rounded
 			// down to micro-units; it is not what a sell would pay.
 			h.Value = money.Amount(h.Price * float64(p.Shares))
 		}
-		if p.Currency == money.KP.String() {
+		if p.cur == money.KP {
 			out.Stats.TotalValue += h.Value
 		}
 		out.Positions = append(out.Positions, h)

@@ -34,7 +34,7 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 	switch {
 	case req.Name == nil:
 		return fieldError("name", "is required")
-	case !validName(*req.Name):
+	case !core.ValidName(*req.Name):
 		return fieldError("name", "must be %d-%d characters of A-Z, a-z, 0-9, _ and -", core.MinNameLen, core.MaxNameLen)
 	case req.Password == nil:
 		return fieldError("password", "is required")
@@ -60,20 +60,6 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 		return err
 	}
 	return writeJSON(ctx, fasthttp.StatusCreated, agentResponse{Agent: agentOf(&a)})
-}
-
-// validName reports whether name is 3-32 characters of A-Z a-z 0-9 _ -.
-func validName(name string) bool {
-	if len(name) < core.MinNameLen || len(name) > core.MaxNameLen {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		ch := name[i]
-		if !('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
@@ -157,7 +143,7 @@ func (s *Server) logout(ctx *fasthttp.RequestCtx, c *caller) error {
 // CreateAdmin creates an account with the admin role, its password hashed
 // like any other: cmd/marketd calls it at start for the account "admin".
 func (s *Server) CreateAdmin(ctx context.Context, name, pw string) error {
-	if !validName(name) {
+	if !core.ValidName(name) {
 		return fmt.Errorf("admin account name %q: %w", name, errors.New("not a valid account name"))
 	}
 	if n := utf8.RuneCountInString(pw); n < minPasswordRunes || n > maxPasswordRunes {

@@ -94,15 +94,6 @@ func parseScopes(names []string) (core.Scopes, error) {
 	return s, nil
 }
 
-func parseTier(name string) (core.Tier, bool) {
-	for _, t := range []core.Tier{core.TierStandard, core.TierPremium, core.TierUnlimited} {
-		if t.String() == name {
-			return t, true
-		}
-	}
-	return 0, false
-}
-
 func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller) error {
 	var req createKeyRequest
 	if err := decodeBody(ctx, &req); err != nil {
@@ -130,7 +121,7 @@ func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller) error {
 		nk.Lifetime = time.Duration(days) * 24 * time.Hour
 	}
 	if req.RateLimitTier != nil {
-		t, ok := parseTier(*req.RateLimitTier)
+		t, ok := core.ParseTier(*req.RateLimitTier)
 		if !ok {
 			return fieldError("rate_limit_tier", "must be standard, premium or unlimited")
 		}

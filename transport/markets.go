@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strings"
@@ -117,7 +118,9 @@ func sortMarkets(vs []*core.MarketView, by string) {
 		if c := cmp.Compare(b.Info.CreatedAt, a.Info.CreatedAt); c != 0 {
 			return c
 		}
-		return strings.Compare(b.ID.String(), a.ID.String())
+		// Byte order is the order of the IDs' text, without formatting
+		// two strings per comparison.
+		return bytes.Compare(b.ID[:], a.ID[:])
 	}
 	switch by {
 	case "closing_soon":

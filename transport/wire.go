@@ -127,6 +127,9 @@ type positionJSON struct {
 	Shares   money.Amount `json:"shares"`
 	Cost     money.Amount `json:"cost"`
 	AvgPrice float64      `json:"avg_price"`
+
+	cur  money.Currency // Currency, for the handlers' sums and prices
+	side core.Side      // Side, likewise
 }
 
 // positionsOf lists an account's open positions: one item per market,
@@ -134,7 +137,7 @@ type positionJSON struct {
 func positionsOf(a *core.AccountView) []positionJSON {
 	out := []positionJSON{}
 	for _, p := range a.Positions {
-		for _, side := range []core.Side{core.Yes, core.No} {
+		for side := core.Side(0); side < core.NumSides; side++ {
 			if p.Closed || p.Shares[side] <= 0 {
 				continue
 			}
@@ -145,6 +148,8 @@ func positionsOf(a *core.AccountView) []positionJSON {
 				Shares:   p.Shares[side],
 				Cost:     p.Cost[side],
 				AvgPrice: p.Cost[side].Float() / p.Shares[side].Float(),
+				cur:      p.Currency,
+				side:     side,
 			})
 		}
 	}

@@ -78,24 +78,15 @@ func (c *config) validate() error {
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
 	}
-	if _, ok := tierByName(c.defaultTier); !ok {
+	if _, ok := core.ParseTier(c.defaultTier); !ok {
 		return fmt.Errorf("-default-tier: %q is not standard, premium or unlimited", c.defaultTier)
 	}
 	return nil
 }
 
-func tierByName(name string) (core.Tier, bool) {
-	for _, t := range []core.Tier{core.TierStandard, core.TierPremium, core.TierUnlimited} {
-		if t.String() == name {
-			return t, true
-		}
-	}
-	return 0, false
-}
-
 // transportConfig is the part of c the HTTP server takes.
 func (c *config) transportConfig() transport.Config {
-	tier, _ := tierByName(c.defaultTier)
+	tier, _ := core.ParseTier(c.defaultTier)
 	return transport.Config{
 		DefaultTier:       tier,
 		SignupBonus:       money.Units(c.signupBonusKP),

@@ -45,11 +45,11 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return err
 	}
 	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, out, n.srv); err != nil {
-		return errors.Join(err, n.stop(logger))
+		return errors.Join(err, n.shutdown(logger))
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return errors.Join(fmt.Errorf("listen on %s: %w", cfg.addr, err), n.stop(logger))
+		return errors.Join(fmt.Errorf("listen on %s: %w", cfg.addr, err), n.shutdown(logger))
 	}
 	logger.Info("listening", "addr", ln.Addr().String())
 	serveErr := make(chan error, 1)
@@ -131,11 +131,6 @@ func (n *node) shutdown(logger *slog.Logger) error {
 		errs = append(errs, fmt.Errorf("close log: %w", err))
 	}
 	return errors.Join(errs...)
-}
-
-// stop closes what start opened when serving never began.
-func (n *node) stop(logger *slog.Logger) error {
-	return n.shutdown(logger)
 }
 
 // watchLog reports the log's failure, checked every 100 ms, until ctx is
