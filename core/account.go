@@ -41,6 +41,14 @@ type account struct {
 	trades    []TradeSummary
 	tradeHead int
 
+	// notes are the kept notifications, oldest first, at most MaxNotes;
+	// lastNote is the highest ID ever made, from which the next is drawn.
+	notes    []Note
+	lastNote uint64
+	// vig and transfers are append-only, like the ledger.
+	vig       []VigPayment
+	transfers []Transfer
+
 	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
 	// are appended (appendLedger) so that the leaderboard never walks a
 	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
@@ -82,6 +90,9 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 	for _, t := range ch.Trades {
 		a.pushTrade(t)
 	}
+	a.applyNotes(ch.Notes, ch.NotesRead)
+	a.vig = append(a.vig, ch.Vig...)
+	a.transfers = append(a.transfers, ch.Transfers...)
 	a.lsn = seq
 }
 
@@ -145,11 +156,12 @@ type imageBuffers struct {
 	ledger []LedgerEntry
 	pos    []Position
 	trades []TradeSummary
+	notes  []Note
 }
 
 func (b *imageBuffers) reset() {
 	b.infos, b.bals, b.ledger = b.infos[:0], b.bals[:0], b.ledger[:0]
-	b.pos, b.trades = b.pos[:0], b.trades[:0]
+	b.pos, b.trades, b.notes = b.pos[:0], b.trades[:0], b.notes[:0]
 }
 
 // imageLocked returns the whole account as an image change (Prev holds its
@@ -180,6 +192,15 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 		b.trades = append(b.trades, a.trades[:a.tradeHead]...)
 		ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 	}
+	if len(a.notes) > 0 {
+		// Notes change in place when read: copy them.
+		start := len(b.notes)
+		b.notes = append(b.notes, a.notes...)
+		ch.Notes = b.notes[start:len(b.notes):len(b.notes)]
+	}
+	// Append-only: a prefix stays as it is.
+	ch.Vig = a.vig[:len(a.vig):len(a.vig)]
+	ch.Transfers = a.transfers[:len(a.transfers):len(a.transfers)]
 	return ch, ledger
 }
 

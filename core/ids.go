@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/google/uuid"
@@ -30,6 +31,25 @@ func (s *idSource) next() uuid.UUID {
 		panic(fmt.Sprintf("BUG: crypto/rand failed: %v", err))
 	}
 	return id
+}
+
+// referralAlphabet has 32 symbols, none of them easy to misread (no 0, O,
+// 1, I), so a code of 8 carries 40 random bits.
+const referralAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+// code returns a random referral code of ReferralCodeLen symbols.
+func (s *idSource) code() string {
+	var b [ReferralCodeLen]byte
+	s.mu.Lock()
+	_, err := io.ReadFull(s.r, b[:])
+	s.mu.Unlock()
+	if err != nil {
+		panic(fmt.Sprintf("BUG: crypto/rand failed: %v", err))
+	}
+	for i := range b {
+		b[i] = referralAlphabet[b[i]%byte(len(referralAlphabet))]
+	}
+	return string(b[:])
 }
 
 // LedgerEntryID derives a ledger entry's ID from the record that made it and

@@ -13,7 +13,9 @@ const maxReported = 20
 // Check verifies the invariants of the whole state and returns every
 // violation it finds (up to a bound), joined; nil when all hold:
 //   - conservation per currency (decisions.md section 1): all balances, the
-//     house's included, plus all market collateral equal minted minus burned;
+//     house's included, plus all market collateral plus the bonds of open
+//     oracle proposals (KP) equal minted minus burned;
+//   - a market has at most one open oracle proposal, and none once resolved;
 //   - per unresolved market, currency and side, the shares held equal
 //     q - q0 + splits - merges, q never below q0, and the collateral covers
 //     what the market owes whichever side wins;
@@ -21,6 +23,8 @@ const maxReported = 20
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
 //     balance; shares and cost bases are never negative;
+//   - the derived lookups (referral codes, wallets, deposits, referees,
+//     created markets, proposals) equal a rebuild from the state;
 //   - every account's leaderboard aggregates (volume and bonuses in KP)
 //     equal a recomputation from its KP ledger.
 //
@@ -39,6 +43,7 @@ func (s *State) Check() error {
 		c.market(m.view.Load())
 		return true
 	})
+	s.checkIndexes(&c)
 	for k := range c.held {
 		if s.market(k.market) == nil {
 			c.failf("position in unknown market %s", k.market)
@@ -112,6 +117,17 @@ func (c *checker) account(a *account) {
 }
 
 func (c *checker) market(v *MarketView) {
+	open := 0
+	for i := range v.Proposals {
+		p := &v.Proposals[i]
+		c.total[money.KP] = c.s.add(c.total[money.KP], p.HeldBonds())
+		if p.Status.Open() {
+			open++
+		}
+	}
+	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
+		c.failf("market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
+	}
 	for cur := range money.NumCurrencies {
 		key := posKey{v.ID, money.Currency(cur)}
 		held, holders := c.held[key]

@@ -25,6 +25,13 @@ type market struct {
 	// pays them.
 	holders map[uuid.UUID]struct{}
 
+	// proposals are the market's oracle proposals, oldest first; votes the
+	// votes on them, append-only so that views share prefixes; voted says
+	// who voted on which proposal.
+	proposals []Proposal
+	votes     []Vote
+	voted     map[voteKey]struct{}
+
 	dirty bool // changed by replay, view not yet published; see State.dirty
 
 	view  atomic.Pointer[MarketView]
@@ -39,6 +46,10 @@ type MarketView struct {
 	Info  MarketInfo
 	Books [money.NumCurrencies]Book
 	Open  [money.NumCurrencies]bool
+	// Proposals are the oracle proposals, oldest first; Votes the votes on
+	// them. Both are shared with the actor: never modify them.
+	Proposals []Proposal
+	Votes     []Vote
 }
 
 // Prices returns the marginal prices of yes and no in the currency's book;
@@ -70,13 +81,15 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 		m.books[b.Currency] = *b
 		m.open[b.Currency] = true
 	}
+	m.applyOracle(ch)
 	m.lsn = seq
 }
 
 // publish makes the current state visible to readers.
 // Runs only on the market's owner.
 func (m *market) publish() {
-	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open})
+	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open,
+		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})
 }
 
 // image returns the market as an image change built from its view: Prev
@@ -89,5 +102,6 @@ func (v *MarketView) image() MarketChange {
 			ch.Books = append(ch.Books, v.Books[c])
 		}
 	}
+	ch.Proposals, ch.Votes = v.Proposals, v.Votes
 	return ch
 }

@@ -44,15 +44,19 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 		if a.lsn != ch.Prev {
 			panic(fmt.Sprintf("BUG: account %s at LSN %d, record built at %d", a.id, a.lsn, ch.Prev))
 		}
+		old := a.info
 		a.applyLocked(seq, ch)
+		e.st.indexAccount(a.id, old, ch)
 	}
 	for i := range rec.Markets {
 		m := p.mkts[i]
-		if m.lsn != rec.Markets[i].Prev {
-			panic(fmt.Sprintf("BUG: market %s at LSN %d, record built at %d", m.id, m.lsn, rec.Markets[i].Prev))
+		mc := &rec.Markets[i]
+		if m.lsn != mc.Prev {
+			panic(fmt.Sprintf("BUG: market %s at LSN %d, record built at %d", m.id, m.lsn, mc.Prev))
 		}
-		m.apply(seq, &rec.Markets[i])
+		m.apply(seq, mc)
 		m.publish()
+		e.st.indexMarket(m.id, mc.Prev == 0, mc)
 	}
 	if rec.Supply != nil {
 		e.st.supply.apply(seq, rec.Supply)

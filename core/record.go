@@ -16,19 +16,27 @@ type Kind uint8
 
 // The record kinds.
 const (
-	KindAccountCreated Kind = 1
-	KindMarketCreated  Kind = 2
-	KindTrade          Kind = 3
-	KindSplit          Kind = 4
-	KindMerge          Kind = 5
-	KindSettle         Kind = 6
-	KindMarketClosed   Kind = 7
-	KindReferrerSet    Kind = 8
-	KindKeyCreated     Kind = 9
-	KindKeyRevoked     Kind = 10
-	KindSessionCreated Kind = 11
-	KindSessionRevoked Kind = 12
-	KindKeyUsage       Kind = 13
+	KindAccountCreated  Kind = 1
+	KindMarketCreated   Kind = 2
+	KindTrade           Kind = 3
+	KindSplit           Kind = 4
+	KindMerge           Kind = 5
+	KindSettle          Kind = 6
+	KindMarketClosed    Kind = 7
+	KindReferrerSet     Kind = 8
+	KindKeyCreated      Kind = 9
+	KindKeyRevoked      Kind = 10
+	KindSessionCreated  Kind = 11
+	KindSessionRevoked  Kind = 12
+	KindKeyUsage        Kind = 13
+	KindProfile         Kind = 14 // settings, persona, terms, trading mode, wallet, referral code
+	KindNotesRead       Kind = 15
+	KindDeposit         Kind = 16
+	KindWithdrawal      Kind = 17
+	KindOracleProposed  Kind = 18
+	KindOracleChallenge Kind = 19
+	KindOracleVote      Kind = 20
+	KindOracleDeadline  Kind = 21 // a proposal accepted, rejected or escalated at its deadline
 	// KindImage marks a snapshot chunk: whole objects, where each change's
 	// Prev is the object's LSN at capture instead of its LSN before a change.
 	KindImage Kind = 100
@@ -61,15 +69,26 @@ type AccountChange struct {
 	Ledger    []LedgerEntry
 	Positions []Position
 	Trades    []TradeSummary
+	Notes     []Note       // notifications appended
+	NotesRead []uint64     // IDs of notifications marked read
+	Vig       []VigPayment // vig settlements appended
+	Transfers []Transfer   // deposits and withdrawals appended
 }
 
 // AccountInfo is the after-image of an account's scalar fields.
 type AccountInfo struct {
-	Name         string
-	Role         Role
-	PasswordHash []byte // the slow salted hash; never the password
-	CreatedAt    int64  // Unix nanoseconds
-	Referrer     uuid.UUID
+	Name          string
+	Role          Role
+	PasswordHash  []byte // the slow salted hash; never the password
+	CreatedAt     int64  // Unix nanoseconds
+	Referrer      uuid.UUID
+	ReferralCode  string         // ReferralCodeLen characters; "" for the house
+	Mode          money.Currency // trading mode: the currency of trades, splits and merges
+	Wallet        string         // linked wallet address in EIP-55 form; "" when none
+	Persona       string
+	TOSVersion    string // the terms of service accepted last; "" when none
+	TOSAcceptedAt int64  // Unix nanoseconds; 0 when none
+	Settings      Settings
 }
 
 // Balance is a balance after a change.
@@ -123,10 +142,12 @@ type TradeSummary struct {
 
 // MarketChange is what a record does to one market.
 type MarketChange struct {
-	ID    uuid.UUID
-	Prev  uint64      // the market's LSN before this record; 0 creates it
-	Info  *MarketInfo // after-image of the descriptive and lifecycle fields
-	Books []Book      // after-images of the pricing states that changed
+	ID        uuid.UUID
+	Prev      uint64      // the market's LSN before this record; 0 creates it
+	Info      *MarketInfo // after-image of the descriptive and lifecycle fields
+	Books     []Book      // after-images of the pricing states that changed
+	Proposals []Proposal  // after-images of the oracle proposals that changed
+	Votes     []Vote      // oracle votes appended
 }
 
 // MarketInfo is the after-image of a market's descriptive and lifecycle
@@ -219,6 +240,10 @@ func (r *Record) Clone() *Record {
 		a.Ledger = slices.Clone(a.Ledger)
 		a.Positions = slices.Clone(a.Positions)
 		a.Trades = slices.Clone(a.Trades)
+		a.Notes = slices.Clone(a.Notes)
+		a.NotesRead = slices.Clone(a.NotesRead)
+		a.Vig = slices.Clone(a.Vig)
+		a.Transfers = slices.Clone(a.Transfers)
 	}
 	c.Markets = slices.Clone(r.Markets)
 	for i := range c.Markets {
@@ -228,6 +253,8 @@ func (r *Record) Clone() *Record {
 			m.Info = &info
 		}
 		m.Books = slices.Clone(m.Books)
+		m.Proposals = slices.Clone(m.Proposals)
+		m.Votes = slices.Clone(m.Votes)
 	}
 	if r.Supply != nil {
 		s := *r.Supply

@@ -116,11 +116,14 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 			a.applyLocked(seq, ch)
 			a.mu.Unlock()
 			s.addAccount(a)
+			s.indexAccount(a.id, AccountInfo{}, ch)
 			continue
 		}
 		a.mu.Lock()
 		if a.lsn < seq {
+			old := a.info
 			a.applyLocked(seq, ch)
+			s.indexAccount(a.id, old, ch)
 		}
 		a.mu.Unlock()
 	}
@@ -132,11 +135,13 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 			m.apply(seq, ch)
 			m.publish()
 			s.addMarket(m)
+			s.indexMarket(m.id, true, ch)
 			continue
 		}
 		if m.lsn < seq {
 			m.apply(seq, ch)
 			s.markDirty(m)
+			s.indexMarket(m.id, false, ch)
 		}
 	}
 	if sc := rec.Supply; sc != nil && s.supply.lsn < seq {
@@ -197,6 +202,7 @@ func (s *State) LoadImage(rec *Record) error {
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)
 		}
+		s.indexAccount(a.id, AccountInfo{}, ch)
 	}
 	for i := range rec.Markets {
 		ch := &rec.Markets[i]
@@ -207,6 +213,7 @@ func (s *State) LoadImage(rec *Record) error {
 		m.apply(ch.Prev, ch)
 		m.publish()
 		s.addMarket(m)
+		s.indexMarket(m.id, true, ch)
 	}
 	if sc := rec.Supply; sc != nil {
 		s.supply.apply(sc.Prev, sc)

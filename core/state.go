@@ -39,6 +39,15 @@ type State struct {
 	auth authTable
 
 	supply supply
+
+	// idx holds the derived lookups (index.go).
+	idx indexes
+
+	// custodyMu serialises the operations that check a lookup of idx and
+	// then change it: linking a wallet (one account per address) and
+	// crediting a deposit (once per transaction). It comes before the
+	// account locks.
+	custodyMu sync.Mutex
 }
 
 // supply is the minted and burned totals per currency: what the
@@ -54,6 +63,7 @@ type supply struct {
 func NewState() *State {
 	s := &State{names: make(map[string]uuid.UUID)}
 	s.auth.init()
+	s.idx.init()
 	house := newAccount(HouseID)
 	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
 	s.accounts.store(HouseID, house)

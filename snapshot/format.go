@@ -20,7 +20,7 @@ const (
 	MaxChunkBytes = wal.MaxFrameBytes
 )
 
-var magic = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '1'}
+var magic = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

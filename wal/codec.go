@@ -33,13 +33,19 @@ const (
 // small multiple of its input. TestMinItemBytes checks these against the
 // encoder.
 const (
-	minAccountChangeBytes = 22 // ID 16, Prev, Info flag, 4 list counts
+	minAccountChangeBytes = 26 // ID 16, Prev, Info flag, 8 list counts
 	minBalanceBytes       = 2
 	minLedgerEntryBytes   = 23
 	minPositionBytes      = 41
 	minTradeSummaryBytes  = 40
-	minMarketChangeBytes  = 19
+	minMarketChangeBytes  = 21
 	minBookBytes          = 11
+	minNoteBytes          = 39
+	minNoteReadBytes      = 1
+	minVigPaymentBytes    = 21
+	minTransferBytes      = 22
+	minProposalBytes      = 57
+	minVoteBytes          = 34
 	minKeyChangeBytes     = 74
 	minSessionChangeBytes = 52
 )
@@ -55,13 +61,21 @@ const (
 // validKind reports whether k is a record kind this version knows. The set
 // is closed: a new kind needs a new decoder, never a reinterpretation.
 func validKind(k core.Kind) bool {
-	return (k >= core.KindAccountCreated && k <= core.KindKeyUsage) || k == core.KindImage
+	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) || k == core.KindImage
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
 func validStatus(s core.Status) bool { return s <= core.StatusResolved }
 func validRole(r core.Role) bool     { return r == core.RoleSpeculator || r == core.RoleAdmin }
 func validTier(t core.Tier) bool     { return t <= core.TierUnlimited }
+func validTheme(t core.Theme) bool   { return t < core.NumThemes }
+
+// Settings bits: any other bit is rejected.
+const (
+	settingNotificationsOff = 1 << 0
+	settingHideLeaderboard  = 1 << 1
+	settingBits             = settingNotificationsOff | settingHideLeaderboard
+)
 
 // validScopes reports whether s holds only known scope bits.
 func validScopes(s core.Scopes) bool { return s&^core.AllScopes == 0 }
@@ -135,6 +149,7 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 		dst = appendBytes(dst, a.Info.PasswordHash, "password hash")
 		dst = binary.AppendVarint(dst, a.Info.CreatedAt)
 		dst = append(dst, a.Info.Referrer[:]...)
+		dst = appendProfile(dst, a.ID, a.Info)
 	}
 
 	dst = appendCount(dst, len(a.Balances), "balances")
@@ -153,6 +168,22 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 	dst = appendCount(dst, len(a.Trades), "trades")
 	for i := range a.Trades {
 		dst = appendTradeSummary(dst, &a.Trades[i])
+	}
+	dst = appendCount(dst, len(a.Notes), "notes")
+	for i := range a.Notes {
+		dst = appendNote(dst, &a.Notes[i])
+	}
+	dst = appendCount(dst, len(a.NotesRead), "notes read")
+	for _, id := range a.NotesRead {
+		dst = binary.AppendUvarint(dst, id)
+	}
+	dst = appendCount(dst, len(a.Vig), "vig payments")
+	for i := range a.Vig {
+		dst = appendVigPayment(dst, &a.Vig[i])
+	}
+	dst = appendCount(dst, len(a.Transfers), "transfers")
+	for i := range a.Transfers {
+		dst = appendTransfer(dst, &a.Transfers[i])
 	}
 	return dst
 }
@@ -238,6 +269,18 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = appendAmount(dst, b.VigCreator)
 		dst = appendAmount(dst, b.VigHouse)
 		dst = binary.AppendUvarint(dst, b.Trades)
+	}
+	dst = appendCount(dst, len(m.Proposals), "proposals")
+	for i := range m.Proposals {
+		dst = appendProposal(dst, &m.Proposals[i])
+	}
+	dst = appendCount(dst, len(m.Votes), "votes")
+	for i := range m.Votes {
+		v := &m.Votes[i]
+		dst = append(dst, v.Proposal[:]...)
+		dst = append(dst, v.Account[:]...)
+		dst = appendSide(dst, v.Outcome)
+		dst = binary.AppendVarint(dst, v.Time)
 	}
 	return dst
 }

@@ -84,7 +84,16 @@ func (e enc) str(s string) enc { return append(e.u(uint64(len(s))), s...) }
 func recordHead(kind byte) enc { return enc{kind}.i(0) }
 func emptyTail(e enc) enc      { return e.u(0).b(0).u(0).u(0) } // markets, supply, keys, sessions
 func oneAccount(e enc) enc     { return e.u(1).zeros(16).u(0) } // count, ID, Prev; Info flag next
-func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0) }
+func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
+
+// profile is the encoding of an account info's fields after the referrer,
+// with the given settings bits and theme.
+func profile(bits, theme byte) enc { return enc{}.str("").b(0).str("").str("").str("").i(0).b(bits, theme) }
+
+// info is an account info encoding with the given role and profile.
+func info(role byte, prof enc) enc {
+	return append(enc{1}.str("n").b(role).u(0).i(0).zeros(16), prof...)
+}
 func accountRecord(info enc) enc {
 	return emptyTail(accountLists(append(oneAccount(recordHead(3)), info...)))
 }
@@ -97,12 +106,12 @@ func TestDecodeRecordRejects(t *testing.T) {
 	ledger := func(idx uint64, currency, typ byte) enc {
 		e := oneAccount(recordHead(3)).b(0) // no info
 		e = e.u(0).u(1).u(5).u(idx).b(currency, typ).i(1).i(1).zeros(16).i(0)
-		return emptyTail(e.u(0).u(0))
+		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0))
 	}
 	market := func(status, outcome byte) enc {
 		e := recordHead(2).u(0).u(1).zeros(16).u(0).b(1)
 		e = e.str("t").str("d").str("c").zeros(16).zeros(8).i(0).i(0).i(0).b(status, outcome).i(0)
-		return e.u(0).b(0).u(0).u(0)
+		return e.u(0).u(0).u(0).b(0).u(0).u(0)
 	}
 	key := func(scopes, tier byte) enc {
 		e := recordHead(9).u(0).u(0).b(0).u(1).u(0)
@@ -126,7 +135,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	}{
 		{"empty", nil, "truncated"},
 		{"kind 0", emptyTail(recordHead(0).u(0)), "unknown kind 0"},
-		{"kind 14", emptyTail(recordHead(14).u(0)), "unknown kind 14"},
+		{"kind 22", emptyTail(recordHead(22).u(0)), "unknown kind 22"},
 		{"kind 99", emptyTail(recordHead(99).u(0)), "unknown kind 99"},
 		{"non-minimal varint", emptyTail(enc{3}.b(0x80, 0x00).u(0)), "malformed varint"},
 		{"varint over 64 bits", enc{3}.b(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02), "malformed varint"},
@@ -136,7 +145,10 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"market count over MaxListItems", recordHead(3).u(0).u(MaxListItems + 1).zeros(20 * (MaxListItems + 1)), "markets do not fit"},
 		{"supply flag 2", recordHead(3).u(0).u(0).b(2).u(0).u(0), "supply: flag byte 2"},
 		{"info flag 2", accountRecord(enc{2}), "account info: flag byte 2"},
-		{"role 2", accountRecord(enc{1}.str("n").b(2).u(0).i(0).zeros(16)), "unknown role 2"},
+		{"role 2", accountRecord(info(2, profile(0, 0))), "unknown role 2"},
+		{"settings bit 2", accountRecord(info(0, profile(4, 0))), "unknown settings bits 0x4"},
+		{"theme 3", accountRecord(info(0, profile(0, 3))), "unknown theme 3"},
+		{"note kind 9", emptyTail(append(oneAccount(recordHead(3)).b(0).u(0).u(0).u(0).u(0).u(1).u(1).b(9), make([]byte, 40)...)), "unknown note kind 9"},
 		{"password hash past the bytes left", accountRecord(enc{1}.str("n").b(0).u(100)), "password hash of 100 bytes does not fit"},
 		{"name over MaxStringBytes", accountRecord(enc{1}.u(MaxStringBytes + 1).zeros(MaxStringBytes + 1)), "account name of 65537 bytes"},
 		{"ledger index over uint32", ledger(1<<32, 0, 2), "ledger index 4294967296"},
@@ -186,6 +198,12 @@ func TestMinItemBytes(t *testing.T) {
 		{"book", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Books: make([]core.Book, 1)}}}) - minMarketChangeBytes, minBookBytes},
 		{"key change", one(&core.Record{Kind: core.KindTrade, Keys: make([]core.KeyChange, 1)}), minKeyChangeBytes},
 		{"session change", one(&core.Record{Kind: core.KindTrade, Sessions: make([]core.SessionChange, 1)}), minSessionChangeBytes},
+		{"note", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Notes: []core.Note{{Kind: core.NoteMarketSettled}}}}}) - minAccountChangeBytes, minNoteBytes},
+		{"note read", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{NotesRead: []uint64{0}}}}) - minAccountChangeBytes, minNoteReadBytes},
+		{"vig payment", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Vig: []core.VigPayment{{Role: core.VigCreator}}}}}) - minAccountChangeBytes, minVigPaymentBytes},
+		{"transfer", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Transfers: []core.Transfer{{Kind: core.TransferDeposit, Status: core.TransferCredited}}}}}) - minAccountChangeBytes, minTransferBytes},
+		{"proposal", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Proposals: []core.Proposal{{Status: core.ProposalProposed}}}}}) - minMarketChangeBytes, minProposalBytes},
+		{"vote", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Votes: make([]core.Vote, 1)}}}) - minMarketChangeBytes, minVoteBytes},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {

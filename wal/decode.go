@@ -132,6 +132,7 @@ func (d *decoder) accountChange(a *core.AccountChange) {
 			d.tradeSummary(&a.Trades[i])
 		}
 	}
+	d.accountExtras(a)
 }
 
 func (d *decoder) accountInfo() *core.AccountInfo {
@@ -144,6 +145,7 @@ func (d *decoder) accountInfo() *core.AccountInfo {
 	in.PasswordHash = d.bytes("password hash")
 	in.CreatedAt = d.varint()
 	in.Referrer = d.uuid()
+	d.profile(in)
 	return in
 }
 
@@ -238,6 +240,7 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 			b.Trades = d.uvarint()
 		}
 	}
+	d.marketExtras(m)
 }
 
 func (d *decoder) key(k *core.Key) {

@@ -23,7 +23,7 @@ import (
 const (
 	// FormatVersion is the version of the frame and record encoding this
 	// package writes and the only one it reads.
-	FormatVersion = 1
+	FormatVersion = 2
 	// FrameHeaderBytes is the size of the frame header before the payload.
 	FrameHeaderBytes = 12
 	// FrameTrailerBytes is the size of the CRC after the payload.

@@ -59,7 +59,7 @@ func TestDecodeFrameRejects(t *testing.T) {
 		{"zero-filled entry", make([]byte, 15), 7, "15 bytes, minimum 16"},
 		{"zeros of a full frame", make([]byte, 40), 7, "bad magic"},
 		{"bad magic", withByte(0, 0xF8), 7, "bad magic"},
-		{"bad version", withByte(2, 2), 7, "unknown version 2"},
+		{"bad version", withByte(2, 9), 7, "unknown version 9"},
 		{"crc", append(bytes.Clone(valid[:len(valid)-1]), valid[len(valid)-1]^1), 7, "crc"},
 		{"seq", valid, 8, "seq 7 read at 8"},
 		{"truncated", valid[:len(valid)-1], 7, "crc"},

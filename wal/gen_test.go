@@ -20,7 +20,9 @@ func newGen(seed uint64) *gen { return &gen{r: rand.New(rand.NewPCG(seed, seed^0
 var allKinds = []core.Kind{
 	core.KindAccountCreated, core.KindMarketCreated, core.KindTrade, core.KindSplit, core.KindMerge,
 	core.KindSettle, core.KindMarketClosed, core.KindReferrerSet, core.KindKeyCreated, core.KindKeyRevoked,
-	core.KindSessionCreated, core.KindSessionRevoked, core.KindKeyUsage, core.KindImage,
+	core.KindSessionCreated, core.KindSessionRevoked, core.KindKeyUsage, core.KindProfile,
+	core.KindNotesRead, core.KindDeposit, core.KindWithdrawal, core.KindOracleProposed,
+	core.KindOracleChallenge, core.KindOracleVote, core.KindOracleDeadline, core.KindImage,
 }
 
 func (g *gen) record() *core.Record {
@@ -64,11 +66,22 @@ func (g *gen) accountChange() core.AccountChange {
 	a := core.AccountChange{ID: g.uuid(), Prev: g.u64()}
 	if g.r.IntN(2) == 0 {
 		a.Info = &core.AccountInfo{
-			Name:         g.str(20),
-			Role:         core.Role(g.r.IntN(2)),
-			PasswordHash: g.bytes(60),
-			CreatedAt:    g.i64(),
-			Referrer:     g.uuid(),
+			Name:          g.str(20),
+			Role:          core.Role(g.r.IntN(2)),
+			PasswordHash:  g.bytes(60),
+			CreatedAt:     g.i64(),
+			Referrer:      g.uuid(),
+			ReferralCode:  g.str(8),
+			Mode:          g.currency(),
+			Wallet:        g.str(42),
+			Persona:       g.str(50),
+			TOSVersion:    g.str(5),
+			TOSAcceptedAt: g.i64(),
+			Settings: core.Settings{
+				NotificationsOff:    g.r.IntN(2) == 0,
+				HideFromLeaderboard: g.r.IntN(2) == 0,
+				Theme:               core.Theme(g.r.IntN(core.NumThemes)),
+			},
 		}
 	}
 	a.Balances = genList(g, 2, func() core.Balance { return core.Balance{Currency: g.currency(), After: g.amount()} })
@@ -97,6 +110,26 @@ func (g *gen) accountChange() core.AccountChange {
 			Reasoning: g.str(100), Time: g.i64(),
 		}
 	})
+	a.Notes = genList(g, 3, func() core.Note {
+		return core.Note{
+			ID: g.u64(), Kind: core.NoteKind(1 + g.r.IntN(int(core.NoteWithdrawalQueued))), Read: g.r.IntN(2) == 0,
+			Time: g.i64(), Market: g.uuid(), Ref: g.uuid(), Currency: g.currency(), Amount: g.amount(),
+			Outcome: core.Side(g.r.IntN(2)),
+		}
+	})
+	a.NotesRead = genList(g, 3, g.u64)
+	a.Vig = genList(g, 2, func() core.VigPayment {
+		return core.VigPayment{
+			Market: g.uuid(), Currency: g.currency(), Role: core.VigRole(1 + g.r.IntN(2)),
+			Accrued: g.amount(), Paid: g.amount(), Time: g.i64(),
+		}
+	})
+	a.Transfers = genList(g, 2, func() core.Transfer {
+		return core.Transfer{
+			ID: g.uuid(), Kind: core.TransferKind(1 + g.r.IntN(2)), Status: core.TransferStatus(1 + g.r.IntN(2)),
+			Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
+		}
+	})
 	return a
 }
 
@@ -119,6 +152,16 @@ func (g *gen) marketChange() core.MarketChange {
 			b.Q[s] = g.amount()
 		}
 		return b
+	})
+	m.Proposals = genList(g, 2, func() core.Proposal {
+		return core.Proposal{
+			ID: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Status: core.ProposalStatus(1 + g.r.IntN(int(core.ProposalCancelled))),
+			Proposer: g.uuid(), Challenger: g.uuid(), Bond: g.amount(), Votes: [core.NumSides]uint64{g.u64(), g.u64()},
+			ChallengeDeadline: g.i64(), VoteDeadline: g.i64(), CreatedAt: g.i64(), ResolvedAt: g.i64(),
+		}
+	})
+	m.Votes = genList(g, 3, func() core.Vote {
+		return core.Vote{Proposal: g.uuid(), Account: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Time: g.i64()}
 	})
 	return m
 }

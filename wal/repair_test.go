@@ -527,7 +527,7 @@ func TestRepairRefusesWholeFrames(t *testing.T) {
 		want   string
 	}{
 		{"misplaced frame", entry(AppendRecordFrame(nil, 9, recordFor(9))), "seq 9 read at 6"},
-		{"frame of a later version", entry(future), "unknown version 2"},
+		{"frame of a later version", entry(future), fmt.Sprintf("unknown version %d", FormatVersion+1)},
 		{"later version after garbage", append([]byte{0x05, 1, 2, 3, 4, 5}, entry(future)...), "followed by a whole frame"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,143 @@
+package core
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// indexes are lookups derived from the accounts and markets, never logged:
+// every change to what they index goes through indexAccount or indexMarket,
+// live (commit) and at recovery (Apply, LoadImage) alike, so they cannot
+// drift from the state. mu is a leaf lock: nothing else is taken while it
+// is held. An operation that must check a lookup and change it atomically
+// (a wallet linked once, a deposit credited once) serialises on a lock of
+// its own, taken before the account locks (State.custodyMu).
+type indexes struct {
+	mu        sync.Mutex
+	codes     map[string]uuid.UUID      // referral code -> account
+	wallets   map[string]uuid.UUID      // lower-case wallet address -> account
+	txs       map[string]txRef          // lower-case deposit tx hash -> deposit
+	referees  map[uuid.UUID][]uuid.UUID // referrer -> accounts it referred
+	created   map[uuid.UUID][]uuid.UUID // creator -> markets it created
+	proposals map[uuid.UUID]uuid.UUID   // oracle proposal -> market
+}
+
+// txRef finds a deposit: its account and transfer ID.
+type txRef struct {
+	account  uuid.UUID
+	transfer uuid.UUID
+}
+
+func (x *indexes) init() {
+	x.codes = make(map[string]uuid.UUID)
+	x.wallets = make(map[string]uuid.UUID)
+	x.txs = make(map[string]txRef)
+	x.referees = make(map[uuid.UUID][]uuid.UUID)
+	x.created = make(map[uuid.UUID][]uuid.UUID)
+	x.proposals = make(map[uuid.UUID]uuid.UUID)
+}
+
+// indexAccount updates the lookups for a change applied to account id;
+// old is the account's info before it.
+func (s *State) indexAccount(id uuid.UUID, old AccountInfo, ch *AccountChange) {
+	if ch.Info == nil && len(ch.Transfers) == 0 {
+		return
+	}
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if in := ch.Info; in != nil {
+		if in.ReferralCode != old.ReferralCode {
+			if old.ReferralCode != "" {
+				delete(x.codes, old.ReferralCode)
+			}
+			if in.ReferralCode != "" {
+				x.codes[in.ReferralCode] = id
+			}
+		}
+		if in.Wallet != old.Wallet {
+			if old.Wallet != "" {
+				delete(x.wallets, strings.ToLower(old.Wallet))
+			}
+			if in.Wallet != "" {
+				x.wallets[strings.ToLower(in.Wallet)] = id
+			}
+		}
+		if in.Referrer != old.Referrer && in.Referrer != uuid.Nil {
+			x.referees[in.Referrer] = append(x.referees[in.Referrer], id)
+		}
+	}
+	for _, t := range ch.Transfers {
+		if t.Kind == TransferDeposit {
+			x.txs[strings.ToLower(t.TxHash)] = txRef{id, t.ID}
+		}
+	}
+}
+
+// indexMarket updates the lookups for a change applied to market id;
+// created says whether the change created it.
+func (s *State) indexMarket(id uuid.UUID, created bool, ch *MarketChange) {
+	if !created && len(ch.Proposals) == 0 {
+		return
+	}
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if created && ch.Info != nil {
+		x.created[ch.Info.Creator] = append(x.created[ch.Info.Creator], id)
+	}
+	for _, p := range ch.Proposals {
+		x.proposals[p.ID] = id
+	}
+}
+
+// accountByCode finds the account of a referral code.
+func (s *State) accountByCode(code string) (uuid.UUID, bool) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	id, ok := s.idx.codes[code]
+	return id, ok
+}
+
+// accountByWallet finds the account a wallet address is linked to.
+func (s *State) accountByWallet(addr string) (uuid.UUID, bool) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	id, ok := s.idx.wallets[strings.ToLower(addr)]
+	return id, ok
+}
+
+// depositByTx finds the deposit credited for a transaction hash.
+func (s *State) depositByTx(hash string) (txRef, bool) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	r, ok := s.idx.txs[strings.ToLower(hash)]
+	return r, ok
+}
+
+// referees returns the accounts referrer referred, in no set order (a
+// snapshot loads accounts in any order).
+func (s *State) referees(referrer uuid.UUID) []uuid.UUID {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	r := s.idx.referees[referrer]
+	return r[:len(r):len(r)]
+}
+
+// createdMarkets returns the markets an account created, in no set order.
+func (s *State) createdMarkets(creator uuid.UUID) []uuid.UUID {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	c := s.idx.created[creator]
+	return c[:len(c):len(c)]
+}
+
+// proposalMarket finds the market of an oracle proposal.
+func (s *State) proposalMarket(proposal uuid.UUID) (uuid.UUID, bool) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	id, ok := s.idx.proposals[proposal]
+	return id, ok
+}

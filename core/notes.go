@@ -1,0 +1,113 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// MaxNotes is how many notifications an account keeps: past it, the oldest
+// are dropped (issue 5).
+const MaxNotes = 1000
+
+// NoteKind is what a notification is about. Values are written to disk.
+type NoteKind uint8
+
+// The notification kinds.
+const (
+	NoteMarketSettled    NoteKind = 1
+	NoteMarketClosed     NoteKind = 2
+	NoteOracleProposed   NoteKind = 3
+	NoteOracleChallenged NoteKind = 4
+	NoteOracleResolved   NoteKind = 5
+	NoteReferralApplied  NoteKind = 6
+	NoteDepositCredited  NoteKind = 7
+	NoteWithdrawalQueued NoteKind = 8
+)
+
+var noteKindNames = [...]string{
+	NoteMarketSettled:    "market_settled",
+	NoteMarketClosed:     "market_closed",
+	NoteOracleProposed:   "oracle_proposed",
+	NoteOracleChallenged: "oracle_challenged",
+	NoteOracleResolved:   "oracle_resolved",
+	NoteReferralApplied:  "referral_applied",
+	NoteDepositCredited:  "deposit_credited",
+	NoteWithdrawalQueued: "withdrawal_queued",
+}
+
+// String returns the wire name of the kind.
+func (k NoteKind) String() string {
+	if k.Valid() {
+		return noteKindNames[k]
+	}
+	return fmt.Sprintf("note_kind(%d)", uint8(k))
+}
+
+// Valid reports whether k is a known kind.
+func (k NoteKind) Valid() bool { return int(k) < len(noteKindNames) && noteKindNames[k] != "" }
+
+// Note is one notification kept for an account. Which of the data fields
+// mean something depends on Kind; the message shown is made from them when
+// read, so that the log carries no text.
+type Note struct {
+	ID       uint64 // per account, from 1, in the order made
+	Kind     NoteKind
+	Read     bool
+	Time     int64        // Unix nanoseconds
+	Market   uuid.UUID    // the market concerned, if any
+	Ref      uuid.UUID    // the proposal, transfer or other account concerned, if any
+	Currency money.Currency
+	Amount   money.Amount // a payout, deposit, withdrawal or bonus, if any
+	Outcome  Side         // a settled or proposed outcome, if any
+}
+
+// applyNotes appends notes, dropping the oldest past MaxNotes, and marks
+// the read ones. Lock should be held.
+func (a *account) applyNotes(notes []Note, read []uint64) {
+	for _, n := range notes {
+		if len(a.notes) == MaxNotes {
+			// Copy down instead of reslicing, so the array never grows.
+			copy(a.notes, a.notes[1:])
+			a.notes = a.notes[:MaxNotes-1]
+		}
+		a.notes = append(a.notes, n)
+		a.lastNote = max(a.lastNote, n.ID)
+	}
+	for _, id := range read {
+		if i, ok := a.noteIndex(id); ok {
+			a.notes[i].Read = true
+		}
+	}
+}
+
+// noteIndex finds a kept notification by ID: IDs ascend, so it searches.
+// Lock should be held.
+func (a *account) noteIndex(id uint64) (int, bool) {
+	lo, hi := 0, len(a.notes)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch {
+		case a.notes[mid].ID == id:
+			return mid, true
+		case a.notes[mid].ID < id:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, false
+}
+
+// notify adds a notification for a to the account's change ch in the
+// record being built, unless a turned notifications off. The account must
+// be locked and ch must be its change.
+func (p *pending) notify(a *account, ch *AccountChange, n Note) {
+	if a.info.Settings.NotificationsOff || a.id == HouseID {
+		return
+	}
+	n.ID = a.lastNote + uint64(len(ch.Notes)) + 1
+	ch.Notes = append(ch.Notes, n)
+}

@@ -1,0 +1,52 @@
+package core
+
+import "fmt"
+
+// ReferralCodeLen is the length of every account's referral code
+// (decisions.md section 11).
+const ReferralCodeLen = 8
+
+// Settings are an account's preferences (PATCH /api/settings). The zero
+// value is every default, so that an account that never changed them, and
+// the house, need no stored settings.
+type Settings struct {
+	// NotificationsOff stops new notifications being kept for the account.
+	NotificationsOff bool
+	// HideFromLeaderboard leaves the account out of the public leaderboard.
+	HideFromLeaderboard bool
+	// Theme is the interface theme a client should show.
+	Theme Theme
+}
+
+// Theme is a client's colour theme. Values are written to disk.
+type Theme uint8
+
+// The themes.
+const (
+	ThemeSystem Theme = 0
+	ThemeLight  Theme = 1
+	ThemeDark   Theme = 2
+)
+
+// NumThemes is the number of themes.
+const NumThemes = 3
+
+var themeNames = [NumThemes]string{"system", "light", "dark"}
+
+// String returns the wire name of the theme.
+func (t Theme) String() string {
+	if t < NumThemes {
+		return themeNames[t]
+	}
+	return fmt.Sprintf("theme(%d)", uint8(t))
+}
+
+// ParseTheme maps a theme's wire name to the Theme.
+func ParseTheme(name string) (Theme, bool) {
+	for i, n := range themeNames {
+		if n == name {
+			return Theme(i), true
+		}
+	}
+	return 0, false
+}
