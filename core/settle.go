@@ -163,6 +163,8 @@ func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur m
 			paid = st.s.add(paid, payout)
 			res.PositionsPaid++
 		}
+		st.notify(h, st.change(h), Note{Kind: NoteMarketSettled, Time: st.now, Market: m.id,
+			Currency: cur, Amount: payout, Outcome: outcome})
 		if p.Referrer != uuid.Nil && p.RefVig > 0 {
 			loss := st.s.sub(p.PaidIn, st.s.add(p.PaidOut, payout))
 			refs = append(refs, refShare{p.Referrer, p.RefVig, max(0, loss) * 2 / 10})
@@ -179,29 +181,48 @@ func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur m
 	}
 	profit := st.s.sub(remainder, book.Subsidy)
 	var vigPaid money.Amount
+	// What each account accrued and is paid, per role: every accrual gets
+	// a VigPayment, paid or not, so GET /api/vig shows how it ended.
+	creator := VigPayment{Market: m.id, Currency: cur, Role: VigCreator, Accrued: book.VigCreator, Time: st.now}
+	perReferrer := make(map[uuid.UUID]*VigPayment)
+	var order []uuid.UUID
+	for _, r := range refs {
+		vp := perReferrer[r.referrer]
+		if vp == nil {
+			vp = &VigPayment{Market: m.id, Currency: cur, Role: VigReferrer, Time: st.now}
+			perReferrer[r.referrer] = vp
+			order = append(order, r.referrer)
+		}
+		vp.Accrued = st.s.add(vp.Accrued, r.accrued)
+	}
 	if profit > 0 && book.VigTotal > 0 {
 		pool := min(profit, book.VigTotal)
 		if v := st.s.share(book.VigCreator, pool, book.VigTotal); v > 0 {
 			st.pay(e.st.account(m.info.Creator), cur, TxVigEarning, v)
+			creator.Paid = v
 			vigPaid = st.s.add(vigPaid, v)
 		}
 		// One entry per beneficiary: sum each referrer's shares first.
-		perReferrer := make(map[uuid.UUID]money.Amount)
-		var order []uuid.UUID
 		for _, r := range refs {
-			v := min(st.s.share(r.accrued, pool, book.VigTotal), r.capped)
-			if v <= 0 {
-				continue
+			if v := min(st.s.share(r.accrued, pool, book.VigTotal), r.capped); v > 0 {
+				vp := perReferrer[r.referrer]
+				vp.Paid = st.s.add(vp.Paid, v)
 			}
-			if _, seen := perReferrer[r.referrer]; !seen {
-				order = append(order, r.referrer)
-			}
-			perReferrer[r.referrer] = st.s.add(perReferrer[r.referrer], v)
 		}
 		for _, id := range order {
-			st.pay(e.st.account(id), cur, TxVigEarning, perReferrer[id])
-			vigPaid = st.s.add(vigPaid, perReferrer[id])
+			if v := perReferrer[id].Paid; v > 0 {
+				st.pay(e.st.account(id), cur, TxVigEarning, v)
+				vigPaid = st.s.add(vigPaid, v)
+			}
 		}
+	}
+	if creator.Accrued > 0 && m.info.Creator != HouseID {
+		ch := st.change(e.st.account(m.info.Creator))
+		ch.Vig = append(ch.Vig, creator)
+	}
+	for _, id := range order {
+		ch := st.change(e.st.account(id))
+		ch.Vig = append(ch.Vig, *perReferrer[id])
 	}
 	res.VigPaid[cur] = vigPaid
 	if back := st.s.sub(remainder, vigPaid); back != 0 {
@@ -219,12 +240,32 @@ func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
 		c.done <- nil
 		return
 	}
-	sc.reset(KindMarketClosed, now)
-	sc.market(m)
 	info := m.info
 	info.Status = StatusClosed
-	sc.setInfo(info)
-	e.commit(&sc.pending, c.done, nil)
+	if len(m.holders) == 0 {
+		sc.reset(KindMarketClosed, now)
+		sc.market(m)
+		sc.setInfo(info)
+		e.commit(&sc.pending, c.done, nil)
+		return
+	}
+	// Holders hear of the close (notification market_closed), in the
+	// same record.
+	holders := make([]*account, 0, len(m.holders))
+	for id := range m.holders {
+		holders = append(holders, e.st.account(id))
+	}
+	unlock := lockAccounts(holders...)
+	defer unlock()
+	p := &pending{}
+	p.rec = Record{Kind: KindMarketClosed, Time: now}
+	p.addMarket(m).Info = &info
+	for _, h := range holders {
+		if !h.info.Settings.NotificationsOff {
+			p.notify(h, p.addAccount(h), Note{Kind: NoteMarketClosed, Time: now, Market: m.id})
+		}
+	}
+	e.commit(p, c.done, nil)
 }
 
 // CloseDue closes every active market past its closing time and returns how
