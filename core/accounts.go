@@ -147,6 +147,13 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 		unlock()
 		return e.refuse(ctx, lsn, ErrReferrerSet)
 	}
+	if r.info.Referrer == accountID {
+		// Each would earn from the other's losses; and the referral
+		// bonuses of the two roles could not be told apart.
+		lsn := r.lsn
+		unlock()
+		return e.refuse(ctx, lsn, ErrReferralCycle)
+	}
 	e.st.supply.mu.Lock()
 	now := e.now()
 	p := &pending{}
@@ -154,15 +161,21 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	var s sums
 	info := a.info
 	info.Referrer = referrerID
-	ac := p.addAccount(a)
+	p.addAccount(a)
+	p.addAccount(r)
+	// Taken after both appends: the first may move the slice.
+	ac, rc := &p.rec.Accounts[0], &p.rec.Accounts[1]
 	ac.Info = &info
 	minted := e.st.supply.minted
 	if bonus > 0 {
 		p.credit(ac, money.KP, TxReferralBonus, bonus, s.add(a.balances[money.KP], bonus), referrerID, now)
-		p.credit(p.addAccount(r), money.KP, TxReferralBonus, bonus, s.add(r.balances[money.KP], bonus), accountID, now)
+		p.credit(rc, money.KP, TxReferralBonus, bonus, s.add(r.balances[money.KP], bonus), accountID, now)
 		minted[money.KP] = s.add(minted[money.KP], s.add(bonus, bonus))
 		p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
 	}
+	// Both hear of it; each note names the other account.
+	p.notify(a, ac, Note{Kind: NoteReferralApplied, Time: now, Ref: referrerID, Amount: bonus})
+	p.notify(r, rc, Note{Kind: NoteReferralApplied, Time: now, Ref: accountID, Amount: bonus})
 	done := make(chan error, 1)
 	if s.err == nil {
 		e.commit(p, done, nil)

@@ -20,6 +20,9 @@ var (
 	ErrNameTaken             = errors.New("name already taken")
 	ErrReferrerSet           = errors.New("referral already applied")
 	ErrSelfReferral          = errors.New("cannot refer oneself")
+	// ErrReferralCycle reports a referral back to one's own referee.
+	ErrReferralCycle    = errors.New("referral cycle")
+	ErrReferralNotFound = errors.New("unknown referral code")
 	ErrKeyNotFound           = errors.New("key not found")
 	ErrKeyLimit              = errors.New("active key limit reached")
 	ErrAdminRequired         = errors.New("admin role required")

@@ -18,7 +18,7 @@ import (
 // fails the test.
 var domainErrs = []error{core.ErrInsufficientBalance, core.ErrInsufficientShares, core.ErrInsufficientLiquidity,
 	core.ErrLiquidityLimit, core.ErrSlippage, core.ErrMarketNotActive, core.ErrMarketResolved,
-	core.ErrReferrerSet, core.ErrSelfReferral}
+	core.ErrReferrerSet, core.ErrSelfReferral, core.ErrReferralCycle}
 
 func isDomain(err error) bool {
 	for _, d := range domainErrs {

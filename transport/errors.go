@@ -70,6 +70,8 @@ var errorTable = []struct {
 	{core.ErrNameTaken, fasthttp.StatusBadRequest, "name: already taken", 0},
 	{core.ErrReferrerSet, fasthttp.StatusBadRequest, "Referral already applied", 0},
 	{core.ErrSelfReferral, fasthttp.StatusBadRequest, "Cannot apply your own referral code", 0},
+	{core.ErrReferralCycle, fasthttp.StatusBadRequest, "Cannot apply the code of an account you referred", 0},
+	{core.ErrReferralNotFound, fasthttp.StatusNotFound, "Referral code not found", 0},
 	{core.ErrKeyNotFound, fasthttp.StatusNotFound, "Key not found", 0},
 	{core.ErrKeyLimit, fasthttp.StatusBadRequest, "Active key limit reached", 0},
 	{core.ErrAdminRequired, fasthttp.StatusForbidden, "Admin role required", 0},

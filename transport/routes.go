@@ -39,7 +39,7 @@ type route struct {
 // routes is the route table: every endpoint of the service and its rules
 // (spec part 5, decisions.md sections 2 and 3).
 func (s *Server) routes() []route {
-	const get, post, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete
+	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
 	return []route{
 		{post, "/api/auth/register", public, 0, false, s.register},
 		{post, "/api/auth/login", public, 0, false, s.login},
@@ -62,6 +62,14 @@ func (s *Server) routes() []route {
 		{post, "/api/markets/split-merge", keyOrSession, core.ScopeTrade, false, s.splitMerge},
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
+		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},
+		{get, "/api/notifications", keyOrSession, core.ScopeRead, false, s.notifications},
+		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, s.markNotifications},
+
+		{get, "/api/referral/code", keyOrSession, core.ScopeRead, false, s.referralCode},
+		// The spec's two listings disagree (read, trade): either suffices.
+		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral},
+		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats},
 
 		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},

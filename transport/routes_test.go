@@ -21,6 +21,8 @@ func TestRouteTableRules(t *testing.T) {
 		core.ScopeRead:  ts.newKey(user, "trade"),
 		core.ScopeTrade: ts.newKey(user, "read"),
 		core.ScopeAdmin: ts.newKey(user, "read", "trade"),
+		// Either of read and trade suffices: only admin lacks both.
+		core.ScopeRead | core.ScopeTrade: ts.newKey(ts.admin(), "admin"),
 	}
 	fullKey := ts.newKey(user, "read", "trade")
 	for _, rt := range ts.srv.routes() {
