@@ -189,20 +189,7 @@ func TestBuySellSplitMergeSettle(t *testing.T) {
 // referrer's share by 20% of the referred trader's net loss.
 func TestVigPaidAtSettlement(t *testing.T) {
 	h := newHarness(t)
-	ref := h.account("referrer", core.RoleSpeculator, 0)
-	loser := h.account("loser", core.RoleSpeculator, 10000)
-	if err := h.e.SetReferrer(h.ctx, loser, ref, 0); err != nil {
-		t.Fatal(err)
-	}
-	mkt := h.market("m", 0, 1000)
-	var vig money.Amount
-	for range 5 {
-		r, err := h.buy(loser, mkt, core.Yes, money.Units(200))
-		if err != nil {
-			t.Fatal(err)
-		}
-		vig += r.Vig
-	}
+	ref, _, mkt, vig := h.vigScenario()
 	if _, err := h.e.Settle(h.ctx, core.SettleRequest{Market: mkt, Outcome: core.No}); err != nil {
 		t.Fatal(err)
 	}

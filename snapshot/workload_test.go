@@ -106,7 +106,7 @@ func newWorkload(t testing.TB, n *node, seed uint64) *workload {
 
 var refusals = []error{core.ErrInsufficientBalance, core.ErrInsufficientShares, core.ErrInsufficientLiquidity,
 	core.ErrLiquidityLimit, core.ErrSlippage, core.ErrMarketNotActive, core.ErrMarketResolved,
-	core.ErrReferrerSet, core.ErrSelfReferral, core.ErrKeyLimit, core.ErrKeyNotFound, core.ErrSessionNotFound}
+	core.ErrReferrerSet, core.ErrSelfReferral, core.ErrReferralCycle, core.ErrKeyLimit, core.ErrKeyNotFound, core.ErrSessionNotFound}
 
 // step runs one random operation; it reports whether it changed the state.
 func (w *workload) step() bool {

@@ -156,6 +156,7 @@ const (
 	sObject             // an object
 	sObjectOrNull       // an object or null
 	sArray              // an array
+	sBool               // true or false
 )
 
 var (
@@ -210,6 +211,9 @@ func hasShape(v any, k shape) bool {
 		return v == nil || hasShape(v, sObject)
 	case sArray:
 		_, ok := v.([]any)
+		return ok
+	case sBool:
+		_, ok := v.(bool)
 		return ok
 	}
 	panic(fmt.Sprintf("BUG: unknown shape %d", k))

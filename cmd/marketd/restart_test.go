@@ -170,6 +170,22 @@ func runScenario(t *testing.T, c *client) *history {
 	h.settled[m2.ID] = st
 	h.trade(c, "bob", bob2, m0, "yes", "buy", "1.125")
 
+	// Referral, notifications: carol applies alice's code and reads the
+	// notifications it and the settlement brought her; alice reads none.
+	var code struct {
+		Code string `json:"code"`
+	}
+	c.must(http.MethodGet, "/api/referral/code", alice, nil, http.StatusOK, &code)
+	c.must(http.MethodPost, "/api/referral/apply", carolKey, map[string]any{"code": code.Code}, http.StatusOK, nil)
+	var updated struct {
+		Updated int `json:"updated"`
+	}
+	c.must(http.MethodPatch, "/api/notifications", carolKey, map[string]any{"all": true}, http.StatusOK, &updated)
+	if updated.Updated != 2 {
+		t.Fatalf("carol marked %d notifications read, want 2 (settlement, referral)", updated.Updated)
+	}
+	h.trade(c, "carol", carolKey, m0, "no", "buy", "2")
+
 	// Requests refused after authentication count too.
 	c.mustError(http.MethodGet, "/api/admin/stats", carolKey, nil, http.StatusForbidden, "Insufficient scope")
 	c.mustError(http.MethodPost, "/api/keys", trade, map[string]any{"name": "x", "scopes": []string{"read"}},
@@ -187,7 +203,8 @@ func observe(t *testing.T, c *client, h *history) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	for _, a := range h.accounts {
-		for _, path := range []string{"/api/agents/me", "/api/points?limit=1000", "/api/keys", "/api/portfolio"} {
+		for _, path := range []string{"/api/agents/me", "/api/points?limit=1000", "/api/keys", "/api/portfolio",
+			"/api/notifications?limit=1000", "/api/vig", "/api/referral/code", "/api/referral/stats"} {
 			out[a.name+" "+path] = c.tree(path, a.session)
 		}
 	}
