@@ -63,6 +63,11 @@ func (s *Server) routes() []route {
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
 
+		{post, "/api/oracle/propose", keyOrSession, core.ScopeTrade, false, s.propose},
+		{post, "/api/oracle/challenge", keyOrSession, core.ScopeTrade, false, s.challenge},
+		{post, "/api/oracle/vote", keyOrSession, core.ScopeTrade, false, s.vote},
+		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus},
+
 		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
 	}
