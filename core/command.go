@@ -14,6 +14,10 @@ const (
 	opSplitMerge
 	opSettle
 	opClose
+	opPropose
+	opChallenge
+	opVote
+	opOracleDeadline
 )
 
 // command is one request to a market's goroutine. The caller fills the
@@ -27,10 +31,12 @@ type command struct {
 	trade  TradeRequest
 	split  SplitRequest
 	settle SettleRequest
+	oracle oracleRequest
 
-	tradeRes  TradeResult
-	splitRes  SplitResult
-	settleRes SettleResult
+	tradeRes    TradeResult
+	splitRes    SplitResult
+	settleRes   SettleResult
+	proposalRes Proposal
 
 	done chan error // room for one value; reused with the command
 }
@@ -53,6 +59,14 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		e.settle(m, c)
 	case opClose:
 		e.closeMarket(m, sc, c)
+	case opPropose:
+		e.propose(m, c)
+	case opChallenge:
+		e.challenge(m, c)
+	case opVote:
+		e.vote(m, c)
+	case opOracleDeadline:
+		e.decide(m, c)
 	default:
 		panic(fmt.Sprintf("BUG: unknown op %d", c.op))
 	}

@@ -35,6 +35,20 @@ type Config struct {
 	// (FlushKeyUsage); default DefaultUsageFlushInterval, negative disables
 	// the flush (tests call FlushKeyUsage). Close logs the rest either way.
 	UsageFlushInterval time.Duration
+	// OracleBond is the KP an oracle proposal and its challenge each hold;
+	// default DefaultOracleBond.
+	OracleBond money.Amount
+	// ChallengeWindow is how long a proposal may be challenged; default
+	// DefaultChallengeWindow.
+	ChallengeWindow time.Duration
+	// VoteWindow is how long a challenged proposal takes votes; default
+	// DefaultVoteWindow.
+	VoteWindow time.Duration
+	// OracleInterval is how often proposals past their deadline are
+	// decided (OracleDue); default one second, as decisions.md section 10
+	// asks; negative disables the loop and its run at start (tests call
+	// OracleDue).
+	OracleInterval time.Duration
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -81,6 +95,7 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.UsageFlushInterval == 0 {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
+	cfg.oracleDefaults()
 	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
@@ -96,6 +111,10 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.UsageFlushInterval > 0 {
 		e.wg.Add(1)
 		go e.usageLoop()
+	}
+	if cfg.OracleInterval > 0 {
+		e.wg.Add(1)
+		go e.oracleLoop()
 	}
 	return e
 }

@@ -27,6 +27,16 @@ var (
 	ErrKeyLimit              = errors.New("active key limit reached")
 	ErrAdminRequired         = errors.New("admin role required")
 	ErrSessionNotFound       = errors.New("session not found")
+	// The oracle's refusals (decisions.md section 10).
+	ErrProposalNotFound = errors.New("proposal not found")
+	ErrMarketNotClosed  = errors.New("market is not closed")
+	ErrProposalOpen     = errors.New("proposal already open")
+	ErrNotChallengeable = errors.New("proposal is not open for challenge")
+	ErrChallengeClosed  = errors.New("challenge window closed")
+	ErrSelfChallenge    = errors.New("cannot challenge one's own proposal")
+	ErrNotVotable       = errors.New("proposal is not open for voting")
+	ErrPartyVote        = errors.New("proposer and challenger cannot vote")
+	ErrAlreadyVoted     = errors.New("already voted")
 	// ErrTooManyHolders reports a market with more holders than one
 	// settlement record can pay (MaxSettleHolders); nothing changed.
 	ErrTooManyHolders = errors.New("market has too many holders to settle at once")

@@ -77,6 +77,12 @@ func (st *settlement) change(a *account) *AccountChange {
 
 // pay credits amount (> 0) to a, after whatever the record already moved.
 func (st *settlement) pay(a *account, cur money.Currency, t TxType, amount money.Amount) {
+	st.payRef(a, cur, t, amount, st.ref)
+}
+
+// payRef moves amount (negative: a debit) to a with the ledger reference
+// ref, after whatever the record already moved.
+func (st *settlement) payRef(a *account, cur money.Currency, t TxType, amount money.Amount, ref uuid.UUID) {
 	ch := st.change(a)
 	bal := a.balances[cur]
 	for _, b := range ch.Balances {
@@ -84,20 +90,28 @@ func (st *settlement) pay(a *account, cur money.Currency, t TxType, amount money
 			bal = b.After
 		}
 	}
-	st.credit(ch, cur, t, amount, st.s.add(bal, amount), st.ref, st.now)
+	st.credit(ch, cur, t, amount, st.s.add(bal, amount), ref, st.now)
 }
 
-// settle runs on the market's goroutine.
+// settle runs on the market's goroutine. An open oracle proposal is
+// cancelled and its bonds returned, in the settlement's record.
 func (e *Engine) settle(m *market, c *command) {
 	if m.info.Status == StatusResolved {
 		c.done <- ErrMarketResolved
 		return
 	}
+	e.settleMarket(m, c, KindSettle, c.settle.Outcome, m.cancelProposal())
+}
+
+// settleMarket resolves m with outcome in one record of the kind given,
+// answering on c.done; pc, when not nil, ends the market's open oracle
+// proposal in the same record. The admin's settlement and the oracle's
+// share it. Runs on the market's goroutine.
+func (e *Engine) settleMarket(m *market, c *command, kind Kind, outcome Side, pc *proposalClose) {
 	if len(m.holders) > MaxSettleHolders {
 		c.done <- fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
 		return
 	}
-	outcome := c.settle.Outcome
 	holders := make([]*account, 0, len(m.holders))
 	for id := range m.holders {
 		holders = append(holders, e.st.account(id))
@@ -106,6 +120,7 @@ func (e *Engine) settle(m *market, c *command) {
 	// Only this goroutine changes positions in this market, so the
 	// referrers read here stay valid once every account is locked below.
 	lockSet := append(slices.Clone(holders), e.st.account(HouseID), e.st.account(m.info.Creator))
+	lockSet = append(lockSet, pc.accounts(e.st)...)
 	for _, h := range holders {
 		h.mu.Lock()
 		for cur := range money.NumCurrencies {
@@ -120,7 +135,7 @@ func (e *Engine) settle(m *market, c *command) {
 
 	now := e.now()
 	st := &settlement{byID: make(map[uuid.UUID]int), now: now, ref: m.id}
-	st.rec = Record{Kind: KindSettle, Time: now}
+	st.rec = Record{Kind: kind, Time: now}
 	mc := st.addMarket(m)
 	info := m.info
 	info.Status, info.Outcome, info.ResolvedAt = StatusResolved, outcome, now
@@ -132,6 +147,7 @@ func (e *Engine) settle(m *market, c *command) {
 			mc.Books = append(mc.Books, book)
 		}
 	}
+	pc.apply(e, st, mc, holders)
 	if st.s.err != nil {
 		c.done <- fmt.Errorf("core: settle: %w", st.s.err)
 		return

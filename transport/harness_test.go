@@ -48,7 +48,7 @@ func startTestServer(t *testing.T, cfg Config, clk *clock, before func(*Server))
 		t.Fatal(err)
 	}
 	log.Start()
-	ecfg := core.Config{CloseInterval: -1}
+	ecfg := core.Config{CloseInterval: -1, OracleInterval: -1}
 	if clk != nil {
 		ecfg.Now, cfg.Now = clk.Now, clk.Now
 	}

@@ -71,6 +71,11 @@ func (s *Server) routes() []route {
 		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral},
 		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats},
 
+		{post, "/api/oracle/propose", keyOrSession, core.ScopeTrade, false, s.propose},
+		{post, "/api/oracle/challenge", keyOrSession, core.ScopeTrade, false, s.challenge},
+		{post, "/api/oracle/vote", keyOrSession, core.ScopeTrade, false, s.vote},
+		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus},
+
 		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
 	}

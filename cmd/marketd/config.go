@@ -25,6 +25,9 @@ type config struct {
 	snapshotEvery        time.Duration
 	snapshotEveryRecords uint64
 	passwordCost         int
+	oracleBondKP         int64
+	challengeWindow      time.Duration
+	voteWindow           time.Duration
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -42,6 +45,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", snapshot.DefaultEvery, "take a snapshot at least this often when anything changed")
 	fs.Uint64Var(&c.snapshotEveryRecords, "snapshot-every-records", snapshot.DefaultEveryRecords, "take a snapshot once the log grew by this many records")
 	fs.IntVar(&c.passwordCost, "password-cost", transport.DefaultPasswordCost, "bcrypt cost of password hashes (4-31; lower only for tests)")
+	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
+	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
+	fs.DurationVar(&c.voteWindow, "oracle-vote-window", core.DefaultVoteWindow, "how long a challenged oracle proposal takes votes")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -75,6 +81,12 @@ func (c *config) validate() error {
 		return fmt.Errorf("-snapshot-every-records: must be positive")
 	case c.passwordCost < 4 || c.passwordCost > 31:
 		return fmt.Errorf("-password-cost: %d is out of range 4-31", c.passwordCost)
+	case c.oracleBondKP <= 0 || c.oracleBondKP > 1_000_000_000:
+		return fmt.Errorf("-oracle-bond: %d is out of range 1-1e9", c.oracleBondKP)
+	case c.challengeWindow <= 0:
+		return fmt.Errorf("-oracle-challenge-window: must be positive")
+	case c.voteWindow <= 0:
+		return fmt.Errorf("-oracle-vote-window: must be positive")
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
 	}
@@ -82,6 +94,15 @@ func (c *config) validate() error {
 		return fmt.Errorf("-default-tier: %q is not standard, premium or unlimited", c.defaultTier)
 	}
 	return nil
+}
+
+// engineConfig is the part of c the engine takes.
+func (c *config) engineConfig() core.Config {
+	return core.Config{
+		OracleBond:      money.Units(c.oracleBondKP),
+		ChallengeWindow: c.challengeWindow,
+		VoteWindow:      c.voteWindow,
+	}
 }
 
 // transportConfig is the part of c the HTTP server takes.

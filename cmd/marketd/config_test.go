@@ -20,6 +20,9 @@ func TestParseConfig(t *testing.T) {
 		snapshotEvery:        snapshot.DefaultEvery,
 		snapshotEveryRecords: snapshot.DefaultEveryRecords,
 		passwordCost:         transport.DefaultPasswordCost,
+		oracleBondKP:         100,
+		challengeWindow:      2 * time.Hour,
+		voteWindow:           24 * time.Hour,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -38,10 +41,12 @@ func TestParseConfig(t *testing.T) {
 			name: "every flag",
 			args: []string{"-addr", "127.0.0.1:0", "-data", "/d", "-admin-password", "secret-pw", "-fsync", "off",
 				"-default-tier", "premium", "-signup-bonus", "5", "-anon-rate", "-1", "-snapshot-every", "2m",
-				"-snapshot-every-records", "10", "-password-cost", "4"},
+				"-snapshot-every-records", "10", "-password-cost", "4", "-oracle-bond", "7",
+				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
-				snapshotEveryRecords: 10, passwordCost: 4},
+				snapshotEveryRecords: 10, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
+				voteWindow: 90 * time.Second},
 		},
 		{
 			name: "env",
@@ -57,6 +62,16 @@ func TestParseConfig(t *testing.T) {
 			env:  map[string]string{"MARKETD_SIGNUP_BONUS": "50", "MARKETD_FSYNC": "off"},
 			want: with(func(c *config) { c.signupBonusKP = 70 }),
 		},
+		{
+			name: "oracle env",
+			env: map[string]string{"MARKETD_ORACLE_CHALLENGE_WINDOW": "5m", "MARKETD_ORACLE_VOTE_WINDOW": "1h",
+				"MARKETD_ORACLE_BOND": "250"},
+			want: with(func(c *config) { c.challengeWindow, c.voteWindow, c.oracleBondKP = 5*time.Minute, time.Hour, 250 }),
+		},
+		{name: "zero challenge window", args: []string{"-oracle-challenge-window=0s"}, wantErr: "-oracle-challenge-window"},
+		{name: "negative vote window", args: []string{"-oracle-vote-window=-1h"}, wantErr: "-oracle-vote-window"},
+		{name: "bad vote window", env: map[string]string{"MARKETD_ORACLE_VOTE_WINDOW": "soon"}, wantErr: "MARKETD_ORACLE_VOTE_WINDOW"},
+		{name: "zero oracle bond", args: []string{"-oracle-bond=0"}, wantErr: "-oracle-bond"},
 		{name: "empty env is unset", env: map[string]string{"MARKETD_ADDR": ""}, want: defaults},
 		{name: "fsync", args: []string{"-fsync=sometimes"}, wantErr: "-fsync"},
 		{name: "negative bonus", args: []string{"-signup-bonus=-1"}, wantErr: "-signup-bonus"},

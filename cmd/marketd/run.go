@@ -101,7 +101,7 @@ func start(cfg config, logger *slog.Logger) (*node, error) {
 		"skipped_snapshots", len(rec.Skipped), "took", time.Since(began))
 	log.Start()
 	n := &node{log: log}
-	n.eng = core.NewEngine(st, log, core.Config{})
+	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{
 		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, Logger: logger,
 	}, rec.Snapshot)

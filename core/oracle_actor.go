@@ -1,0 +1,186 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// The oracle's operations on the market's goroutine: each checks the
+// proposal where it lives, builds one record with its after-image and
+// commits it as a settlement does.
+
+// openProposal returns the market's open proposal, if any.
+// Runs only on the market's owner.
+func (m *market) openProposal() (Proposal, bool) {
+	for i := len(m.proposals) - 1; i >= 0; i-- {
+		if m.proposals[i].Status.Open() {
+			return m.proposals[i], true
+		}
+	}
+	return Proposal{}, false
+}
+
+// findProposal returns one of the market's proposals by ID.
+// Runs only on the market's owner.
+func (m *market) findProposal(id uuid.UUID) (Proposal, bool) {
+	for _, p := range m.proposals {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Proposal{}, false
+}
+
+// holderAccounts returns the market's holders, bounded as a settlement's
+// so that a notification to each fits in one record.
+// Runs only on the market's owner.
+func (e *Engine) holderAccounts(m *market) ([]*account, error) {
+	if len(m.holders) > MaxSettleHolders {
+		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
+	}
+	out := make([]*account, 0, len(m.holders))
+	for id := range m.holders {
+		out = append(out, e.st.account(id))
+	}
+	return out, nil
+}
+
+// notifyAll adds the note for each account, once each, skipping those
+// that turned notifications off. The accounts must be locked.
+func (st *settlement) notifyAll(accts []*account, n Note) {
+	seen := make(map[uuid.UUID]bool, len(accts))
+	for _, a := range accts {
+		if seen[a.id] || a.info.Settings.NotificationsOff || a.id == HouseID {
+			continue
+		}
+		seen[a.id] = true
+		st.notify(a, st.change(a), n)
+	}
+}
+
+// newOracleRecord starts a record of the kind given that changes the
+// market's proposal p; its ledger entries refer to the proposal.
+func newOracleRecord(m *market, kind Kind, now int64, p Proposal) *settlement {
+	st := &settlement{byID: make(map[uuid.UUID]int), now: now, ref: p.ID}
+	st.rec = Record{Kind: kind, Time: now}
+	st.addMarket(m).Proposals = []Proposal{p}
+	return st
+}
+
+// propose runs on the market's goroutine.
+func (e *Engine) propose(m *market, c *command) {
+	now := e.now()
+	switch {
+	case m.info.Status == StatusResolved:
+		c.done <- ErrMarketResolved
+		return
+	case m.info.Status == StatusActive && now < m.info.ClosesAt:
+		c.done <- ErrMarketNotClosed
+		return
+	}
+	if _, ok := m.openProposal(); ok {
+		c.done <- ErrProposalOpen
+		return
+	}
+	holders, err := e.holderAccounts(m)
+	if err != nil {
+		c.done <- err
+		return
+	}
+	a := c.acct
+	unlock := lockAccounts(append(holders, a)...)
+	defer unlock()
+	bond := e.cfg.OracleBond
+	if a.balances[money.KP] < bond {
+		c.done <- ErrInsufficientBalance
+		return
+	}
+	p := Proposal{ID: e.ids.next(), Outcome: c.oracle.outcome, Status: ProposalProposed, Proposer: a.id,
+		Bond: bond, ChallengeDeadline: now + int64(e.cfg.ChallengeWindow), CreatedAt: now}
+	st := newOracleRecord(m, KindOracleProposed, now, p)
+	st.payRef(a, money.KP, TxOracleBond, -bond, p.ID)
+	st.notifyAll(holders, Note{Kind: NoteOracleProposed, Time: now, Market: m.id, Ref: p.ID, Outcome: p.Outcome})
+	e.commitOracle(st, c, p)
+}
+
+// challenge runs on the market's goroutine.
+func (e *Engine) challenge(m *market, c *command) {
+	now := e.now()
+	a := c.acct
+	p, ok := m.findProposal(c.oracle.proposal)
+	switch {
+	case !ok:
+		c.done <- ErrProposalNotFound
+		return
+	case p.Status != ProposalProposed:
+		c.done <- ErrNotChallengeable
+		return
+	case now >= p.ChallengeDeadline:
+		c.done <- ErrChallengeClosed
+		return
+	case a.id == p.Proposer:
+		c.done <- ErrSelfChallenge
+		return
+	}
+	holders, err := e.holderAccounts(m)
+	if err != nil {
+		c.done <- err
+		return
+	}
+	proposer := e.st.account(p.Proposer)
+	unlock := lockAccounts(append(holders, a, proposer)...)
+	defer unlock()
+	if a.balances[money.KP] < p.Bond {
+		c.done <- ErrInsufficientBalance
+		return
+	}
+	p.Status, p.Challenger, p.VoteDeadline = ProposalChallenged, a.id, now+int64(e.cfg.VoteWindow)
+	st := newOracleRecord(m, KindOracleChallenge, now, p)
+	st.payRef(a, money.KP, TxOracleBond, -p.Bond, p.ID)
+	st.notifyAll(append([]*account{proposer}, holders...),
+		Note{Kind: NoteOracleChallenged, Time: now, Market: m.id, Ref: p.ID, Outcome: p.Outcome})
+	e.commitOracle(st, c, p)
+}
+
+// vote runs on the market's goroutine. A vote changes only the market, so
+// it locks no account: the voter's existence was checked by the caller and
+// accounts are never deleted.
+func (e *Engine) vote(m *market, c *command) {
+	now := e.now()
+	voter := c.acct.id
+	p, ok := m.findProposal(c.oracle.proposal)
+	switch {
+	case !ok:
+		c.done <- ErrProposalNotFound
+		return
+	case p.Status != ProposalChallenged || now >= p.VoteDeadline:
+		c.done <- ErrNotVotable
+		return
+	case voter == p.Proposer || voter == p.Challenger:
+		c.done <- ErrPartyVote
+		return
+	}
+	if _, done := m.voted[voteKey{p.ID, voter}]; done {
+		c.done <- ErrAlreadyVoted
+		return
+	}
+	p.Votes[c.oracle.outcome]++
+	st := newOracleRecord(m, KindOracleVote, now, p)
+	st.rec.Markets[0].Votes = []Vote{{Proposal: p.ID, Account: voter, Outcome: c.oracle.outcome, Time: now}}
+	e.commitOracle(st, c, p)
+}
+
+// commitOracle answers c with p and commits the record, unless building it
+// overflowed. Runs on the market's goroutine.
+func (e *Engine) commitOracle(st *settlement, c *command, p Proposal) {
+	if st.s.err != nil {
+		c.done <- fmt.Errorf("core: oracle: %w", st.s.err)
+		return
+	}
+	// c belongs to its caller again once the journal has the record.
+	c.proposalRes = p
+	e.commit(&st.pending, c.done, nil)
+}

@@ -1,0 +1,150 @@
+package transport
+
+import (
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/transport/strictjson"
+)
+
+// The oracle's endpoints (decisions.md section 10): propose, challenge and
+// vote answer the proposal as it stands after the change; status answers
+// a proposal, or a market's latest.
+
+type proposeRequest struct {
+	MarketID *string `json:"market_id"`
+	Outcome  *string `json:"outcome"`
+}
+
+type challengeRequest struct {
+	ProposalID *string `json:"proposal_id"`
+}
+
+type voteRequest struct {
+	ProposalID *string `json:"proposal_id"`
+	Outcome    *string `json:"outcome"`
+}
+
+type voteCounts struct {
+	Yes uint64 `json:"yes"`
+	No  uint64 `json:"no"`
+}
+
+// proposalJSON is the proposal object of decisions.md section 10.
+type proposalJSON struct {
+	ID                uuid.UUID    `json:"id"`
+	MarketID          uuid.UUID    `json:"market_id"`
+	Outcome           string       `json:"outcome"`
+	Status            string       `json:"status"`
+	ProposerID        uuid.UUID    `json:"proposer_id"`
+	ChallengerID      *uuid.UUID   `json:"challenger_id"`
+	Bond              money.Amount `json:"bond"`
+	Votes             voteCounts   `json:"votes"`
+	ChallengeDeadline timestamp    `json:"challenge_deadline"`
+	VoteDeadline      *timestamp   `json:"vote_deadline"`
+	CreatedAt         timestamp    `json:"created_at"`
+	ResolvedAt        *timestamp   `json:"resolved_at"`
+}
+
+func proposalOf(p core.ProposalView) proposalJSON {
+	out := proposalJSON{
+		ID:                p.ID,
+		MarketID:          p.Market,
+		Outcome:           p.Outcome.String(),
+		Status:            p.Status.String(),
+		ProposerID:        p.Proposer,
+		Bond:              p.Bond,
+		Votes:             voteCounts{Yes: p.Votes[core.Yes], No: p.Votes[core.No]},
+		ChallengeDeadline: timestamp(p.ChallengeDeadline),
+		VoteDeadline:      optionalTime(p.VoteDeadline),
+		CreatedAt:         timestamp(p.CreatedAt),
+		ResolvedAt:        optionalTime(p.ResolvedAt),
+	}
+	if p.Challenger != uuid.Nil {
+		id := p.Challenger
+		out.ChallengerID = &id
+	}
+	return out
+}
+
+func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body proposeRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	req := core.ProposeRequest{Account: c.account}
+	var err error
+	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+		return err
+	}
+	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
+		return err
+	}
+	return writeProposal(ctx)(s.eng.Propose(ctx, req))
+}
+
+func (s *Server) challenge(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body challengeRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	req := core.ChallengeRequest{Account: c.account}
+	var err error
+	if req.Proposal, err = requiredUUID("proposal_id", body.ProposalID); err != nil {
+		return err
+	}
+	return writeProposal(ctx)(s.eng.Challenge(ctx, req))
+}
+
+func (s *Server) vote(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body voteRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	req := core.VoteRequest{Account: c.account}
+	var err error
+	if req.Proposal, err = requiredUUID("proposal_id", body.ProposalID); err != nil {
+		return err
+	}
+	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
+		return err
+	}
+	return writeProposal(ctx)(s.eng.Vote(ctx, req))
+}
+
+// oracleStatus answers GET /api/oracle/status: exactly one of market_id
+// (the market's latest proposal) and proposal_id.
+func (s *Server) oracleStatus(ctx *fasthttp.RequestCtx, _ *caller) error {
+	args := ctx.QueryArgs()
+	market, proposal := args.Peek("market_id"), args.Peek("proposal_id")
+	switch {
+	case market != nil && proposal != nil:
+		return fieldError("proposal_id", "give market_id or proposal_id, not both")
+	case market != nil:
+		id, err := strictjson.UUID("market_id", string(market))
+		if err != nil {
+			return err
+		}
+		return writeProposal(ctx)(s.eng.LatestProposal(id))
+	case proposal != nil:
+		id, err := strictjson.UUID("proposal_id", string(proposal))
+		if err != nil {
+			return err
+		}
+		return writeProposal(ctx)(s.eng.Proposal(id))
+	}
+	return fieldError("market_id", "market_id or proposal_id is required")
+}
+
+// writeProposal returns the function that answers an engine's proposal,
+// or its error.
+func writeProposal(ctx *fasthttp.RequestCtx) func(core.ProposalView, error) error {
+	return func(p core.ProposalView, err error) error {
+		if err != nil {
+			return err
+		}
+		return writeJSON(ctx, fasthttp.StatusOK, proposalOf(p))
+	}
+}
