@@ -35,6 +35,9 @@ type Config struct {
 	// (FlushKeyUsage); default DefaultUsageFlushInterval, negative disables
 	// the flush (tests call FlushKeyUsage). Close logs the rest either way.
 	UsageFlushInterval time.Duration
+	// Custody confirms deposits and takes withdrawals (custody.go); default
+	// a new RecordingCustody.
+	Custody Custody
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -81,10 +84,14 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.UsageFlushInterval == 0 {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
+	if cfg.Custody == nil {
+		cfg.Custody = NewRecordingCustody()
+	}
 	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
 	e.rebuildHolders()
+	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
 		e.start(m)
 		return true
