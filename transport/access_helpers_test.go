@@ -156,6 +156,8 @@ const (
 	sObject             // an object
 	sObjectOrNull       // an object or null
 	sArray              // an array
+	sStringOrNull       // a string or null
+	sBool               // true or false
 )
 
 var (
@@ -210,6 +212,11 @@ func hasShape(v any, k shape) bool {
 		return v == nil || hasShape(v, sObject)
 	case sArray:
 		_, ok := v.([]any)
+		return ok
+	case sStringOrNull:
+		return v == nil || hasShape(v, sString)
+	case sBool:
+		_, ok := v.(bool)
 		return ok
 	}
 	panic(fmt.Sprintf("BUG: unknown shape %d", k))

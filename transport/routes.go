@@ -39,7 +39,7 @@ type route struct {
 // routes is the route table: every endpoint of the service and its rules
 // (spec part 5, decisions.md sections 2 and 3).
 func (s *Server) routes() []route {
-	const get, post, del = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete
+	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
 	return []route{
 		{post, "/api/auth/register", public, 0, false, s.register},
 		{post, "/api/auth/login", public, 0, false, s.login},
@@ -53,6 +53,18 @@ func (s *Server) routes() []route {
 		{get, "/api/agents/me", keyOrSession, core.ScopeRead, false, s.me},
 		{get, "/api/portfolio", keyOrSession, core.ScopeRead, false, s.portfolio},
 		{get, "/api/points", keyOrSession, core.ScopeRead, false, s.points},
+
+		{get, "/api/settings", keyOrSession, core.ScopeRead, false, s.getSettings},
+		{patch, "/api/settings", keyOrSession, core.ScopeTrade, false, s.patchSettings},
+		{post, "/api/profile/persona", keyOrSession, core.ScopeTrade, false, s.setPersona},
+		{post, "/api/profile/accept-tos", keyOrSession, core.ScopeTrade, false, s.acceptTOS},
+		{post, "/api/profile/trading-mode", keyOrSession, core.ScopeTrade, false, s.setTradingMode},
+
+		{post, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.linkWallet},
+		{del, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.unlinkWallet},
+		{post, "/api/token/deposit", keyOrSession, core.ScopeTrade, false, s.deposit},
+		{post, "/api/token/withdraw", keyOrSession, core.ScopeTrade, false, s.withdraw},
+		{get, "/api/token/balance", keyOrSession, core.ScopeRead, false, s.tokenBalance},
 
 		{get, "/api/markets/active", public, 0, false, s.activeMarkets},
 		{get, "/api/markets", public, 0, false, s.listMarkets},
