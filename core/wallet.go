@@ -30,7 +30,9 @@ func (e *Engine) LinkWallet(ctx context.Context, id uuid.UUID, address string) (
 	// Every change of a wallet link is made under custodyMu, so the
 	// lookup cannot change between this check and the commit.
 	e.st.custodyMu.Lock()
-	if other, taken := e.st.accountByWallet(addr); taken && other != id {
+	// The account's own wallet is checked first (in editInfo): an account
+	// that has one learns nothing of who holds another address.
+	if other, taken := e.st.accountByWallet(addr); taken && other != id && e.walletOf(id) == "" {
 		lsn := e.accountLSN(other)
 		e.st.custodyMu.Unlock()
 		return AccountInfo{}, e.refuse(ctx, lsn, ErrWalletTaken)
@@ -81,4 +83,15 @@ func (a *account) holdsUSDCLocked() bool {
 		}
 	}
 	return false
+}
+
+// walletOf returns an account's wallet, "" when none or no such account.
+func (e *Engine) walletOf(id uuid.UUID) string {
+	a := e.st.account(id)
+	if a == nil {
+		return ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.info.Wallet
 }
