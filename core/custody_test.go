@@ -219,6 +219,11 @@ func TestWalletLinkUnlink(t *testing.T) {
 	}
 	// Once unlinked, the address is free for another account.
 	h.link(bob, walletA)
+	// An account with a wallet is told so first, not who holds the address.
+	h.link(alice, walletB)
+	if _, err := h.e.LinkWallet(h.ctx, alice, walletA); !errors.Is(err, core.ErrWalletLinked) {
+		t.Fatalf("link of another's address by an account with a wallet = %v, want ErrWalletLinked", err)
+	}
 	h.check()
 	requireEqual(t, h.replayed(), h.e.State())
 }

@@ -108,7 +108,24 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		e.st.custodyMu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, ErrWalletRequired)
 	}
+	after, done, err := e.commitDeposit(a, t)
+	a.mu.Unlock()
+	e.st.custodyMu.Unlock()
+	if err != nil {
+		return TransferResult{}, err
+	}
+	if err := <-done; err != nil {
+		return TransferResult{}, err
+	}
+	return TransferResult{Transfer: t, USDCBalance: after}, nil
+}
+
+// commitDeposit logs deposit t to a (KindDeposit) and returns the USDC
+// balance after it and the channel of the journal's answer. The caller
+// holds custodyMu and a's lock.
+func (e *Engine) commitDeposit(a *account, t Transfer) (money.Amount, <-chan error, error) {
 	e.st.supply.mu.Lock()
+	defer e.st.supply.mu.Unlock()
 	p := &pending{}
 	p.rec = Record{Kind: KindDeposit, Time: t.Time}
 	var s sums
@@ -120,20 +137,12 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 	minted := e.st.supply.minted
 	minted[money.USDC] = s.add(minted[money.USDC], t.Amount)
 	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
-	done := make(chan error, 1)
-	if s.err == nil {
-		e.commit(p, done, nil)
-	}
-	e.st.supply.mu.Unlock()
-	a.mu.Unlock()
-	e.st.custodyMu.Unlock()
 	if s.err != nil {
-		return TransferResult{}, s.err
+		return 0, nil, s.err
 	}
-	if err := <-done; err != nil {
-		return TransferResult{}, err
-	}
-	return TransferResult{Transfer: t, USDCBalance: after}, nil
+	done := make(chan error, 1)
+	e.commit(p, done, nil)
+	return after, done, nil
 }
 
 // repeatDeposit answers a deposit whose transaction was credited before:
