@@ -10,7 +10,8 @@
 // every change. Each account is guarded by its own mutex, held by whoever
 // changes it from its checks until its record is handed to the journal.
 // Operations that change several accounts lock them in ascending ID order.
-// Lock order: names, accounts (ascending ID), supply, auth table, journal;
+// Lock order: names, custody (State.custodyMu), accounts (ascending ID),
+// supply, auth table, journal;
 // the leaderboard's cache lock comes before any account's.
 // docs/ARCHITECTURE.md explains why this keeps the log in the order of the
 // changes of every object, and how a snapshot is taken while trading goes on.

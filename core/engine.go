@@ -49,6 +49,9 @@ type Config struct {
 	// asks; negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
+	// Custody confirms deposits and takes withdrawals (custody.go); default
+	// a new RecordingCustody.
+	Custody Custody
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -96,10 +99,14 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
 	cfg.oracleDefaults()
+	if cfg.Custody == nil {
+		cfg.Custody = NewRecordingCustody()
+	}
 	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
 	e.rebuildHolders()
+	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
 		e.start(m)
 		return true

@@ -23,10 +23,10 @@ var (
 	// ErrReferralCycle reports a referral back to one's own referee.
 	ErrReferralCycle    = errors.New("referral cycle")
 	ErrReferralNotFound = errors.New("unknown referral code")
-	ErrKeyNotFound           = errors.New("key not found")
-	ErrKeyLimit              = errors.New("active key limit reached")
-	ErrAdminRequired         = errors.New("admin role required")
-	ErrSessionNotFound       = errors.New("session not found")
+	ErrKeyNotFound      = errors.New("key not found")
+	ErrKeyLimit         = errors.New("active key limit reached")
+	ErrAdminRequired    = errors.New("admin role required")
+	ErrSessionNotFound  = errors.New("session not found")
 	// The oracle's refusals (decisions.md section 10).
 	ErrProposalNotFound = errors.New("proposal not found")
 	ErrMarketNotClosed  = errors.New("market is not closed")
@@ -37,6 +37,25 @@ var (
 	ErrNotVotable       = errors.New("proposal is not open for voting")
 	ErrPartyVote        = errors.New("proposer and challenger cannot vote")
 	ErrAlreadyVoted     = errors.New("already voted")
+	// ErrWalletRequired reports an operation that needs a linked wallet
+	// (USDC mode, a deposit, a withdrawal) on an account without one.
+	ErrWalletRequired = errors.New("link a wallet first")
+	// ErrWalletLinked reports linking a wallet to an account that has a
+	// different one: one wallet per account (decisions.md section 9).
+	ErrWalletLinked = errors.New("wallet already linked")
+	// ErrWalletTaken reports an address linked to another account.
+	ErrWalletTaken = errors.New("wallet linked to another account")
+	// ErrNoWallet reports unlinking a wallet from an account without one.
+	ErrNoWallet = errors.New("no wallet linked")
+	// ErrUSDCHeld reports unlinking a wallet while USDC is still held: a
+	// balance or shares in a USDC book.
+	ErrUSDCHeld = errors.New("usdc balance or positions remain")
+	// ErrTxCredited reports a deposit transaction already credited to
+	// another account.
+	ErrTxCredited = errors.New("tx_hash already credited to another account")
+	// ErrDepositRejected is what a Custody wraps to refuse a deposit it
+	// cannot confirm; nothing changed.
+	ErrDepositRejected = errors.New("deposit not confirmed by custody")
 	// ErrTooManyHolders reports a market with more holders than one
 	// settlement record can pay (MaxSettleHolders); nothing changed.
 	ErrTooManyHolders = errors.New("market has too many holders to settle at once")

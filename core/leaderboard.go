@@ -45,7 +45,8 @@ type leaderboardCache struct {
 // Leaderboard returns the number of ranked accounts and the first limit of
 // them, by profit descending, then volume descending, then name ascending.
 // The house is not ranked, nor is any account that never traded KP (volume
-// 0); admins are ranked like anyone. The ranking is at most
+// 0) or that asked to be hidden (Settings.HideFromLeaderboard); admins are
+// ranked like anyone. The ranking is at most
 // LeaderboardMaxAge old by the engine's clock: the request that finds it
 // older rebuilds it with one pass over the accounts, each read briefly
 // under its own lock, while concurrent requests wait for it.
@@ -97,9 +98,10 @@ func (e *Engine) rankAccounts() []Leader {
 }
 
 // leaderLocked returns the account's leaderboard line, and whether it is
-// ranked at all (it traded KP). Lock should be held.
+// ranked at all (it traded KP and did not ask to be hidden). Lock should
+// be held.
 func (a *account) leaderLocked() (Leader, bool) {
-	if a.volumeKP == 0 {
+	if a.volumeKP == 0 || a.info.Settings.HideFromLeaderboard {
 		return Leader{}, false
 	}
 	profit := a.balances[money.KP]

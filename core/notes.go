@@ -56,9 +56,9 @@ type Note struct {
 	ID       uint64 // per account, from 1, in the order made
 	Kind     NoteKind
 	Read     bool
-	Time     int64        // Unix nanoseconds
-	Market   uuid.UUID    // the market concerned, if any
-	Ref      uuid.UUID    // the proposal, transfer or other account concerned, if any
+	Time     int64     // Unix nanoseconds
+	Market   uuid.UUID // the market concerned, if any
+	Ref      uuid.UUID // the proposal, transfer or other account concerned, if any
 	Currency money.Currency
 	Amount   money.Amount // a payout, deposit, withdrawal or bonus, if any
 	Outcome  Side         // a settled or proposed outcome, if any

@@ -156,6 +156,7 @@ const (
 	sObject             // an object
 	sObjectOrNull       // an object or null
 	sArray              // an array
+	sStringOrNull       // a string or null
 	sBool               // true or false
 )
 
@@ -212,6 +213,8 @@ func hasShape(v any, k shape) bool {
 	case sArray:
 		_, ok := v.([]any)
 		return ok
+	case sStringOrNull:
+		return v == nil || hasShape(v, sString)
 	case sBool:
 		_, ok := v.(bool)
 		return ok

@@ -8,7 +8,7 @@ import (
 	"marketd/core/money"
 )
 
-// Paging of the points ledger (decisions.md section 11).
+// Paging of the points and USDC ledgers (decisions.md sections 9 and 11).
 const (
 	defaultLedgerLimit = 100
 	maxLedgerLimit     = 1000
@@ -122,7 +122,7 @@ func (s *Server) portfolio(ctx *fasthttp.RequestCtx, c *caller) error {
 	out := portfolioJSON{
 		Balance:      a.Balances[money.KP],
 		USDCBalance:  a.Balances[money.USDC],
-		TradingMode:  money.KP.String(),
+		TradingMode:  a.Info.Mode.String(),
 		Positions:    make([]holdingJSON, 0, len(ps)),
 		Stats:        portfolioStats{statsJSON: statsOf(ps)},
 		RecentTrades: tradesOf(&a),
@@ -157,21 +157,23 @@ type ledgerItemJSON struct {
 	CreatedAt    timestamp    `json:"created_at"`
 }
 
+// ledgerPage is one page of a ledger, newest first: the points ledger
+// (KP) and the token balance's (USDC) are shaped and paged alike
+// (decisions.md sections 9 and 11).
+type ledgerPage struct {
+	Count  int              `json:"count"`
+	Limit  int              `json:"limit"`
+	Offset int              `json:"offset"`
+	Ledger []ledgerItemJSON `json:"ledger"`
+}
+
 type pointsJSON struct {
-	Balance money.Amount     `json:"balance"`
-	Count   int              `json:"count"`
-	Limit   int              `json:"limit"`
-	Offset  int              `json:"offset"`
-	Ledger  []ledgerItemJSON `json:"ledger"`
+	Balance money.Amount `json:"balance"`
+	ledgerPage
 }
 
 func (s *Server) points(ctx *fasthttp.RequestCtx, c *caller) error {
-	args := ctx.QueryArgs()
-	limit, err := intParam(args, "limit", defaultLedgerLimit, 1, maxLedgerLimit)
-	if err != nil {
-		return err
-	}
-	offset, err := intParam(args, "offset", 0, 0, maxOffset)
+	page, err := s.ledgerPage(ctx, c, money.KP)
 	if err != nil {
 		return err
 	}
@@ -179,11 +181,28 @@ func (s *Server) points(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	entries, total, _ := s.eng.Ledger(c.account, money.KP, offset, limit)
-	out := pointsJSON{Balance: a.Balances[money.KP], Count: total, Limit: limit, Offset: offset,
-		Ledger: make([]ledgerItemJSON, 0, len(entries))}
+	return writeJSON(ctx, fasthttp.StatusOK, pointsJSON{Balance: a.Balances[money.KP], ledgerPage: page})
+}
+
+// ledgerPage reads the limit and offset parameters and returns that page
+// of the caller's ledger in cur.
+func (s *Server) ledgerPage(ctx *fasthttp.RequestCtx, c *caller, cur money.Currency) (ledgerPage, error) {
+	args := ctx.QueryArgs()
+	limit, err := intParam(args, "limit", defaultLedgerLimit, 1, maxLedgerLimit)
+	if err != nil {
+		return ledgerPage{}, err
+	}
+	offset, err := intParam(args, "offset", 0, 0, maxOffset)
+	if err != nil {
+		return ledgerPage{}, err
+	}
+	entries, total, ok := s.eng.Ledger(c.account, cur, offset, limit)
+	if !ok {
+		return ledgerPage{}, core.ErrAccountNotFound
+	}
+	page := ledgerPage{Count: total, Limit: limit, Offset: offset, Ledger: make([]ledgerItemJSON, 0, len(entries))}
 	for _, e := range entries {
-		out.Ledger = append(out.Ledger, ledgerItemJSON{
+		page.Ledger = append(page.Ledger, ledgerItemJSON{
 			ID:           core.LedgerEntryID(e.Seq, e.Index),
 			Amount:       e.Amount,
 			TxType:       e.Type.String(),
@@ -192,5 +211,5 @@ func (s *Server) points(ctx *fasthttp.RequestCtx, c *caller) error {
 			CreatedAt:    timestamp(e.Time),
 		})
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, out)
+	return page, nil
 }

@@ -20,10 +20,12 @@ import (
 // section 2) and of sessions.
 
 // agentShape is the agent object of register, login and the profile: spec
-// 2.3 plus usdc_balance (decisions.md section 9).
+// 2.3 plus usdc_balance (decisions.md section 9) and the profile's wallet,
+// persona and terms.
 var agentShape = map[string]shape{
 	"id": sUUID, "name": sString, "role": sString, "balance": sNumber,
 	"usdc_balance": sNumber, "trading_mode": sString, "member_since": sTime,
+	"wallet_address": sStringOrNull, "persona": sString, "tos_version": sStringOrNull, "tos_accepted_at": sTimeOrNull,
 }
 
 var sessionTokenRE = regexp.MustCompile(`^[0-9a-f]{64}$`)

@@ -277,6 +277,7 @@ func TestErrorTable(t *testing.T) {
 		{core.ErrKeyLimit, 400, "Active key limit reached"},
 		{core.ErrAdminRequired, 403, "Admin role required"},
 		{core.ErrSessionNotFound, 401, "Authentication required"},
+		{core.ErrWalletRequired, 400, "Link a wallet first"},
 	}
 	for _, c := range contract {
 		t.Run("contract "+c.msg, func(t *testing.T) {

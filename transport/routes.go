@@ -54,6 +54,18 @@ func (s *Server) routes() []route {
 		{get, "/api/portfolio", keyOrSession, core.ScopeRead, false, s.portfolio},
 		{get, "/api/points", keyOrSession, core.ScopeRead, false, s.points},
 
+		{get, "/api/settings", keyOrSession, core.ScopeRead, false, s.getSettings},
+		{patch, "/api/settings", keyOrSession, core.ScopeTrade, false, s.patchSettings},
+		{post, "/api/profile/persona", keyOrSession, core.ScopeTrade, false, s.setPersona},
+		{post, "/api/profile/accept-tos", keyOrSession, core.ScopeTrade, false, s.acceptTOS},
+		{post, "/api/profile/trading-mode", keyOrSession, core.ScopeTrade, false, s.setTradingMode},
+
+		{post, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.linkWallet},
+		{del, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.unlinkWallet},
+		{post, "/api/token/deposit", keyOrSession, core.ScopeTrade, false, s.deposit},
+		{post, "/api/token/withdraw", keyOrSession, core.ScopeTrade, false, s.withdraw},
+		{get, "/api/token/balance", keyOrSession, core.ScopeRead, false, s.tokenBalance},
+
 		{get, "/api/markets/active", public, 0, false, s.activeMarkets},
 		{get, "/api/markets", public, 0, false, s.listMarkets},
 		{get, "/api/markets/{id}", public, 0, false, s.getMarket},

@@ -53,6 +53,10 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
+	// The caller's trading mode chooses the currency (decisions.md section 9).
+	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
+		return err
+	}
 	r, err := s.eng.Trade(ctx, req)
 	if err != nil {
 		return err
@@ -80,7 +84,7 @@ const mixedShapes = "cannot be mixed with the workflow shape's marketId, outcome
 // toCore validates the body's fields, in the reference shape's names
 // unless the body is in the workflow shape, and builds the core request.
 func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
-	req := core.TradeRequest{Account: account, Currency: money.KP, Reasoning: b.Reasoning}
+	req := core.TradeRequest{Account: account, Reasoning: b.Reasoning}
 	marketID, side, direction, shares := b.MarketID, b.Side, b.Type, b.Shares
 	marketField, sideField, typeField, sharesField := "market_id", "side", "type", "shares"
 	if b.WorkflowMarketID != nil || b.Outcome != nil || b.Amount.Set() {
@@ -166,8 +170,11 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err := decodeBody(ctx, &body); err != nil {
 		return err
 	}
-	req := core.SplitRequest{Account: c.account, Currency: money.KP}
+	req := core.SplitRequest{Account: c.account}
 	var err error
+	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
+		return err
+	}
 	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
 		return err
 	}

@@ -98,26 +98,46 @@ type marketList struct {
 	Markets []marketJSON `json:"markets"`
 }
 
+// agentJSON is an account as its owner sees it: balance is always KP
+// (decisions.md section 9); the optional profile fields are null when
+// unset.
 type agentJSON struct {
-	ID          uuid.UUID    `json:"id"`
-	Name        string       `json:"name"`
-	Role        string       `json:"role"`
-	Balance     money.Amount `json:"balance"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-	TradingMode string       `json:"trading_mode"`
-	MemberSince timestamp    `json:"member_since"`
+	ID            uuid.UUID    `json:"id"`
+	Name          string       `json:"name"`
+	Role          string       `json:"role"`
+	Balance       money.Amount `json:"balance"`
+	USDCBalance   money.Amount `json:"usdc_balance"`
+	TradingMode   string       `json:"trading_mode"`
+	WalletAddress *string      `json:"wallet_address"`
+	Persona       string       `json:"persona"`
+	TOSVersion    *string      `json:"tos_version"`
+	TOSAcceptedAt *timestamp   `json:"tos_accepted_at"`
+	MemberSince   timestamp    `json:"member_since"`
 }
 
 func agentOf(a *core.AccountView) agentJSON {
 	return agentJSON{
-		ID:          a.ID,
-		Name:        a.Info.Name,
-		Role:        a.Info.Role.String(),
-		Balance:     a.Balances[money.KP],
-		USDCBalance: a.Balances[money.USDC],
-		TradingMode: money.KP.String(),
-		MemberSince: timestamp(a.Info.CreatedAt),
+		ID:            a.ID,
+		Name:          a.Info.Name,
+		Role:          a.Info.Role.String(),
+		Balance:       a.Balances[money.KP],
+		USDCBalance:   a.Balances[money.USDC],
+		TradingMode:   a.Info.Mode.String(),
+		WalletAddress: optionalString(a.Info.Wallet),
+		Persona:       a.Info.Persona,
+		TOSVersion:    optionalString(a.Info.TOSVersion),
+		TOSAcceptedAt: optionalTime(a.Info.TOSAcceptedAt),
+		MemberSince:   timestamp(a.Info.CreatedAt),
 	}
+}
+
+// optionalString is a string that is null when empty (no wallet, no terms
+// accepted).
+func optionalString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 type positionJSON struct {

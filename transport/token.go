@@ -1,0 +1,126 @@
+package transport
+
+import (
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/transport/strictjson"
+)
+
+// maxTransfersShown bounds the deposits and withdrawals listed by GET
+// /api/token/balance: the newest ones (our choice; the ledger pages the
+// rest).
+const maxTransfersShown = 100
+
+type depositRequest struct {
+	Amount strictjson.Number `json:"amount"`
+	TxHash string            `json:"tx_hash"`
+}
+
+type withdrawRequest struct {
+	Amount strictjson.Number `json:"amount"`
+}
+
+type depositJSON struct {
+	ID        uuid.UUID    `json:"id"`
+	Amount    money.Amount `json:"amount"`
+	TxHash    string       `json:"tx_hash"`
+	Status    string       `json:"status"`
+	CreatedAt timestamp    `json:"created_at"`
+}
+
+type withdrawalJSON struct {
+	ID            uuid.UUID    `json:"id"`
+	Amount        money.Amount `json:"amount"`
+	WalletAddress string       `json:"wallet_address"`
+	Status        string       `json:"status"`
+	CreatedAt     timestamp    `json:"created_at"`
+}
+
+func depositOf(t core.Transfer) depositJSON {
+	return depositJSON{ID: t.ID, Amount: t.Amount, TxHash: t.TxHash, Status: t.Status.String(), CreatedAt: timestamp(t.Time)}
+}
+
+func withdrawalOf(t core.Transfer) withdrawalJSON {
+	return withdrawalJSON{ID: t.ID, Amount: t.Amount, WalletAddress: t.Wallet, Status: t.Status.String(), CreatedAt: timestamp(t.Time)}
+}
+
+type depositResponse struct {
+	Deposit     depositJSON  `json:"deposit"`
+	USDCBalance money.Amount `json:"usdc_balance"`
+}
+
+type withdrawResponse struct {
+	Withdrawal  withdrawalJSON `json:"withdrawal"`
+	USDCBalance money.Amount   `json:"usdc_balance"`
+}
+
+func (s *Server) deposit(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body depositRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	amount, err := positiveAmount("amount", body.Amount)
+	if err != nil {
+		return err
+	}
+	if body.TxHash == "" {
+		return fieldError("tx_hash", "is required")
+	}
+	r, err := s.eng.Deposit(ctx, core.DepositRequest{Account: c.account, Amount: amount, TxHash: body.TxHash})
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, depositResponse{Deposit: depositOf(r.Transfer), USDCBalance: r.USDCBalance})
+}
+
+func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body withdrawRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	amount, err := positiveAmount("amount", body.Amount)
+	if err != nil {
+		return err
+	}
+	r, err := s.eng.Withdraw(ctx, c.account, amount)
+	if err != nil {
+		return err
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, withdrawResponse{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance})
+}
+
+// tokenBalanceJSON answers GET /api/token/balance (decisions.md section
+// 9): the USDC balance, the wallet, the newest transfers and a page of the
+// USDC ledger, shaped like the points ledger.
+type tokenBalanceJSON struct {
+	USDC          money.Amount     `json:"usdc"`
+	WalletAddress *string          `json:"wallet_address"`
+	Withdrawals   []withdrawalJSON `json:"withdrawals"`
+	Deposits      []depositJSON    `json:"deposits"`
+	ledgerPage
+}
+
+func (s *Server) tokenBalance(ctx *fasthttp.RequestCtx, c *caller) error {
+	page, err := s.ledgerPage(ctx, c, money.USDC)
+	if err != nil {
+		return err
+	}
+	a, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	out := tokenBalanceJSON{USDC: a.Balances[money.USDC], WalletAddress: optionalString(a.Info.Wallet),
+		Withdrawals: []withdrawalJSON{}, Deposits: []depositJSON{}, ledgerPage: page}
+	ws, _, _ := s.eng.Transfers(c.account, core.TransferWithdrawal, maxTransfersShown)
+	for _, t := range ws {
+		out.Withdrawals = append(out.Withdrawals, withdrawalOf(t))
+	}
+	ds, _, _ := s.eng.Transfers(c.account, core.TransferDeposit, maxTransfersShown)
+	for _, t := range ds {
+		out.Deposits = append(out.Deposits, depositOf(t))
+	}
+	return writeJSON(ctx, fasthttp.StatusOK, out)
+}
