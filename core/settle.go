@@ -162,11 +162,6 @@ func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur m
 	book := m.books[cur]
 	key := posKey{m.id, cur}
 	var paid money.Amount
-	type refShare struct {
-		referrer uuid.UUID
-		accrued  money.Amount
-		capped   money.Amount // 20% of the holder's net loss
-	}
 	var refs []refShare
 	for _, h := range holders {
 		p, ok := h.positions[key]
@@ -196,50 +191,7 @@ func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur m
 		panic(fmt.Sprintf("BUG: market %s %s collateral %d below payouts %d", m.id, cur, book.Collateral, paid))
 	}
 	profit := st.s.sub(remainder, book.Subsidy)
-	var vigPaid money.Amount
-	// What each account accrued and is paid, per role: every accrual gets
-	// a VigPayment, paid or not, so GET /api/vig shows how it ended.
-	creator := VigPayment{Market: m.id, Currency: cur, Role: VigCreator, Accrued: book.VigCreator, Time: st.now}
-	perReferrer := make(map[uuid.UUID]*VigPayment)
-	var order []uuid.UUID
-	for _, r := range refs {
-		vp := perReferrer[r.referrer]
-		if vp == nil {
-			vp = &VigPayment{Market: m.id, Currency: cur, Role: VigReferrer, Time: st.now}
-			perReferrer[r.referrer] = vp
-			order = append(order, r.referrer)
-		}
-		vp.Accrued = st.s.add(vp.Accrued, r.accrued)
-	}
-	if profit > 0 && book.VigTotal > 0 {
-		pool := min(profit, book.VigTotal)
-		if v := st.s.share(book.VigCreator, pool, book.VigTotal); v > 0 {
-			st.pay(e.st.account(m.info.Creator), cur, TxVigEarning, v)
-			creator.Paid = v
-			vigPaid = st.s.add(vigPaid, v)
-		}
-		// One entry per beneficiary: sum each referrer's shares first.
-		for _, r := range refs {
-			if v := min(st.s.share(r.accrued, pool, book.VigTotal), r.capped); v > 0 {
-				vp := perReferrer[r.referrer]
-				vp.Paid = st.s.add(vp.Paid, v)
-			}
-		}
-		for _, id := range order {
-			if v := perReferrer[id].Paid; v > 0 {
-				st.pay(e.st.account(id), cur, TxVigEarning, v)
-				vigPaid = st.s.add(vigPaid, v)
-			}
-		}
-	}
-	if creator.Accrued > 0 && m.info.Creator != HouseID {
-		ch := st.change(e.st.account(m.info.Creator))
-		ch.Vig = append(ch.Vig, creator)
-	}
-	for _, id := range order {
-		ch := st.change(e.st.account(id))
-		ch.Vig = append(ch.Vig, *perReferrer[id])
-	}
+	vigPaid := e.payVig(st, m, cur, &book, profit, refs)
 	res.VigPaid[cur] = vigPaid
 	if back := st.s.sub(remainder, vigPaid); back != 0 {
 		st.pay(e.st.account(HouseID), cur, TxMarketReturn, back)
@@ -305,4 +257,63 @@ func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 		}
 	}
 	return len(due), nil
+}
+
+// refShare is the vig one holder's trades accrued to its referrer, and its
+// cap: 20% of the holder's net loss in the market.
+type refShare struct {
+	referrer uuid.UUID
+	accrued  money.Amount
+	capped   money.Amount
+}
+
+// payVig pays one currency's vig from the market's profit (decisions.md
+// section 8) and records, for the creator and each referrer, what accrued
+// and what was paid; it returns the total paid.
+func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Book, profit money.Amount, refs []refShare) money.Amount {
+	var vigPaid money.Amount
+	// What each account accrued and is paid, per role: every accrual gets
+	// a VigPayment, paid or not, so GET /api/vig shows how it ended.
+	creator := VigPayment{Market: m.id, Currency: cur, Role: VigCreator, Accrued: book.VigCreator, Time: st.now}
+	perReferrer := make(map[uuid.UUID]*VigPayment)
+	var order []uuid.UUID
+	for _, r := range refs {
+		vp := perReferrer[r.referrer]
+		if vp == nil {
+			vp = &VigPayment{Market: m.id, Currency: cur, Role: VigReferrer, Time: st.now}
+			perReferrer[r.referrer] = vp
+			order = append(order, r.referrer)
+		}
+		vp.Accrued = st.s.add(vp.Accrued, r.accrued)
+	}
+	if profit > 0 && book.VigTotal > 0 {
+		pool := min(profit, book.VigTotal)
+		if v := st.s.share(book.VigCreator, pool, book.VigTotal); v > 0 {
+			st.pay(e.st.account(m.info.Creator), cur, TxVigEarning, v)
+			creator.Paid = v
+			vigPaid = st.s.add(vigPaid, v)
+		}
+		// One entry per beneficiary: sum each referrer's shares first.
+		for _, r := range refs {
+			if v := min(st.s.share(r.accrued, pool, book.VigTotal), r.capped); v > 0 {
+				vp := perReferrer[r.referrer]
+				vp.Paid = st.s.add(vp.Paid, v)
+			}
+		}
+		for _, id := range order {
+			if v := perReferrer[id].Paid; v > 0 {
+				st.pay(e.st.account(id), cur, TxVigEarning, v)
+				vigPaid = st.s.add(vigPaid, v)
+			}
+		}
+	}
+	if creator.Accrued > 0 && m.info.Creator != HouseID {
+		ch := st.change(e.st.account(m.info.Creator))
+		ch.Vig = append(ch.Vig, creator)
+	}
+	for _, id := range order {
+		ch := st.change(e.st.account(id))
+		ch.Vig = append(ch.Vig, *perReferrer[id])
+	}
+	return vigPaid
 }
