@@ -108,7 +108,7 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		e.st.custodyMu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, ErrWalletRequired)
 	}
-	after, done, err := e.commitDeposit(a, t)
+	after, done, err := e.commitTransfer(a, t)
 	a.mu.Unlock()
 	e.st.custodyMu.Unlock()
 	if err != nil {
@@ -120,23 +120,34 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 	return TransferResult{Transfer: t, USDCBalance: after}, nil
 }
 
-// commitDeposit logs deposit t to a (KindDeposit) and returns the USDC
+// commitTransfer logs transfer t of a in one record (KindDeposit or
+// KindWithdrawal): the USDC balance moved by t.Amount (credited for a
+// deposit, debited for a withdrawal), its ledger entry, the transfer, its
+// notification, and the amount minted or burned. It returns the USDC
 // balance after it and the channel of the journal's answer. The caller
-// holds custodyMu and a's lock.
-func (e *Engine) commitDeposit(a *account, t Transfer) (money.Amount, <-chan error, error) {
+// holds a's lock (and custodyMu for a deposit).
+func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan error, error) {
+	kind, tx, note, signed := KindDeposit, TxDeposit, NoteDepositCredited, t.Amount
+	if t.Kind == TransferWithdrawal {
+		kind, tx, note, signed = KindWithdrawal, TxWithdrawal, NoteWithdrawalQueued, -t.Amount
+	}
 	e.st.supply.mu.Lock()
 	defer e.st.supply.mu.Unlock()
 	p := &pending{}
-	p.rec = Record{Kind: KindDeposit, Time: t.Time}
+	p.rec = Record{Kind: kind, Time: t.Time}
 	var s sums
 	ac := p.addAccount(a)
-	after := s.add(a.balances[money.USDC], t.Amount)
-	p.credit(ac, money.USDC, TxDeposit, t.Amount, after, t.ID, t.Time)
+	after := s.add(a.balances[money.USDC], signed)
+	p.credit(ac, money.USDC, tx, signed, after, t.ID, t.Time)
 	ac.Transfers = append(ac.Transfers, t)
-	p.notify(a, ac, Note{Kind: NoteDepositCredited, Time: t.Time, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
-	minted := e.st.supply.minted
-	minted[money.USDC] = s.add(minted[money.USDC], t.Amount)
-	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
+	p.notify(a, ac, Note{Kind: note, Time: t.Time, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
+	minted, burned := e.st.supply.minted, e.st.supply.burned
+	if t.Kind == TransferWithdrawal {
+		burned[money.USDC] = s.add(burned[money.USDC], t.Amount)
+	} else {
+		minted[money.USDC] = s.add(minted[money.USDC], t.Amount)
+	}
+	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: burned}
 	if s.err != nil {
 		return 0, nil, s.err
 	}
@@ -194,29 +205,12 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 		a.mu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, ErrInsufficientBalance)
 	}
-	now := e.now()
 	t := Transfer{ID: e.ids.next(), Kind: TransferWithdrawal, Status: TransferQueued, Amount: amount,
-		Wallet: a.info.Wallet, Time: now}
-	e.st.supply.mu.Lock()
-	p := &pending{}
-	p.rec = Record{Kind: KindWithdrawal, Time: now}
-	var s sums
-	ac := p.addAccount(a)
-	after := s.sub(a.balances[money.USDC], amount)
-	p.credit(ac, money.USDC, TxWithdrawal, -amount, after, t.ID, now)
-	ac.Transfers = append(ac.Transfers, t)
-	p.notify(a, ac, Note{Kind: NoteWithdrawalQueued, Time: now, Ref: t.ID, Currency: money.USDC, Amount: amount})
-	burned := e.st.supply.burned
-	burned[money.USDC] = s.add(burned[money.USDC], amount)
-	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: e.st.supply.minted, Burned: burned}
-	done := make(chan error, 1)
-	if s.err == nil {
-		e.commit(p, done, nil)
-	}
-	e.st.supply.mu.Unlock()
+		Wallet: a.info.Wallet, Time: e.now()}
+	after, done, err := e.commitTransfer(a, t)
 	a.mu.Unlock()
-	if s.err != nil {
-		return TransferResult{}, s.err
+	if err != nil {
+		return TransferResult{}, err
 	}
 	if err := <-done; err != nil {
 		return TransferResult{}, err

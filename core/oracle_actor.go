@@ -14,14 +14,7 @@ import (
 
 // openProposal returns the market's open proposal, if any.
 // Runs only on the market's owner.
-func (m *market) openProposal() (Proposal, bool) {
-	for i := len(m.proposals) - 1; i >= 0; i-- {
-		if m.proposals[i].Status.Open() {
-			return m.proposals[i], true
-		}
-	}
-	return Proposal{}, false
-}
+func (m *market) openProposal() (Proposal, bool) { return openIn(m.proposals) }
 
 // findProposal returns one of the market's proposals by ID.
 // Runs only on the market's owner.
@@ -41,11 +34,17 @@ func (e *Engine) holderAccounts(m *market) ([]*account, error) {
 	if len(m.holders) > MaxSettleHolders {
 		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
 	}
+	return e.holdersOf(m), nil
+}
+
+// holdersOf returns the market's holders, in no set order.
+// Runs only on the market's owner.
+func (e *Engine) holdersOf(m *market) []*account {
 	out := make([]*account, 0, len(m.holders))
 	for id := range m.holders {
 		out = append(out, e.st.account(id))
 	}
-	return out, nil
+	return out
 }
 
 // notifyAll adds the note for each account, once each, skipping those

@@ -124,10 +124,13 @@ func (m *market) applyOracle(ch *MarketChange) {
 
 // OpenProposal returns the market's open proposal, if any: there is at
 // most one.
-func (v *MarketView) OpenProposal() (Proposal, bool) {
-	for i := len(v.Proposals) - 1; i >= 0; i-- {
-		if v.Proposals[i].Status.Open() {
-			return v.Proposals[i], true
+func (v *MarketView) OpenProposal() (Proposal, bool) { return openIn(v.Proposals) }
+
+// openIn returns the open proposal of a market's proposals, newest first.
+func openIn(ps []Proposal) (Proposal, bool) {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if ps[i].Status.Open() {
+			return ps[i], true
 		}
 	}
 	return Proposal{}, false

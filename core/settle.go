@@ -108,13 +108,10 @@ func (e *Engine) settle(m *market, c *command) {
 // proposal in the same record. The admin's settlement and the oracle's
 // share it. Runs on the market's goroutine.
 func (e *Engine) settleMarket(m *market, c *command, kind Kind, outcome Side, pc *proposalClose) {
-	if len(m.holders) > MaxSettleHolders {
-		c.done <- fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
+	holders, err := e.holderAccounts(m)
+	if err != nil {
+		c.done <- err
 		return
-	}
-	holders := make([]*account, 0, len(m.holders))
-	for id := range m.holders {
-		holders = append(holders, e.st.account(id))
 	}
 	slices.SortFunc(holders, func(a, b *account) int { return compareIDs(a.id, b.id) })
 	// Only this goroutine changes positions in this market, so the
@@ -218,22 +215,16 @@ func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
 		return
 	}
 	// Holders hear of the close (notification market_closed), in the
-	// same record.
-	holders := make([]*account, 0, len(m.holders))
-	for id := range m.holders {
-		holders = append(holders, e.st.account(id))
-	}
+	// same record. A close cannot be refused, so it is not bounded like a
+	// settlement.
+	holders := e.holdersOf(m)
 	unlock := lockAccounts(holders...)
 	defer unlock()
-	p := &pending{}
-	p.rec = Record{Kind: KindMarketClosed, Time: now}
-	p.addMarket(m).Info = &info
-	for _, h := range holders {
-		if !h.info.Settings.NotificationsOff {
-			p.notify(h, p.addAccount(h), Note{Kind: NoteMarketClosed, Time: now, Market: m.id})
-		}
-	}
-	e.commit(p, c.done, nil)
+	st := &settlement{byID: make(map[uuid.UUID]int), now: now}
+	st.rec = Record{Kind: KindMarketClosed, Time: now}
+	st.addMarket(m).Info = &info
+	st.notifyAll(holders, Note{Kind: NoteMarketClosed, Time: now, Market: m.id})
+	e.commit(&st.pending, c.done, nil)
 }
 
 // CloseDue closes every active market past its closing time and returns how
