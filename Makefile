@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-http fuzz
+.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz
 
 # The server binary, left at bin/marketd.
 build:
@@ -24,18 +24,25 @@ vet:
 unit:
 	$(GO) test -race -count=1 -tags long -timeout 15m $(PKGS)
 
-# Benchmarks of the core, the log and the snapshots (issue 3 figures), and
-# of the HTTP path (issue 4 figures).
-bench: bench-core bench-http
+# Benchmarks of the core, the log and the snapshots (issue 3 figures), the
+# bounds of the trade pipeline's shape, and the HTTP path (issue 4 figures).
+bench: bench-core bench-floor bench-http
 
 bench-core:
 	$(GO) test -run '^$$' -bench . -benchmem -count=6 ./core/... ./wal/... ./snapshot/...
 
-# The HTTP path: a no-op fasthttp handler, then the trade endpoint (fsync on,
+# The shape of core's trade path with no trading in it (callers, actors,
+# the log): what core's trade benchmarks cannot exceed here.
+bench-floor:
+	$(GO) test -run '^$$' -bench BenchmarkPipelineFloor -benchmem -benchtime 2s -count=6 ./bench/
+
+# The HTTP path: a no-op fasthttp handler; two bounds (a handler that only
+# waits for a group-committed fsync of a plain file, and one that only
+# appends a record to marketd's log); then the trade endpoint (fsync on,
 # 8 markets and 1; fsync off), each over 64 loopback connections, in one
 # process run so that ratio-vs-noop compares figures measured together.
-# 100000 requests take about 1.5 s for noop and 6-7 s per fsync-on trade
-# run here; about 2 minutes in all.
+# 100000 requests take about 1.5 s for noop and 4-7 s per fsync-on run
+# here; about 3 minutes in all.
 bench-http:
 	$(GO) test -run '^$$' -bench BenchmarkHTTP -benchmem -benchtime 100000x -count=6 -timeout 30m ./bench/
 

@@ -1,11 +1,19 @@
-// Package bench holds the benchmarks of marketd's HTTP path: a real server
-// on a loopback port, driven by a real HTTP client in the same process.
+// Package bench holds the benchmarks of marketd's HTTP path, a real server
+// on a loopback port driven by a real HTTP client in the same process, and
+// of the bounds that this machine puts on marketd's speed targets.
 //
 // BenchmarkHTTP (in the package's tests) measures, in one run and over the
 // same load driver:
 //
 //   - noop: a fasthttp server whose handler writes a fixed small JSON body
 //     and does no work, the ceiling of the HTTP layer on this machine;
+//   - fsync-only: a handler that answers once a group commit (one write,
+//     one fsync of a plain file for all the requests waiting) covers its
+//     request, and does nothing else: the bound of any endpoint that
+//     answers after an fsync, whatever its log;
+//   - log-only: a handler that appends a fixed trade record to marketd's
+//     log with fsync on and answers once it is durable: the bound of any
+//     endpoint on this log;
 //   - trade-8-markets and trade-1-market: POST /api/markets/trade with a
 //     valid API key, through transport, core and the write-ahead log with
 //     fsync on, the trades spread over 8 markets or all on one;
@@ -31,5 +39,10 @@
 // share the machine's cores, so every figure includes the client's CPU,
 // for noop and trades alike.
 //
-// Run with `make bench-http`; docs/PERFORMANCE.md has the figures.
+// BenchmarkPipelineFloor runs the shape of core's trade path (callers,
+// actor goroutines fed by channels, the log's writer acknowledging) with no
+// trading in it, the bound of core's trade benchmarks.
+//
+// Run with `make bench-http` and `make bench-floor`; docs/PERFORMANCE.md
+// has the figures.
 package bench

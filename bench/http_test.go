@@ -3,6 +3,8 @@ package bench
 import (
 	"testing"
 	"time"
+
+	"marketd/wal"
 )
 
 // BenchmarkHTTP measures the no-op handler, then the trade endpoint, over
@@ -34,6 +36,29 @@ func BenchmarkHTTP(b *testing.B) {
 		noopPerSecond = r.perSecond()
 	})
 
+	// Bounds of any trade endpoint on this machine: a group commit of
+	// plain bytes to a plain file (startFsyncOnly), then marketd's log
+	// (startLogOnly); one durable record per request and no other work.
+	b.Run("fsync-only", func(b *testing.B) {
+		b.ReportAllocs()
+		r := drive(b, startFsyncOnly(b), tradePath, noopWorkloads(8))
+		report(b, r)
+		if noopPerSecond > 0 {
+			b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
+		}
+	})
+	b.Run("log-only", func(b *testing.B) {
+		b.ReportAllocs()
+		addr, log := startLogOnly(b)
+		before := log.Stats()
+		r := drive(b, addr, tradePath, noopWorkloads(8))
+		report(b, r)
+		if noopPerSecond > 0 {
+			b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
+		}
+		reportCommits(b, before, log.Stats(), true)
+	})
+
 	for _, c := range []struct {
 		name    string
 		markets int
@@ -54,15 +79,22 @@ func BenchmarkHTTP(b *testing.B) {
 			if noopPerSecond > 0 {
 				b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
 			}
-			// How the log's group commit behaved: records per commit, and the
-			// time in fsync per commit (file and directory) when on.
-			if commits := after.Batches - before.Batches; commits > 0 {
-				b.ReportMetric(float64(after.Records-before.Records)/float64(commits), "records/commit")
-				if c.fsync {
-					fsync := after.FsyncTotal - before.FsyncTotal
-					b.ReportMetric(float64(fsync)/float64(time.Millisecond)/float64(commits), "fsync-ms/commit")
-				}
-			}
+			reportCommits(b, before, after, c.fsync)
 		})
+	}
+}
+
+// reportCommits reports how the log's group commit behaved between two
+// readings of its counters: records per commit, and the time in fsync per
+// commit (file and directory) when fsync is on.
+func reportCommits(b *testing.B, before, after wal.Stats, fsync bool) {
+	commits := after.Batches - before.Batches
+	if commits == 0 {
+		return
+	}
+	b.ReportMetric(float64(after.Records-before.Records)/float64(commits), "records/commit")
+	if fsync {
+		d := after.FsyncTotal - before.FsyncTotal
+		b.ReportMetric(float64(d)/float64(time.Millisecond)/float64(commits), "fsync-ms/commit")
 	}
 }

@@ -50,17 +50,28 @@ func listen(b *testing.B) net.Listener {
 }
 
 // startNoop serves a fasthttp handler that does no work on a loopback
-// port until the benchmark ends, and returns its address. Its limits are
-// those of transport's server, so that only the handler differs.
+// port until the benchmark ends, and returns its address.
 func startNoop(b *testing.B) string {
 	b.Helper()
+	return serveHandler(b, "noop", func(ctx *fasthttp.RequestCtx) { answerNoop(ctx) })
+}
+
+// answerNoop writes the no-op handler's whole answer.
+func answerNoop(ctx *fasthttp.RequestCtx) {
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetContentType("application/json")
+	ctx.SetBodyString(noopBody)
+}
+
+// serveHandler serves handler on a loopback port until the benchmark ends
+// and returns its address. The server's limits are those of transport's
+// server, so that only the handler differs from marketd's. It is shut
+// down before the cleanups registered earlier run.
+func serveHandler(b *testing.B, name string, handler fasthttp.RequestHandler) string {
+	b.Helper()
 	srv := &fasthttp.Server{
-		Handler: func(ctx *fasthttp.RequestCtx) {
-			ctx.SetStatusCode(fasthttp.StatusOK)
-			ctx.SetContentType("application/json")
-			ctx.SetBodyString(noopBody)
-		},
-		Name:                         "noop",
+		Handler:                      handler,
+		Name:                         name,
 		MaxRequestBodySize:           transport.DefaultMaxBodyBytes,
 		ReadTimeout:                  30 * time.Second,
 		WriteTimeout:                 30 * time.Second,
@@ -75,10 +86,10 @@ func startNoop(b *testing.B) string {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		if err := srv.ShutdownWithContext(ctx); err != nil {
-			b.Errorf("shut down the no-op server: %v", err)
+			b.Errorf("shut down the %s server: %v", name, err)
 		}
 		if err := <-served; err != nil {
-			b.Errorf("no-op server: %v", err)
+			b.Errorf("%s server: %v", name, err)
 		}
 	})
 	return ln.Addr().String()

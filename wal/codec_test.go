@@ -88,7 +88,9 @@ func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0
 
 // profile is the encoding of an account info's fields after the referrer,
 // with the given settings bits and theme.
-func profile(bits, theme byte) enc { return enc{}.str("").b(0).str("").str("").str("").i(0).b(bits, theme) }
+func profile(bits, theme byte) enc {
+	return enc{}.str("").b(0).str("").str("").str("").i(0).b(bits, theme)
+}
 
 // info is an account info encoding with the given role and profile.
 func info(role byte, prof enc) enc {

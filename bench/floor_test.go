@@ -1,0 +1,114 @@
+package bench
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"marketd/core"
+	"marketd/wal"
+)
+
+// floorActors is the number of actor goroutines of BenchmarkPipelineFloor,
+// as many as the markets of core's trade benchmarks.
+const floorActors = 64
+
+// floorCall is one caller's request to an actor.
+type floorCall struct {
+	done chan error // capacity 1
+}
+
+// BenchmarkPipelineFloor runs the shape of core's trade path with no
+// trading in it: callers hand a request to an actor goroutine over a
+// channel and wait for the answer; the actor reserves a seq, appends a
+// fixed trade record to a real log (which encodes it, on the actor's
+// goroutine) and goes on, and the log's writer acknowledges the record to
+// the caller after writing it. No account, no market, no pricing, no
+// locks. Whatever core's actors do on top, they cannot be faster than
+// this, so it bounds BenchmarkTradeFsyncOff (64 goroutines) and
+// BenchmarkTradeDurable (1,024) of package core on this machine:
+//
+//   - no-log: the actor answers at once, the two hand-overs alone;
+//   - fsync-off: through the log with fsync off (64 callers);
+//   - fsync-on: through the log with fsync on (1,024 callers).
+func BenchmarkPipelineFloor(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		log     bool
+		fsync   bool
+		callers int
+	}{
+		{"no-log", false, false, 64},
+		{"fsync-off", true, false, 64},
+		{"fsync-on", true, true, 1024},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var log *wal.Log
+			if c.log {
+				var err error
+				if log, err = wal.Open(b.TempDir(), wal.Options{NoFsync: !c.fsync, Logger: quietLogger}); err != nil {
+					b.Fatal(err)
+				}
+				log.Start()
+			}
+			inboxes := startFloorActors(b, log)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for g := range c.callers {
+				wg.Go(func() {
+					call := &floorCall{done: make(chan error, 1)}
+					for i := 0; next.Add(1) <= int64(b.N); i++ {
+						inboxes[(g+i/2)%floorActors] <- call
+						if err := <-call.done; err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
+			for _, in := range inboxes {
+				close(in)
+			}
+			if log != nil {
+				st := log.Stats()
+				b.ReportMetric(float64(st.Records)/float64(max(st.Batches, 1)), "records/commit")
+				if err := log.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// startFloorActors starts the actors of BenchmarkPipelineFloor and returns
+// their inboxes; each actor exits when its inbox is closed. With a nil
+// log an actor answers at once.
+func startFloorActors(b *testing.B, log *wal.Log) []chan *floorCall {
+	rec := sampleTradeRecord()
+	inboxes := make([]chan *floorCall, floorActors)
+	for i := range inboxes {
+		in := make(chan *floorCall, core.DefaultInboxSize)
+		inboxes[i] = in
+		go func() {
+			for call := range in {
+				if log == nil {
+					call.done <- nil
+					continue
+				}
+				seq, err := log.Next()
+				if err != nil {
+					b.Error(err)
+					call.done <- err
+					continue
+				}
+				log.Append(seq, rec, call.done)
+			}
+		}()
+	}
+	return inboxes
+}
