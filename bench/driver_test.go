@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"marketd/internal/cputime"
 )
 
 const (
@@ -147,12 +149,12 @@ func drive(b *testing.B, addr, path string, loads []workload) result {
 	}
 	ready.Wait()
 	b.ResetTimer()
-	cpuBefore, okBefore := processCPU()
+	cpuBefore, okBefore := cputime.Process()
 	began := time.Now()
 	close(start)
 	done.Wait()
 	elapsed := time.Since(began)
-	cpuAfter, okAfter := processCPU()
+	cpuAfter, okAfter := cputime.Process()
 	b.StopTimer()
 
 	r := result{requests: b.N, elapsed: elapsed, latencies: make([]time.Duration, 0, b.N),

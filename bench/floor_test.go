@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"marketd/core"
+	"marketd/internal/cputime"
 	"marketd/wal"
 )
 
@@ -53,6 +54,7 @@ func BenchmarkPipelineFloor(b *testing.B) {
 			}
 			inboxes := startFloorActors(b, log)
 			b.ReportAllocs()
+			cpu0, hasCPU := cputime.Process()
 			b.ResetTimer()
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -71,6 +73,11 @@ func BenchmarkPipelineFloor(b *testing.B) {
 			wg.Wait()
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
+			if cpu1, ok := cputime.Process(); hasCPU && ok {
+				cpu := cpu1 - cpu0
+				b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "cpu-us/trade")
+				b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores-used")
+			}
 			for _, in := range inboxes {
 				close(in)
 			}

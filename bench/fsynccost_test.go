@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"marketd/internal/cputime"
 )
 
 // BenchmarkFsyncCost appends a group commit's worth of bytes (20 records
@@ -25,7 +27,7 @@ func BenchmarkFsyncCost(b *testing.B) {
 	}
 	defer f.Close()
 	buf := make([]byte, 20*fsyncRecordBytes)
-	cpu0, hasCPU := processCPU()
+	cpu0, hasCPU := cputime.Process()
 	for b.Loop() {
 		if _, err := f.Write(buf); err != nil {
 			b.Fatal(err)
@@ -34,7 +36,7 @@ func BenchmarkFsyncCost(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if cpu1, ok := processCPU(); hasCPU && ok {
+	if cpu1, ok := cputime.Process(); hasCPU && ok {
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "cpu-us/op")
 	}
 }

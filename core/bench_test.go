@@ -14,6 +14,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/cputime"
 	"marketd/wal"
 )
 
@@ -99,6 +100,7 @@ func (be *benchEngine) run(b *testing.B, parallelism int) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetParallelism(parallelism)
+	cpu0, hasCPU := cputime.Process()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		g := int(be.next.Add(1) - 1)
@@ -115,6 +117,13 @@ func (be *benchEngine) run(b *testing.B, parallelism int) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
+	// The process's CPU time per trade, and how many of the cores it kept
+	// busy on average: a pipeline that waits shows fewer than GOMAXPROCS.
+	if cpu1, ok := cputime.Process(); hasCPU && ok {
+		cpu := cpu1 - cpu0
+		b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "cpu-us/trade")
+		b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores-used")
+	}
 	if be.log != nil {
 		st := be.log.Stats()
 		b.ReportMetric(float64(st.Records)/float64(max(st.Batches, 1)), "records/commit")

@@ -1,15 +1,15 @@
 //go:build unix
 
-package bench
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time, user and system, the process has used
-// so far.
-func processCPU() (time.Duration, bool) {
+// Process returns the CPU time, user and system, the process has used so
+// far, and false when it cannot be read.
+func Process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
