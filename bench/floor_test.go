@@ -46,8 +46,9 @@ func BenchmarkPipelineFloor(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var log *wal.Log
 			if c.log {
+				dir := diskTempDir(b)
 				var err error
-				if log, err = wal.Open(b.TempDir(), wal.Options{NoFsync: !c.fsync, Logger: quietLogger}); err != nil {
+				if log, err = wal.Open(dir, wal.Options{NoFsync: !c.fsync, Logger: quietLogger}); err != nil {
 					b.Fatal(err)
 				}
 				log.Start()

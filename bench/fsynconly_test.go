@@ -22,7 +22,7 @@ const fsyncRecordBytes = 300
 // endpoint on this machine, whatever its log.
 func startFsyncOnly(b *testing.B) string {
 	b.Helper()
-	f, err := os.Create(filepath.Join(b.TempDir(), "fsync-only"))
+	f, err := os.Create(filepath.Join(diskTempDir(b), "fsync-only"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 // is returned for its counters.
 func startLogOnly(b *testing.B) (string, *wal.Log) {
 	b.Helper()
-	log, err := wal.Open(b.TempDir(), wal.Options{Logger: quietLogger})
+	log, err := wal.Open(diskTempDir(b), wal.Options{Logger: quietLogger})
 	if err != nil {
 		b.Fatalf("open log: %v", err)
 	}
