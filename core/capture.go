@@ -30,6 +30,11 @@ const (
 	estKeyBytes      = 192
 	estSessionBytes  = 96
 	estMarketBytes   = 512
+	estNoteBytes     = 64
+	estVigBytes      = 64
+	estTransferBytes = 64 // and its tx hash and wallet
+	estProposalBytes = 128
+	estVoteBytes     = 64
 )
 
 // Capture walks the whole state while the engine keeps trading and hands it
@@ -64,7 +69,7 @@ func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uin
 		c.see(v.LSN)
 		ch := v.image()
 		c.rec.Markets = append(c.rec.Markets, ch)
-		c.bytes += estMarketBytes + len(ch.Info.Title) + len(ch.Info.Description) + len(ch.Info.Category)
+		c.bytes += estMarketImageBytes(&ch)
 		return c.next(len(c.rec.Markets))
 	})
 	if c.err == nil {
@@ -132,13 +137,7 @@ func (c *capturer) flush() {
 // the next account while a piece still waits in the chunk.
 func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
 	sortPositions(ch.Positions)
-	c.bytes += estAccountBytes + len(ch.Positions)*estPositionBytes
-	for _, t := range ch.Trades {
-		c.bytes += estTradeBytes + len(t.Reasoning)
-	}
-	if ch.Info != nil {
-		c.bytes += len(ch.Info.Name) + len(ch.Info.PasswordHash)
-	}
+	c.bytes += estAccountImageBytes(&ch)
 	n := len(ledger[money.KP]) + len(ledger[money.USDC])
 	if n <= c.piece {
 		c.bufs.addLedger(&ch, ledger)
@@ -161,6 +160,30 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]Ledge
 		// The rest continues the same account: no info, same LSN.
 		ch = AccountChange{ID: ch.ID, Prev: ch.Prev}
 	}
+}
+
+// estMarketImageBytes estimates the encoded size of a market's image.
+func estMarketImageBytes(ch *MarketChange) int {
+	return estMarketBytes + len(ch.Info.Title) + len(ch.Info.Description) + len(ch.Info.Category) +
+		len(ch.Proposals)*estProposalBytes + len(ch.Votes)*estVoteBytes
+}
+
+// estAccountImageBytes estimates the encoded size of an account's image
+// without its ledger, which the caller counts as it splits it.
+func estAccountImageBytes(ch *AccountChange) int {
+	n := estAccountBytes + len(ch.Positions)*estPositionBytes +
+		len(ch.Notes)*estNoteBytes + len(ch.Vig)*estVigBytes
+	for _, t := range ch.Trades {
+		n += estTradeBytes + len(t.Reasoning)
+	}
+	for _, t := range ch.Transfers {
+		n += estTransferBytes + len(t.TxHash) + len(t.Wallet)
+	}
+	if in := ch.Info; in != nil {
+		n += len(in.Name) + len(in.PasswordHash) + len(in.ReferralCode) + len(in.Wallet) +
+			len(in.Persona) + len(in.TOSVersion)
+	}
+	return n
 }
 
 // captureAuth adds the keys and sessions, copied under the table's shared

@@ -33,3 +33,10 @@ func LeaderAggregates(s *State) map[uuid.UUID][2]money.Amount {
 func CapturePieces(s *State, chunk, piece int, visit func(*Record) error) (uint64, error) {
 	return s.capture(chunk, piece, visit)
 }
+
+// EstImageBytes returns Capture's estimates of the encoded size of an
+// account's image (without its ledger) and of a market's image, which
+// must not fall short of the codec's.
+func EstImageBytes(a *AccountChange, m *MarketChange) (account, market int) {
+	return estAccountImageBytes(a), estMarketImageBytes(m)
+}
