@@ -7,6 +7,7 @@ import (
 
 	"marketd/core"
 	"marketd/internal/cputime"
+	"marketd/internal/fstype"
 	"marketd/wal"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkPipelineFloor(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var log *wal.Log
 			if c.log {
-				dir := diskTempDir(b)
+				dir := fstype.DiskTempDir(b)
 				var err error
 				if log, err = wal.Open(dir, wal.Options{NoFsync: !c.fsync, Logger: quietLogger}); err != nil {
 					b.Fatal(err)
@@ -110,8 +111,7 @@ func startFloorActors(b *testing.B, log *wal.Log) []chan *floorCall {
 				}
 				seq, err := log.Next()
 				if err != nil {
-					b.Error(err)
-					call.done <- err
+					call.done <- err // the caller reports it
 					continue
 				}
 				log.Append(seq, rec, call.done)

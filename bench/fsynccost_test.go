@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"marketd/internal/cputime"
+	"marketd/internal/fstype"
 )
 
 // BenchmarkFsyncCost appends a group commit's worth of bytes (20 records
@@ -15,11 +16,15 @@ import (
 // but what it costs the CPU is taken from the request handlers sharing the
 // cores: it is part of the cost of every durable request.
 func BenchmarkFsyncCost(b *testing.B) {
-	f, err := os.Create(filepath.Join(diskTempDir(b), "fsync-cost"))
+	f, err := os.Create(filepath.Join(fstype.DiskTempDir(b), "fsync-cost"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
+	b.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+	})
 	buf := make([]byte, 20*fsyncRecordBytes)
 	cpu0, hasCPU := cputime.Process()
 	for b.Loop() {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"marketd/internal/fstype"
 )
 
 // fsyncRecordBytes is the size of what the fsync-only server writes per
@@ -22,7 +24,7 @@ const fsyncRecordBytes = 300
 // endpoint on this machine, whatever its log.
 func startFsyncOnly(b *testing.B) string {
 	b.Helper()
-	f, err := os.Create(filepath.Join(diskTempDir(b), "fsync-only"))
+	f, err := os.Create(filepath.Join(fstype.DiskTempDir(b), "fsync-only"))
 	if err != nil {
 		b.Fatal(err)
 	}

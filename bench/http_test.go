@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"marketd/internal/fstype"
 	"marketd/wal"
 )
 
@@ -16,7 +17,7 @@ func BenchmarkHTTP(b *testing.B) {
 	// The sub-benchmarks' logs go to their own b.TempDir(), under the
 	// same parent directory as this one.
 	dir := b.TempDir()
-	fs, inMemory, err := fileSystem(dir)
+	fs, inMemory, err := fstype.Of(dir)
 	switch {
 	case err != nil:
 		b.Fatal(err)
@@ -43,9 +44,7 @@ func BenchmarkHTTP(b *testing.B) {
 		b.ReportAllocs()
 		r := drive(b, startFsyncOnly(b), tradePath, noopWorkloads(8))
 		report(b, r)
-		if noopPerSecond > 0 {
-			b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
-		}
+		reportRatio(b, r, noopPerSecond)
 	})
 	b.Run("log-only", func(b *testing.B) {
 		b.ReportAllocs()
@@ -53,9 +52,7 @@ func BenchmarkHTTP(b *testing.B) {
 		before := log.Stats()
 		r := drive(b, addr, tradePath, noopWorkloads(8))
 		report(b, r)
-		if noopPerSecond > 0 {
-			b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
-		}
+		reportRatio(b, r, noopPerSecond)
 		reportCommits(b, before, log.Stats(), true)
 	})
 
@@ -76,11 +73,17 @@ func BenchmarkHTTP(b *testing.B) {
 			r := drive(b, ts.addr, tradePath, loads)
 			after := ts.log.Stats()
 			report(b, r)
-			if noopPerSecond > 0 {
-				b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
-			}
+			reportRatio(b, r, noopPerSecond)
 			reportCommits(b, before, after, c.fsync)
 		})
+	}
+}
+
+// reportRatio reports a run's throughput over the no-op's, when the no-op
+// ran in this invocation (noopPerSecond > 0).
+func reportRatio(b *testing.B, r result, noopPerSecond float64) {
+	if noopPerSecond > 0 {
+		b.ReportMetric(r.perSecond()/noopPerSecond, "ratio-vs-noop")
 	}
 }
 

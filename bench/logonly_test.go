@@ -10,6 +10,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/fstype"
 	"marketd/wal"
 )
 
@@ -22,7 +23,7 @@ import (
 // is returned for its counters.
 func startLogOnly(b *testing.B) (string, *wal.Log) {
 	b.Helper()
-	log, err := wal.Open(diskTempDir(b), wal.Options{Logger: quietLogger})
+	log, err := wal.Open(fstype.DiskTempDir(b), wal.Options{Logger: quietLogger})
 	if err != nil {
 		b.Fatalf("open log: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/fstype"
 	"marketd/transport"
 	"marketd/wal"
 )
@@ -53,7 +54,7 @@ func listen(b *testing.B) net.Listener {
 // port until the benchmark ends, and returns its address.
 func startNoop(b *testing.B) string {
 	b.Helper()
-	return serveHandler(b, "noop", func(ctx *fasthttp.RequestCtx) { answerNoop(ctx) })
+	return serveHandler(b, "noop", answerNoop)
 }
 
 // answerNoop writes the no-op handler's whole answer.
@@ -95,19 +96,6 @@ func serveHandler(b *testing.B, name string, handler fasthttp.RequestHandler) st
 	return ln.Addr().String()
 }
 
-// diskTempDir returns a new b.TempDir(), failing the benchmark when it is
-// in memory (tmpfs, ramfs), where an fsync costs nothing.
-func diskTempDir(b *testing.B) string {
-	b.Helper()
-	dir := b.TempDir()
-	if fs, inMemory, err := fileSystem(dir); err != nil {
-		b.Fatal(err)
-	} else if inMemory {
-		b.Fatalf("%s is on %s, where fsync costs nothing; set TMPDIR to a directory on disk", dir, fs)
-	}
-	return dir
-}
-
 // tradeServer is marketd's HTTP server over an engine and a real log in
 // a temporary directory, on a loopback port, wired as cmd/marketd wires
 // them (without the snapshot manager, which this benchmark leaves out).
@@ -122,7 +110,7 @@ type tradeServer struct {
 // then checks the state's invariants and closes the log.
 func startTrade(b *testing.B, fsync bool) *tradeServer {
 	b.Helper()
-	dir := diskTempDir(b)
+	dir := fstype.DiskTempDir(b)
 	log, err := wal.Open(dir, wal.Options{NoFsync: !fsync, Logger: quietLogger})
 	if err != nil {
 		b.Fatalf("open log: %v", err)

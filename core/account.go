@@ -102,15 +102,22 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 // recomputation from the ledger. Lock should be held.
 func (a *account) appendLedger(l LedgerEntry) {
 	a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
-	if l.Currency != money.KP {
-		return
+	if l.Currency == money.KP {
+		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l)
 	}
+}
+
+// addToAggregates adds a KP entry to the leaderboard's aggregates: trades
+// count their |amount| in the volume, signup and referral bonuses in the
+// bonuses. Both saturate instead of overflowing.
+func addToAggregates(volume, bonuses money.Amount, l LedgerEntry) (money.Amount, money.Amount) {
 	switch l.Type {
 	case TxTradeBuy, TxTradeSell:
-		a.volumeKP = addCapped(a.volumeKP, absAmount(l.Amount))
+		volume = addSigned(volume, absAmount(l.Amount))
 	case TxSignupBonus, TxReferralBonus:
-		a.bonusesKP = addCapped(a.bonusesKP, l.Amount)
+		bonuses = addSigned(bonuses, l.Amount)
 	}
+	return volume, bonuses
 }
 
 // absAmount returns |x|, saturating: -MinInt64 does not fit.

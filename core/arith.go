@@ -1,6 +1,8 @@
 package core
 
 import (
+	"math"
+
 	"marketd/core/money"
 )
 
@@ -32,4 +34,17 @@ func (s *sums) share(a, num, den money.Amount) money.Amount {
 		s.err = err
 	}
 	return r
+}
+
+// addSigned adds two amounts, saturating at either end of int64 rather than
+// wrapping: a display figure or a statistic summed over all time (volumes,
+// payouts, profits) must never flip sign on overflow.
+func addSigned(a, b money.Amount) money.Amount {
+	if r, err := a.Add(b); err == nil {
+		return r
+	}
+	if b > 0 {
+		return math.MaxInt64
+	}
+	return math.MinInt64
 }

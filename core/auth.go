@@ -108,16 +108,24 @@ func (t *authTable) putSession(seq uint64, s Session) {
 func (t *authTable) activeKeys(account uuid.UUID, nowNanos int64) int {
 	n := 0
 	for _, e := range t.byAccount[account] {
-		if e.key.active(nowNanos) {
+		if e.key.Active(nowNanos) {
 			n++
 		}
 	}
 	return n
 }
 
-// active reports whether the key can authenticate at nowNanos.
-func (k *Key) active(nowNanos int64) bool {
+// Active reports whether the key can authenticate at nowNanos: not
+// revoked, and not expired (an ExpiresAt of 0 means never).
+func (k *Key) Active(nowNanos int64) bool {
 	return k.RevokedAt == 0 && (k.ExpiresAt == 0 || nowNanos < k.ExpiresAt)
+}
+
+// Active reports whether the session can authenticate at nowNanos. A
+// session always has an expiry (seven days, decisions.md section 2), so an
+// ExpiresAt of 0 counts as expired, unlike a key's.
+func (s *Session) Active(nowNanos int64) bool {
+	return s.RevokedAt == 0 && nowNanos < s.ExpiresAt
 }
 
 // lockOwnKey locks the table and finds one of an account's keys. It

@@ -15,6 +15,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/cputime"
+	"marketd/internal/fstype"
 	"marketd/wal"
 )
 
@@ -54,7 +55,7 @@ func newBenchEngine(b *testing.B, kind journalKind, markets, accounts int) *benc
 	be := &benchEngine{}
 	var j core.Journal = &nullJournal{}
 	if kind != noLog {
-		log, err := wal.Open(b.TempDir(), wal.Options{NoFsync: kind == logNoFsync, SegmentSizeBytes: segmentBytes, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		log, err := wal.Open(fstype.DiskTempDir(b), wal.Options{NoFsync: kind == logNoFsync, SegmentSizeBytes: segmentBytes, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -89,8 +89,7 @@ func (c *RecordingCustody) Withdrawals() []CustodyRecord {
 // keepLast appends r, dropping the oldest past MaxCustodyRecords.
 func keepLast(rs []CustodyRecord, r CustodyRecord) []CustodyRecord {
 	if len(rs) == MaxCustodyRecords {
-		copy(rs, rs[1:])
-		rs = rs[:MaxCustodyRecords-1]
+		rs = rs[1:] // append moves the kept ones when it needs room, not each time
 	}
 	return append(rs, r)
 }

@@ -45,9 +45,14 @@ func (s *State) indexAccount(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	if ch.Info == nil && len(ch.Transfers) == 0 {
 		return
 	}
-	x := &s.idx
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	s.idx.account(id, old, ch)
+}
+
+// account updates x for a change applied to account id (see indexAccount);
+// the caller holds x.mu or owns x alone.
+func (x *indexes) account(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	if in := ch.Info; in != nil {
 		if in.ReferralCode != old.ReferralCode {
 			if old.ReferralCode != "" {
@@ -82,9 +87,14 @@ func (s *State) indexMarket(id uuid.UUID, created bool, ch *MarketChange) {
 	if !created && len(ch.Proposals) == 0 {
 		return
 	}
-	x := &s.idx
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	s.idx.market(id, created, ch)
+}
+
+// market updates x for a change applied to market id (see indexMarket);
+// the caller holds x.mu or owns x alone.
+func (x *indexes) market(id uuid.UUID, created bool, ch *MarketChange) {
 	if created && ch.Info != nil {
 		x.created[ch.Info.Creator] = append(x.created[ch.Info.Creator], id)
 	}

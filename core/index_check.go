@@ -3,7 +3,6 @@ package core
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -12,21 +11,18 @@ import (
 // and reports where the kept ones differ: a lookup that drifted from the
 // state would answer for objects that are not there.
 func (s *State) checkIndexes(c *checker) {
-	var want indexes
+	var want indexes // built from scratch, as if every object were new
 	want.init()
 	s.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
 		ch := AccountChange{Info: &a.info, Transfers: a.transfers}
+		want.account(a.id, AccountInfo{}, &ch)
 		a.mu.Unlock()
-		s.indexInto(&want, a.id, ch)
 		return true
 	})
 	s.rangeMarkets(func(m *market) bool {
 		v := m.view.Load()
-		want.created[v.Info.Creator] = append(want.created[v.Info.Creator], v.ID)
-		for _, p := range v.Proposals {
-			want.proposals[p.ID] = v.ID
-		}
+		want.market(v.ID, true, &MarketChange{Info: &v.Info, Proposals: v.Proposals})
 		return true
 	})
 	s.idx.mu.Lock()
@@ -38,25 +34,6 @@ func (s *State) checkIndexes(c *checker) {
 	}
 	if !sameSets(got.referees, want.referees) || !sameSets(got.created, want.created) {
 		c.failf("lookups of referees or created markets differ from the state")
-	}
-}
-
-// indexInto adds one account's lookups to x.
-func (s *State) indexInto(x *indexes, id uuid.UUID, ch AccountChange) {
-	in := ch.Info
-	if in.ReferralCode != "" {
-		x.codes[in.ReferralCode] = id
-	}
-	if in.Wallet != "" {
-		x.wallets[strings.ToLower(in.Wallet)] = id
-	}
-	if in.Referrer != uuid.Nil {
-		x.referees[in.Referrer] = append(x.referees[in.Referrer], id)
-	}
-	for _, t := range ch.Transfers {
-		if t.Kind == TransferDeposit {
-			x.txs[strings.ToLower(t.TxHash)] = txRef{id, t.ID}
-		}
 	}
 }
 

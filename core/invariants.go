@@ -165,12 +165,7 @@ func (c *checker) market(v *MarketView) {
 // ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
 func ledgerAggregates(kp []LedgerEntry) (volume, bonuses money.Amount) {
 	for _, l := range kp {
-		switch l.Type {
-		case TxTradeBuy, TxTradeSell:
-			volume = addCapped(volume, absAmount(l.Amount))
-		case TxSignupBonus, TxReferralBonus:
-			bonuses = addCapped(bonuses, l.Amount)
-		}
+		volume, bonuses = addToAggregates(volume, bonuses, l)
 	}
 	return volume, bonuses
 }

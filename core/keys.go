@@ -126,7 +126,7 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 	if err != nil {
 		return Key{}, err
 	}
-	if !ent.key.active(now) {
+	if !ent.key.Active(now) {
 		t.mu.Unlock()
 		return Key{}, ErrKeyNotFound
 	}

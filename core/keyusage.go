@@ -36,7 +36,7 @@ func (e *Engine) AuthenticateKey(hash [32]byte) (Key, error) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	ent := t.byHash[hash]
-	if ent == nil || !ent.key.active(now) {
+	if ent == nil || !ent.key.Active(now) {
 		return Key{}, ErrKeyNotFound
 	}
 	k := ent.key

@@ -2,7 +2,6 @@ package core
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -112,16 +111,4 @@ func (a *account) leaderLocked() (Leader, bool) {
 	}
 	profit = addSigned(profit, -a.bonusesKP)
 	return Leader{Account: a.id, Name: a.info.Name, Profit: profit, Volume: a.volumeKP}, true
-}
-
-// addSigned adds two amounts, saturating at either end of int64 rather than
-// wrapping: a display figure must never flip sign on overflow.
-func addSigned(a, b money.Amount) money.Amount {
-	if r, err := a.Add(b); err == nil {
-		return r
-	}
-	if b > 0 {
-		return math.MaxInt64
-	}
-	return math.MinInt64
 }

@@ -69,9 +69,12 @@ type Note struct {
 func (a *account) applyNotes(notes []Note, read []uint64) {
 	for _, n := range notes {
 		if len(a.notes) == MaxNotes {
-			// Copy down instead of reslicing, so the array never grows.
-			copy(a.notes, a.notes[1:])
-			a.notes = a.notes[:MaxNotes-1]
+			// Move the window instead of the notes: append replaces the
+			// array when it runs out of room, copying the kept notes once
+			// every few hundred notes instead of for every one (a
+			// settlement notifies every holder), and the array stays
+			// within a small multiple of MaxNotes.
+			a.notes = a.notes[1:]
 		}
 		a.notes = append(a.notes, n)
 		a.lastNote = max(a.lastNote, n.ID)

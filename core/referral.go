@@ -53,12 +53,12 @@ func (e *Engine) ReferralStats(id uuid.UUID) (ReferralStats, bool) {
 	// be (SetReferrer refuses cycles).
 	for _, l := range kp {
 		if l.Type == TxReferralBonus && (own == uuid.Nil || l.Ref != own) {
-			st.BonusEarned = addCapped(st.BonusEarned, l.Amount)
+			st.BonusEarned = addSigned(st.BonusEarned, l.Amount)
 		}
 	}
 	for _, v := range vig {
 		if v.Role == VigReferrer && v.Currency == money.KP {
-			st.VigEarned = addCapped(st.VigEarned, v.Paid)
+			st.VigEarned = addSigned(st.VigEarned, v.Paid)
 		}
 	}
 	return st, true

@@ -1,8 +1,6 @@
 package core
 
 import (
-	"math"
-
 	"marketd/core/money"
 )
 
@@ -52,9 +50,9 @@ func (st *Stats) addMarket(v *MarketView, nowNanos int64) {
 		}
 		b := &v.Books[cur]
 		st.Trades[cur] += b.Trades
-		st.Volume[cur] = addCapped(st.Volume[cur], b.Volume)
+		st.Volume[cur] = addSigned(st.Volume[cur], b.Volume)
 		if v.Info.Status != StatusResolved {
-			st.OpenInterest[cur] = addCapped(st.OpenInterest[cur], b.maxPayout(v.Info.Q0))
+			st.OpenInterest[cur] = addSigned(st.OpenInterest[cur], b.maxPayout(v.Info.Q0))
 		}
 	}
 }
@@ -66,36 +64,23 @@ func (st *Stats) addMarket(v *MarketView, nowNanos int64) {
 func (b *Book) maxPayout(q0 money.Amount) money.Amount {
 	var most money.Amount
 	for side := range NumSides {
-		most = max(most, addCapped(b.Q[side]-q0, b.Splits))
+		most = max(most, addSigned(b.Q[side]-q0, b.Splits))
 	}
 	return most
 }
 
-// countActive counts the keys and sessions usable at nowNanos. A session
-// always has an expiry (seven days, decisions.md section 2), so a zero
-// ExpiresAt counts as expired, unlike a key's, which means none.
+// countActive counts the keys and sessions usable at nowNanos.
 func (t *authTable) countActive(st *Stats, nowNanos int64) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, ent := range t.keys {
-		if ent.key.active(nowNanos) {
+		if ent.key.Active(nowNanos) {
 			st.ActiveKeys++
 		}
 	}
 	for _, ent := range t.sessions {
-		if s := &ent.session; s.RevokedAt == 0 && nowNanos < s.ExpiresAt {
+		if ent.session.Active(nowNanos) {
 			st.ActiveSessions++
 		}
 	}
-}
-
-// addCapped adds two amounts that are not negative, stopping at the
-// largest amount instead of wrapping: sums over every market of all time
-// could in principle pass 9.2e12 units, and a statistic must then read as
-// huge, never as negative.
-func addCapped(a, b money.Amount) money.Amount {
-	if r, err := a.Add(b); err == nil {
-		return r
-	}
-	return math.MaxInt64
 }

@@ -46,11 +46,11 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 			continue
 		}
 		r.Entries = append(r.Entries, VigEntry{VigPayment: v, Settled: true})
-		r.Paid = addCapped(r.Paid, v.Paid)
+		r.Paid = addSigned(r.Paid, v.Paid)
 		if v.Role == VigCreator {
-			r.FromMarkets = addCapped(r.FromMarkets, v.Paid)
+			r.FromMarkets = addSigned(r.FromMarkets, v.Paid)
 		} else {
-			r.FromReferrals = addCapped(r.FromReferrals, v.Paid)
+			r.FromReferrals = addSigned(r.FromReferrals, v.Paid)
 		}
 	}
 	for _, mid := range e.st.createdMarkets(id) {
@@ -65,7 +65,7 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 		for k, p := range ref.positions {
 			// Positions leave at settlement, so these markets are unsettled.
 			if k.currency == cur && p.Referrer == id && p.RefVig > 0 {
-				fromReferees[k.market] = addCapped(fromReferees[k.market], p.RefVig)
+				fromReferees[k.market] = addSigned(fromReferees[k.market], p.RefVig)
 			}
 		}
 		ref.mu.Unlock()
@@ -94,5 +94,5 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 // add adds an unsettled accrual.
 func (r *VigReport) add(v VigPayment) {
 	r.Entries = append(r.Entries, VigEntry{VigPayment: v})
-	r.Accrued = addCapped(r.Accrued, v.Accrued)
+	r.Accrued = addSigned(r.Accrued, v.Accrued)
 }

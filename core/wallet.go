@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 
@@ -16,12 +15,8 @@ import (
 // answers it again.
 func (e *Engine) LinkWallet(ctx context.Context, id uuid.UUID, address string) (AccountInfo, error) {
 	addr, err := eip55.Parse(address)
-	if err != nil {
-		reason := "must be 0x followed by 40 hexadecimal digits"
-		if errors.Is(err, eip55.ErrChecksum) {
-			reason = "invalid EIP-55 checksum"
-		}
-		return AccountInfo{}, fieldErr("address", "%s", reason)
+	if err != nil { // ErrMalformed or ErrChecksum, whose texts are the reasons
+		return AccountInfo{}, fieldErr("address", "%s", err)
 	}
 	if err := e.enter(); err != nil {
 		return AccountInfo{}, err

@@ -82,11 +82,8 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 	if rt.scopes != 0 && c.scopes&rt.scopes == 0 {
 		return nil, errScope
 	}
-	if rt.admin {
-		a, ok := s.eng.Account(c.account)
-		if !ok || a.Info.Role != core.RoleAdmin {
-			return nil, errAdminRole
-		}
+	if rt.admin && !s.isAdmin(c) {
+		return nil, errAdminRole
 	}
 	return c, s.limitCaller(ctx, c)
 }
@@ -146,7 +143,7 @@ func validKeyLiteral(b []byte) bool {
 func (s *Server) authenticateSession(token []byte) (*caller, error) {
 	h := sha256.Sum256(token)
 	sess, ok := s.eng.SessionByHash(h)
-	if !ok || sess.RevokedAt != 0 || s.now().UnixNano() >= sess.ExpiresAt {
+	if !ok || !sess.Active(s.now().UnixNano()) {
 		return nil, errAuthRequired
 	}
 	return &caller{method: bySession, account: sess.Account, scopes: core.AllScopes, session: h}, nil
@@ -188,9 +185,11 @@ func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int
 	h := &ctx.Response.Header
 	// SetCanonical keeps the spelling of spec part 8 (fasthttp would
 	// write X-Ratelimit-Limit); header names are case-insensitive anyway.
-	h.SetCanonical(headerLimit, strconv.AppendInt(nil, int64(d.Limit), 10))
-	h.SetCanonical(headerRemaining, strconv.AppendInt(nil, int64(d.Remaining), 10))
-	h.SetCanonical(headerReset, strconv.AppendInt(nil, d.ResetUnix(), 10))
+	// SetCanonical copies the value, so one stack buffer serves all three.
+	var num [20]byte
+	h.SetCanonical(headerLimit, strconv.AppendInt(num[:0], int64(d.Limit), 10))
+	h.SetCanonical(headerRemaining, strconv.AppendInt(num[:0], int64(d.Remaining), 10))
+	h.SetCanonical(headerReset, strconv.AppendInt(num[:0], d.ResetUnix(), 10))
 	if !d.Allowed {
 		return &apiError{status: fasthttp.StatusTooManyRequests, msg: "Rate limit exceeded",
 			retryAfterSeconds: d.RetryAfterSeconds()}

@@ -154,8 +154,5 @@ func (s *Server) CreateAdmin(ctx context.Context, name, pw string) error {
 		return fmt.Errorf("hash admin password: %w", err)
 	}
 	_, err = s.eng.CreateAccount(ctx, core.NewAccount{Name: name, PasswordHash: hash, Role: core.RoleAdmin})
-	if err != nil {
-		return fmt.Errorf("create admin account: %w", err)
-	}
-	return nil
+	return err // the caller says what it was creating
 }

@@ -162,7 +162,7 @@ func keyStatus(k *core.Key, nowNanos int64) string {
 	switch {
 	case k.RevokedAt != 0:
 		return "revoked"
-	case k.ExpiresAt != 0 && nowNanos >= k.ExpiresAt:
+	case !k.Active(nowNanos):
 		return "expired"
 	default:
 		return "active"

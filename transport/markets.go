@@ -200,12 +200,9 @@ func (s *Server) createMarket(ctx *fasthttp.RequestCtx, c *caller) error {
 		nm.Alpha = a
 	}
 	if req.Liquidity.Set() {
-		l, err := req.Liquidity.Amount("liquidity")
+		l, err := positiveAmount("liquidity", req.Liquidity)
 		if err != nil {
 			return err
-		}
-		if l <= 0 || l > core.MaxAmount {
-			return fieldError("liquidity", "must be positive and at most 1e9")
 		}
 		nm.Liquidity = l
 	}

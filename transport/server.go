@@ -16,11 +16,12 @@ import (
 	"marketd/core/money"
 	"marketd/transport/password"
 	"marketd/transport/ratelimit"
+	"marketd/transport/strictjson"
 )
 
 // Defaults of Config.
 const (
-	DefaultMaxBodyBytes      = 64 << 10
+	DefaultMaxBodyBytes      = strictjson.MaxBodyBytes // what the decoder takes
 	DefaultAnonRatePerMinute = 600
 	DefaultSessionTTL        = 7 * 24 * time.Hour
 	DefaultPasswordCost      = 10
@@ -124,6 +125,10 @@ func New(eng *core.Engine, cfg Config) *Server {
 		NoDefaultContentType:         true,
 		HeaderReceived:               s.headerReceived,
 		Logger:                       fasthttpLogger{s.log},
+		// fasthttp's message for a header it cannot parse quotes the raw
+		// header, Authorization and Cookie included: keep them out of the
+		// log.
+		SecureErrorLogMessage: true,
 	}
 	s.wg.Add(1)
 	go s.sweepLoop()

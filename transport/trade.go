@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"unicode/utf8"
-
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
@@ -121,8 +119,8 @@ func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
 	if req.Limit, req.HasLimit, err = b.limit(req.Sell); err != nil {
 		return req, err
 	}
-	if utf8.RuneCountInString(b.Reasoning) > core.MaxReasoningRunes {
-		return req, fieldError("reasoning", "must be at most %d characters", core.MaxReasoningRunes)
+	if err := strictjson.Runes("reasoning", b.Reasoning, 0, core.MaxReasoningRunes); err != nil {
+		return req, err
 	}
 	return req, nil
 }
@@ -231,11 +229,8 @@ func parseSide(field string, v *string) (core.Side, error) {
 }
 
 // positiveAmount reads a required amount in (0, 1e9] with at most 6
-// decimals (decisions.md section 1).
+// decimals (decisions.md section 1); Amount refuses an absent one.
 func positiveAmount(field string, n strictjson.Number) (money.Amount, error) {
-	if !n.Set() {
-		return 0, fieldError(field, "is required")
-	}
 	a, err := n.Amount(field)
 	if err != nil {
 		return 0, err

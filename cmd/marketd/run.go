@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -60,38 +59,33 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		defer close(snapsDone)
 		n.snaps.Run(snapCtx)
 	}()
-	var cause error
+	var cause, logErr error
 	select {
 	case <-ctx.Done():
 		logger.Info("stopping", "reason", context.Cause(ctx))
 	case err := <-serveErr:
 		cause = err
-	case err := <-watchLog(ctx, n.log):
+	case logErr = <-watchLog(snapCtx, n.log):
+	}
+	cancelSnaps() // ends the watcher too
+	<-snapsDone
+	if logErr != nil {
 		// Nothing can be acknowledged any more: stop without the final
 		// snapshot; the next start repairs and replays the log.
-		cancelSnaps()
-		<-snapsDone
-		return fmt.Errorf("%w: %w", errLogFailed, err)
+		return fmt.Errorf("%w: %w", errLogFailed, logErr)
 	}
-	cancelSnaps()
-	<-snapsDone
 	return errors.Join(cause, n.shutdown(logger))
 }
 
 // start opens the log, recovers the state and builds the engine, the
 // snapshot manager and the server.
 func start(cfg config, logger *slog.Logger) (*node, error) {
-	if err := os.MkdirAll(cfg.dataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
+	// wal.Open and snapshot.Recover create their directories (and -data).
 	log, err := wal.Open(filepath.Join(cfg.dataDir, "wal"), wal.Options{NoFsync: cfg.fsync == "off", Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	snapDir := filepath.Join(cfg.dataDir, "snapshots")
-	if err := os.MkdirAll(snapDir, 0o750); err != nil {
-		return nil, errors.Join(fmt.Errorf("create snapshot directory: %w", err), log.Close())
-	}
 	began := time.Now()
 	st, rec, err := snapshot.Recover(nil, snapDir, log, logger)
 	if err != nil {
