@@ -55,4 +55,3 @@ func TestErrorFSInjectors(t *testing.T) {
 		})
 	}
 }
-
