@@ -88,9 +88,9 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeError(ctx, s.routeError(ctx, errBodyTooLarge))
 	case isTimeout(err):
-		writeError(ctx, newError(fasthttp.StatusRequestTimeout, "Request timeout"))
+		writeError(ctx, errTimeout)
 	default:
-		writeError(ctx, badRequest("Malformed HTTP request"))
+		writeError(ctx, errMalformed)
 	}
 }
 
