@@ -107,7 +107,7 @@ func TestRouteErrorCodes(t *testing.T) {
 		if r.status < 400 {
 			return
 		}
-		if _, err := parseErrorBody(r.status, r.body); err != nil {
+		if _, err := parseErrorBody(r.status, r.header.Get(HeaderRequestID), r.body); err != nil {
 			t.Errorf("%s: %v", what, err)
 			return
 		}

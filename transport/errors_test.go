@@ -158,7 +158,7 @@ func TestBodyTooLarge(t *testing.T) {
 			ts := ts.sub(t)
 			before := ts.observe(auth{session: sess}, id)
 			resp, body := rawExchange(t, strings.TrimPrefix(ts.url, "http://"), tt.raw)
-			msg, err := parseErrorBody(resp.StatusCode, body)
+			msg, err := parseErrorBody(resp.StatusCode, resp.Header.Get(HeaderRequestID), body)
 			if err != nil {
 				t.Error(err)
 			}
@@ -368,7 +368,7 @@ func TestHandlerFailures(t *testing.T) {
 			want := http.StatusOK
 			if strings.HasPrefix(path, "/test/") {
 				want = http.StatusInternalServerError
-				if msg, err := parseErrorBody(resp.StatusCode, body); err != nil || msg != "Internal server error" {
+				if msg, err := parseErrorBody(resp.StatusCode, resp.Header.Get(HeaderRequestID), body); err != nil || msg != "Internal server error" {
 					t.Errorf("panic answer %q (%v), want the error body of \"Internal server error\"", body, err)
 				}
 			}

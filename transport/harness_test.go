@@ -146,7 +146,7 @@ func (r response) json(t *testing.T) map[string]any {
 // path.
 func (r response) errorMessage(t *testing.T) string {
 	t.Helper()
-	msg, err := parseErrorBody(r.status, r.body)
+	msg, err := parseErrorBody(r.status, r.header.Get(HeaderRequestID), r.body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,20 +155,25 @@ func (r response) errorMessage(t *testing.T) string {
 
 // parseErrorBody returns the message of an error body after checking the
 // body's shape (docs/API.md, "Errors") and its code against the list of
-// codes (checkErrorCode).
-func parseErrorBody(status int, body []byte) (string, error) {
+// codes (checkErrorCode), and its request_id against the response's
+// X-Request-Id, requestID.
+func parseErrorBody(status int, requestID string, body []byte) (string, error) {
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {
 		return "", fmt.Errorf("error body %q is not a JSON object: %v", body, err)
 	}
 	msg, ok := m["error"].(string)
 	code, codeOK := m["code"].(string)
-	if !ok || !codeOK {
-		return "", fmt.Errorf("error body %s lacks a string error and code", body)
+	if _, idOK := m["request_id"]; !ok || !codeOK || !idOK {
+		return "", fmt.Errorf("error body %s lacks a string error, a code or a request_id", body)
 	}
 	for k, v := range m {
 		switch k {
 		case "error", "code":
+		case "request_id":
+			if id, _ := v.(string); id == "" || id != requestID {
+				return "", fmt.Errorf("error body %s: request_id %v, X-Request-Id %q", body, v, requestID)
+			}
 		case "field":
 			if f, _ := v.(string); f == "" || !strings.HasPrefix(msg, f+": ") {
 				return "", fmt.Errorf("error body %s: field %v is not the one the message names", body, v)

@@ -26,7 +26,7 @@ type errorBody struct {
 	Error     string `json:"error"`
 	Code      string `json:"code"`
 	Field     string `json:"field,omitempty"`
-	RequestID string `json:"request_id,omitempty"`
+	RequestID string `json:"request_id"`
 }
 
 // writeError answers with e as an error body.
@@ -35,7 +35,7 @@ func writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 		ctx.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(e.retryAfterSeconds))
 	}
 	// Encoding a struct of strings cannot fail.
-	_ = writeJSON(ctx, e.status, errorBody{Error: e.msg, Code: e.code, Field: e.field})
+	_ = writeJSON(ctx, e.status, errorBody{Error: e.msg, Code: e.code, Field: e.field, RequestID: requestID(ctx)})
 }
 
 // timestamp is a time in Unix nanoseconds, written as ISO 8601 UTC with a
