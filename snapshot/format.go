@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"marketd/core"
-	"marketd/wal"
+	"marketd/wal/record"
 )
 
 // Layout constants; see the package comment.
@@ -17,7 +17,7 @@ const (
 	headerBytes  = 24
 	trailerBytes = 1 + 8 + 8 + 4
 	// MaxChunkBytes bounds one chunk's frame, as a record is bounded.
-	MaxChunkBytes = wal.MaxFrameBytes
+	MaxChunkBytes = record.MaxFrameBytes
 )
 
 var magic = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
@@ -50,7 +50,7 @@ func appendChunk(dst []byte, n uint64, rec *core.Record) []byte {
 	// frame's length is known only once it is encoded.
 	start := len(dst)
 	dst = append(dst, make([]byte, binary.MaxVarintLen64)...)
-	dst = wal.AppendRecordFrame(dst, n, rec)
+	dst = record.AppendFramed(dst, n, rec)
 	frameLen := len(dst) - start - binary.MaxVarintLen64
 	var lenBuf [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(lenBuf[:], uint64(frameLen))
@@ -100,11 +100,11 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 			return Header{}, fmt.Errorf("%w: chunk %d: length %d past the end", ErrCorrupt, n+1, size)
 		}
 		n++
-		fr, err := wal.DecodeFrameAt(rest[:size], n)
+		fr, err := record.DecodeFrameAt(rest[:size], n)
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}
-		rec, err := wal.DecodeRecord(fr.Payload)
+		rec, err := record.Decode(fr.Payload)
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}

@@ -14,12 +14,13 @@ import (
 
 	"marketd/core"
 	"marketd/internal/vfs"
+	"marketd/wal/record/recordgen"
 )
 
 // recordFor is the record the tests write at seq: random, reproducible from
 // seq alone, so that a replay can be checked without keeping what was
 // written.
-func recordFor(seq uint64) *core.Record { return newGen(seq).record() }
+func recordFor(seq uint64) *core.Record { return recordgen.New(seq).Record() }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.
 type syncBuffer struct {

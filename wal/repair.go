@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"marketd/internal/vfs"
+	"marketd/wal/record"
 )
 
 // maxBrokenCopies bounds the NAME.broken, NAME.broken.1, ... copies kept
@@ -71,7 +72,7 @@ func repair(fsys vfs.FS, dir string, logger *slog.Logger) (repairResult, error) 
 	if badErr == nil {
 		return repairResult{}, nil
 	}
-	if entry, n := nextEntry(data[off:]); n > 0 && frameIntact(entry) {
+	if entry, n := nextEntry(data[off:]); n > 0 && record.FrameIntact(entry) {
 		// Written whole, so not torn: misplaced, or of another version.
 		return repairResult{}, fmt.Errorf("wal: %s: frame at byte %d (seq %d) is whole but unreadable: %w",
 			path, off, seq, badErr)
@@ -107,7 +108,7 @@ func scanFrames(data []byte, first uint64) (off int, seq uint64, err error) {
 		if n == 0 {
 			return off, seq, fmt.Errorf("entry of %d bytes does not fit: %w", len(data)-off, ErrCorrupt)
 		}
-		if _, err := DecodeFrameAt(entry, seq); err != nil {
+		if _, err := record.DecodeFrameAt(entry, seq); err != nil {
 			return off, seq, err
 		}
 		off += n
@@ -124,7 +125,7 @@ func scanFrames(data []byte, first uint64) (off int, seq uint64, err error) {
 // tried.
 func findValidFrame(data []byte, start int, minSeq uint64) (at int, ok bool) {
 	for p := start + 1; p < len(data); p++ {
-		i := bytes.IndexByte(data[p:], frameMagic0)
+		i := bytes.IndexByte(data[p:], record.FrameMagic0)
 		if i < 0 {
 			break
 		}
@@ -135,10 +136,10 @@ func findValidFrame(data []byte, start int, minSeq uint64) (at int, ok bool) {
 				continue
 			}
 			frame := data[p : p+int(size)]
-			if !frameIntact(frame) {
+			if !record.FrameIntact(frame) {
 				continue
 			}
-			if fr, err := DecodeFrame(frame); err != nil || fr.Seq >= minSeq {
+			if fr, err := record.DecodeFrame(frame); err != nil || fr.Seq >= minSeq {
 				return p - k, true
 			}
 		}

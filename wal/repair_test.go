@@ -2,14 +2,17 @@ package wal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"marketd/core"
 	"marketd/internal/vfs"
+	"marketd/wal/record"
 )
 
 // damage is one way of damaging the last segment: it returns the new
@@ -64,7 +67,7 @@ func tornTailDamages(ends []int) []damage {
 			return out, len(ends) - 1
 		}},
 		damage{"half of a next record appended", func(data []byte, ends []int) ([]byte, int) {
-			next := AppendRecordFrame(nil, uint64(len(ends)+1), recordFor(uint64(len(ends)+1)))
+			next := record.AppendFramed(nil, uint64(len(ends)+1), recordFor(uint64(len(ends)+1)))
 			entry := append(appendUvarintTest(nil, uint64(len(next))), next...)
 			return append(data, entry[:len(entry)/2]...), len(ends)
 		}},
@@ -512,17 +515,18 @@ func TestRepairRefusesWholeFrames(t *testing.T) {
 	createLog(t, template, 5, testOptions())
 	seg := segmentNames(t, template)[0]
 	entry := func(frame []byte) []byte { return append(appendUvarintTest(nil, uint64(len(frame))), frame...) }
-	future := AppendRecordFrame(nil, 6, recordFor(6))
-	future[2] = FormatVersion + 1
-	future = sealFrame(future[:len(future)-FrameTrailerBytes], 0)
+	future := record.AppendFramed(nil, 6, recordFor(6))
+	future[2] = record.FormatVersion + 1
+	end := len(future) - record.FrameTrailerBytes
+	binary.LittleEndian.PutUint32(future[end:], crc32.Checksum(future[:end], crc32.MakeTable(crc32.Castagnoli)))
 
 	tests := []struct {
 		name   string
 		append []byte
 		want   string
 	}{
-		{"misplaced frame", entry(AppendRecordFrame(nil, 9, recordFor(9))), "seq 9 read at 6"},
-		{"frame of a later version", entry(future), fmt.Sprintf("unknown version %d", FormatVersion+1)},
+		{"misplaced frame", entry(record.AppendFramed(nil, 9, recordFor(9))), "seq 9 read at 6"},
+		{"frame of a later version", entry(future), fmt.Sprintf("unknown version %d", record.FormatVersion+1)},
 		{"later version after garbage", append([]byte{0x05, 1, 2, 3, 4, 5}, entry(future)...), "followed by a whole frame"},
 	}
 	for _, tc := range tests {

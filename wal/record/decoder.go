@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"encoding/binary"
@@ -28,7 +28,7 @@ func (d *decoder) fail(what string, back int) {
 	if d.err != nil {
 		return
 	}
-	d.err = fmt.Errorf("wal: decode record: %s at byte %d: %w", what, d.off-back, ErrCorrupt)
+	d.err = fmt.Errorf("record: decode record: %s at byte %d: %w", what, d.off-back, ErrCorrupt)
 	d.off = len(d.b)
 }
 
