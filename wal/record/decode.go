@@ -18,17 +18,26 @@ import (
 //
 // The record shares no memory with b; the caller may keep it.
 func Decode(b []byte) (*core.Record, error) {
-	return decodeInto(new(Block), b)
+	return decodeInto(new(Block), FormatVersion, b)
+}
+
+// DecodeVersion is Decode for a payload of the given format version (a
+// frame's Version): fields added after that version are left zero.
+func DecodeVersion(version byte, b []byte) (*core.Record, error) {
+	if version < MinFormatVersion || version > FormatVersion {
+		return nil, fmt.Errorf("record: decode record: unknown version %d: %w", version, ErrCorrupt)
+	}
+	return decodeInto(new(Block), version, b)
 }
 
 // decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
-func decodeInto(blk *Block, b []byte) (*core.Record, error) {
+func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
 	if len(b) > MaxBytes {
 		return nil, fmt.Errorf("record: decode record: %d bytes, limit %d: %w", len(b), MaxBytes, ErrCorrupt)
 	}
-	d := decoder{b: b, spareAccount: &blk.account, spareBook: &blk.book}
+	d := decoder{b: b, version: version, spareAccount: &blk.account, spareBook: &blk.book}
 	rec := &blk.rec
 	rec.Kind = core.Kind(d.byte())
 	if d.err == nil && !validKind(rec.Kind) {
