@@ -48,8 +48,9 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	$(STATICCHECK) $(PKGS)
 
-# Benchmarks of the core, the log and the snapshots (issue 3 figures), the
-# bounds of the trade pipeline's shape, and the HTTP path (issue 4 figures).
+# Benchmarks of the core, the log and the snapshots (docs/PERFORMANCE.md,
+# "Against the targets"), the bounds of the trade pipeline's shape, and the
+# HTTP path (docs/PERFORMANCE.md, "HTTP path").
 bench: bench-core bench-floor bench-http
 
 bench-core:

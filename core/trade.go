@@ -70,8 +70,8 @@ func (r *TradeRequest) limitField() string {
 }
 
 // Trade buys or sells shares for an account, answering once the trade is
-// durable. Checks run in the order of decisions.md section 6 and a failed
-// one changes nothing.
+// durable. Checks run in the order of docs/API.md, "POST /api/markets/trade"
+// and a failed one changes nothing.
 func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
 	if err := req.validate(); err != nil {
 		return TradeResult{}, err
@@ -205,8 +205,8 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	return nil
 }
 
-// quoteTrade prices a trade and runs its checks in the order of
-// decisions.md section 6: shares, liquidity, the 1e10 limit, slippage,
+// quoteTrade prices a trade and runs its checks in the order of docs/API.md,
+// "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
 // balance.
 func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
@@ -246,7 +246,8 @@ func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance m
 // applyTrade computes the after-values of a quoted trade: the book, the
 // position (a sell takes the cost basis down pro rata) and the returned
 // balance. The vig splits 30% to the creator, 20% to the position's
-// referrer if any, the rest to the house (decisions.md section 8).
+// referrer if any, the rest to the house (docs/ARCHITECTURE.md, "Money and
+// the house").
 func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
 	side := int(r.Side)
 	cost, vig := q.Amount, q.Vig
