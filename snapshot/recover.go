@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // Replayer is the log as recovery reads it; *wal.Log has it.
@@ -39,9 +40,9 @@ type Recovered struct {
 // records), a state that fails its invariants, or a log that starts after
 // every usable snapshot stops recovery with an error: nothing is dropped
 // silently.
-func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
+func Recover(fsys vfs.FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
 	if fsys == nil {
-		fsys = OSFS()
+		fsys = vfs.Default()
 	}
 	if logger == nil {
 		logger = slog.Default()
@@ -104,7 +105,7 @@ func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered) (*
 }
 
 // load reads and decodes one snapshot file into a new state.
-func load(fsys FS, name string) (*core.State, Header, error) {
+func load(fsys vfs.FS, name string) (*core.State, Header, error) {
 	b, err := fsys.ReadFile(name)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: read %s: %w", name, err)
@@ -118,7 +119,7 @@ func load(fsys FS, name string) (*core.State, Header, error) {
 }
 
 // removeTemps deletes snapshots left half-written by a crash.
-func removeTemps(fsys FS, dir string, logger *slog.Logger) {
+func removeTemps(fsys vfs.FS, dir string, logger *slog.Logger) {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return

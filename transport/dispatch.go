@@ -60,7 +60,8 @@ func (s *Server) serve(rt *route) fasthttp.RequestHandler {
 func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	ae, known := toAPIError(err)
 	if !known {
-		s.log.Error("request failed", "method", string(ctx.Method()), "path", string(ctx.Path()), "err", err)
+		s.log.Error("request failed", "request_id", requestID(ctx), "method", string(ctx.Method()),
+			"path", string(ctx.Path()), "err", err)
 	}
 	writeError(ctx, ae)
 }
@@ -68,9 +69,12 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 // recoverPanic turns a handler's panic into a logged 500: the client gets
 // an answer instead of a dropped connection.
 func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
-	s.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()),
+	s.log.Error("handler panic", "request_id", requestID(ctx), "method", string(ctx.Method()), "path", string(ctx.Path()),
 		"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	// The reset would take the id with it, and the error body carries it.
+	id := requestID(ctx)
 	ctx.Response.Reset()
+	ctx.Response.Header.Set(HeaderRequestID, id)
 	writeError(ctx, errInternal)
 }
 
@@ -79,6 +83,7 @@ func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
 // as decisions.md section 2 orders them), a malformed request (400), a
 // timeout (408).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	s.ids.set(ctx)
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && len(ctx.Request.Header.RawHeaders()) == 0:
 		// fasthttp resets a request whose chunked body passed the limit,
@@ -88,9 +93,9 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeError(ctx, s.routeError(ctx, errBodyTooLarge))
 	case isTimeout(err):
-		writeError(ctx, newError(fasthttp.StatusRequestTimeout, "Request timeout"))
+		writeError(ctx, errTimeout)
 	default:
-		writeError(ctx, badRequest("Malformed HTTP request"))
+		writeError(ctx, errMalformed)
 	}
 }
 

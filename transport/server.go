@@ -92,6 +92,7 @@ type Server struct {
 	guard   *password.Guard
 	router  *router.Router
 	http    *fasthttp.Server
+	ids     *requestIDs
 
 	stop    chan struct{}
 	stopped sync.Once
@@ -109,10 +110,11 @@ func New(eng *core.Engine, cfg Config) *Server {
 		hasher:  password.NewHasher(cfg.PasswordWorkers, cfg.PasswordQueue, cfg.PasswordCost),
 		guard:   password.NewGuard(DefaultLoginFailures, DefaultLoginBlock),
 		stop:    make(chan struct{}),
+		ids:     newRequestIDs(),
 	}
 	s.router = s.newRouter()
 	s.http = &fasthttp.Server{
-		Handler:            s.router.Handler,
+		Handler:            s.withRequestID(s.router.Handler),
 		ErrorHandler:       s.transportError,
 		Name:               "marketd",
 		MaxRequestBodySize: cfg.MaxBodyBytes,

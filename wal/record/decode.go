@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"marketd/core/money"
 )
 
-// DecodeRecord decodes one record encoded by AppendRecord; b must hold
+// Decode decodes one record encoded by Append; b must hold
 // exactly that encoding. It rejects, with an error wrapping ErrCorrupt that
 // names the byte offset: truncated input, trailing bytes, unknown enum
 // values (Kind, Currency, Side, Status, Role, TxType, Tier, scope bits),
@@ -17,18 +17,27 @@ import (
 // left could hold. Empty lists and byte slices decode as nil.
 //
 // The record shares no memory with b; the caller may keep it.
-func DecodeRecord(b []byte) (*core.Record, error) {
-	return decodeRecordInto(new(recordBlock), b)
+func Decode(b []byte) (*core.Record, error) {
+	return decodeInto(new(Block), FormatVersion, b)
 }
 
-// decodeRecordInto decodes into blk, which must be zero: replay hands in
+// DecodeVersion is Decode for a payload of the given format version (a
+// frame's Version): fields added after that version are left zero.
+func DecodeVersion(version byte, b []byte) (*core.Record, error) {
+	if version < MinFormatVersion || version > FormatVersion {
+		return nil, fmt.Errorf("record: decode record: unknown version %d: %w", version, ErrCorrupt)
+	}
+	return decodeInto(new(Block), version, b)
+}
+
+// decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
-func decodeRecordInto(blk *recordBlock, b []byte) (*core.Record, error) {
-	if len(b) > MaxRecordBytes {
-		return nil, fmt.Errorf("wal: decode record: %d bytes, limit %d: %w", len(b), MaxRecordBytes, ErrCorrupt)
+func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
+	if len(b) > MaxBytes {
+		return nil, fmt.Errorf("record: decode record: %d bytes, limit %d: %w", len(b), MaxBytes, ErrCorrupt)
 	}
-	d := decoder{b: b, spareAccount: &blk.account, spareBook: &blk.book}
+	d := decoder{b: b, version: version, spareAccount: &blk.account, spareBook: &blk.book}
 	rec := &blk.rec
 	rec.Kind = core.Kind(d.byte())
 	if d.err == nil && !validKind(rec.Kind) {
@@ -283,7 +292,10 @@ func (d *decoder) session(s *core.Session) {
 // 400 bytes it does not use, and a caller keeping one of the slices keeps
 // the whole block (about 700 bytes) alive.
 type (
-	recordBlock struct {
+	// Block is the memory one decoded record lives in (see above). The
+	// zero Block is ready; DecodeFramed fills it, and a Block is used for
+	// one record only.
+	Block struct {
 		rec     core.Record
 		acc     [1]core.AccountChange
 		mkt     [1]core.MarketChange

@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"encoding/binary"
@@ -14,9 +14,10 @@ import (
 // return zero values and list counts of zero, so a failed decode unwinds
 // without checks at every call.
 type decoder struct {
-	b   []byte
-	off int
-	err error
+	b       []byte
+	off     int
+	err     error
+	version byte // the format version of b: later fields are absent
 
 	spareAccount *accountBlock // for the first account change that needs one
 	spareBook    *[1]core.Book // for the first single-book market change
@@ -28,7 +29,7 @@ func (d *decoder) fail(what string, back int) {
 	if d.err != nil {
 		return
 	}
-	d.err = fmt.Errorf("wal: decode record: %s at byte %d: %w", what, d.off-back, ErrCorrupt)
+	d.err = fmt.Errorf("record: decode record: %s at byte %d: %w", what, d.off-back, ErrCorrupt)
 	d.off = len(d.b)
 }
 

@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"bytes"
@@ -10,30 +10,32 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+
+	"marketd/wal/record/recordgen"
 )
 
 const codecSeed = 20261122
 
 func TestRecordRoundTrip(t *testing.T) {
 	t.Logf("seed %d", codecSeed)
-	g := newGen(codecSeed)
+	g := recordgen.New(codecSeed)
 	for i := range 3000 {
-		rec := g.record()
-		b := AppendRecord(nil, rec)
-		got, err := DecodeRecord(b)
+		rec := g.Record()
+		b := Append(nil, rec)
+		got, err := Decode(b)
 		if err != nil {
 			t.Fatalf("record %d (seed %d): decode: %v\nrecord: %+v", i, codecSeed, err, rec)
 		}
 		if !reflect.DeepEqual(got, rec) {
 			t.Fatalf("record %d (seed %d): round trip differs\ngot:  %+v\nwant: %+v", i, codecSeed, got, rec)
 		}
-		if b2 := AppendRecord(nil, got); !bytes.Equal(b2, b) {
+		if b2 := Append(nil, got); !bytes.Equal(b2, b) {
 			t.Fatalf("record %d (seed %d): re-encoding differs\ngot:  %x\nwant: %x", i, codecSeed, b2, b)
 		}
 		// Appending to a non-empty buffer encodes the same bytes after it.
 		prefix := []byte("prefix")
-		if b3 := AppendRecord(prefix, rec); !bytes.Equal(b3[len(prefix):], b) {
-			t.Fatalf("record %d: AppendRecord after a prefix differs", i)
+		if b3 := Append(prefix, rec); !bytes.Equal(b3[len(prefix):], b) {
+			t.Fatalf("record %d: Append after a prefix differs", i)
 		}
 	}
 }
@@ -46,7 +48,7 @@ func TestRecordEmptyListsDecodeAsNil(t *testing.T) {
 		Keys:     []core.KeyChange{},
 		Sessions: []core.SessionChange{},
 	}
-	got, err := DecodeRecord(AppendRecord(nil, empty))
+	got, err := Decode(Append(nil, empty))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,16 +59,16 @@ func TestRecordEmptyListsDecodeAsNil(t *testing.T) {
 }
 
 func TestDecodeRecordRejectsTruncationAndTrailingBytes(t *testing.T) {
-	g := newGen(codecSeed + 1)
+	g := recordgen.New(codecSeed + 1)
 	for i := range 40 {
-		b := AppendRecord(nil, g.record())
+		b := Append(nil, g.Record())
 		for n := range len(b) {
-			if _, err := DecodeRecord(b[:n]); !errors.Is(err, ErrCorrupt) {
+			if _, err := Decode(b[:n]); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("record %d cut to %d of %d bytes: err %v, want ErrCorrupt\nbytes: %x", i, n, len(b), err, b)
 			}
 		}
 		for _, extra := range [][]byte{{0}, {1}, {0xff, 0xff}} {
-			if _, err := DecodeRecord(append(b[:len(b):len(b)], extra...)); !errors.Is(err, ErrCorrupt) {
+			if _, err := Decode(append(b[:len(b):len(b)], extra...)); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("record %d with trailing %x: err %v, want ErrCorrupt", i, extra, err)
 			}
 		}
@@ -102,7 +104,7 @@ func accountRecord(info enc) enc {
 
 func TestDecodeRecordRejects(t *testing.T) {
 	valid := emptyTail(recordHead(3).u(0))
-	if _, err := DecodeRecord(valid); err != nil {
+	if _, err := Decode(valid); err != nil {
 		t.Fatalf("hand-built empty record: %v", err)
 	}
 	ledger := func(idx uint64, currency, typ byte) enc {
@@ -120,13 +122,13 @@ func TestDecodeRecordRejects(t *testing.T) {
 		e = e.zeros(32).str("n").zeros(32).str("p").b(scopes, tier).i(0).i(0).i(0).u(0).i(0)
 		return e.u(0)
 	}
-	if _, err := DecodeRecord(ledger(7, 0, 2)); err != nil {
+	if _, err := Decode(ledger(7, 0, 2)); err != nil {
 		t.Fatalf("hand-built ledger record: %v", err)
 	}
-	if _, err := DecodeRecord(market(0, 1)); err != nil {
+	if _, err := Decode(market(0, 1)); err != nil {
 		t.Fatalf("hand-built market record: %v", err)
 	}
-	if _, err := DecodeRecord(key(7, 2)); err != nil {
+	if _, err := Decode(key(7, 2)); err != nil {
 		t.Fatalf("hand-built key record: %v", err)
 	}
 
@@ -162,11 +164,11 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"scopes 8", key(8, 0), "unknown scopes 0x8"},
 		{"tier 3", key(1, 3), "unknown tier 3"},
 		{"trailing byte", append(valid[:len(valid):len(valid)], 0), "1 trailing bytes"},
-		{"over MaxRecordBytes", make([]byte, MaxRecordBytes+1), "limit"},
+		{"over MaxBytes", make([]byte, MaxBytes+1), "limit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, err := DecodeRecord(tc.b)
+			rec, err := Decode(tc.b)
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("input %x\ngot %+v, %v\nwant ErrCorrupt containing %q", head(tc.b), rec, err, tc.want)
 			}
@@ -182,7 +184,7 @@ func head(b []byte) []byte {
 }
 
 func TestMinItemBytes(t *testing.T) {
-	size := func(rec *core.Record) int { return len(AppendRecord(nil, rec)) }
+	size := func(rec *core.Record) int { return len(Append(nil, rec)) }
 	base := size(&core.Record{Kind: core.KindTrade})
 	one := func(rec *core.Record) int { return size(rec) - base }
 	acct := core.AccountChange{}
@@ -236,13 +238,13 @@ func TestAppendRecordPanicsOnInvalid(t *testing.T) {
 					t.Fatalf("recovered %v, want a BUG panic", r)
 				}
 			}()
-			AppendRecord(nil, tc.rec)
+			Append(nil, tc.rec)
 		})
 	}
 }
 
 func TestTradeRecordSize(t *testing.T) {
-	n := len(AppendRecordFrame(nil, 123456, tradeRecord(123456)))
+	n := len(AppendFramed(nil, 123456, recordgen.Trade(123456)))
 	if n < 200 || n > 300 {
 		t.Fatalf("trade frame is %d bytes, want 200..300 for the benchmarks", n)
 	}
@@ -261,12 +263,12 @@ func TestUvarintMatchesReference(t *testing.T) {
 		}
 		return v, n, true
 	}
-	g := newGen(codecSeed + 5)
+	g := recordgen.New(codecSeed + 5)
 	var inputs [][]byte
 	for range 20000 {
-		b := g.bytes(12)
+		b := g.Bytes(12)
 		// Bias toward long varints: set continuation bits on a prefix.
-		for i := range min(len(b), g.r.IntN(12)) {
+		for i := range min(len(b), g.IntN(12)) {
 			b[i] |= 0x80
 		}
 		inputs = append(inputs, b)

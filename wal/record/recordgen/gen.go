@@ -1,4 +1,7 @@
-package wal
+// Package recordgen makes random and realistic core.Records for the tests
+// of the record codec, the log and the snapshots: every kind, field and enum
+// value, reproducible from a seed.
+package recordgen
 
 import (
 	"math"
@@ -10,14 +13,17 @@ import (
 	"marketd/core/money"
 )
 
-// gen makes random records covering every field, kind and enum value, for
+// Gen makes random records covering every field, kind and enum value, for
 // property tests. Empty lists and byte slices are nil, as the decoder
 // returns them.
-type gen struct{ r *rand.Rand }
+type Gen struct{ r *rand.Rand }
 
-func newGen(seed uint64) *gen { return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
+// New returns a generator seeded with seed; the same seed gives the same
+// records.
+func New(seed uint64) *Gen { return &Gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
 
-var allKinds = []core.Kind{
+// Kinds lists every record kind the generator picks from.
+var Kinds = []core.Kind{
 	core.KindAccountCreated, core.KindMarketCreated, core.KindTrade, core.KindSplit, core.KindMerge,
 	core.KindSettle, core.KindMarketClosed, core.KindReferrerSet, core.KindKeyCreated, core.KindKeyRevoked,
 	core.KindSessionCreated, core.KindSessionRevoked, core.KindKeyUsage, core.KindProfile,
@@ -25,32 +31,36 @@ var allKinds = []core.Kind{
 	core.KindOracleChallenge, core.KindOracleVote, core.KindOracleDeadline, core.KindImage,
 }
 
-func (g *gen) record() *core.Record {
+// Record returns a random record of a random kind.
+func (g *Gen) Record() *core.Record {
 	rec := &core.Record{
-		Kind: allKinds[g.r.IntN(len(allKinds))],
+		Kind: Kinds[g.r.IntN(len(Kinds))],
 		Time: g.i64(),
 	}
 	rec.Accounts = genList(g, 4, g.accountChange)
 	rec.Markets = genList(g, 3, g.marketChange)
 	if g.r.IntN(2) == 0 {
-		s := &core.SupplyChange{Prev: g.u64()}
+		s := &core.SupplyChange{Prev: g.Uint64()}
 		for c := range money.NumCurrencies {
 			s.Minted[c] = g.amount()
 			s.Burned[c] = g.amount()
 		}
 		rec.Supply = s
 	}
-	rec.Keys = genList(g, 3, func() core.KeyChange { return core.KeyChange{Prev: g.u64(), Key: g.key()} })
+	rec.Keys = genList(g, 3, func() core.KeyChange { return core.KeyChange{Prev: g.Uint64(), Key: g.key()} })
 	rec.Sessions = genList(g, 3, func() core.SessionChange {
-		return core.SessionChange{Prev: g.u64(), Session: core.Session{
+		return core.SessionChange{Prev: g.Uint64(), Session: core.Session{
 			Hash: g.hash(), Account: g.uuid(), CreatedAt: g.i64(), ExpiresAt: g.i64(), RevokedAt: g.i64(),
 		}}
 	})
 	return rec
 }
 
+// IntN returns a random int in [0, n).
+func (g *Gen) IntN(n int) int { return g.r.IntN(n) }
+
 // genList returns nil or 1..max items.
-func genList[T any](g *gen, max int, item func() T) []T {
+func genList[T any](g *Gen, max int, item func() T) []T {
 	n := g.r.IntN(max + 1)
 	if n == 0 {
 		return nil
@@ -62,13 +72,13 @@ func genList[T any](g *gen, max int, item func() T) []T {
 	return s
 }
 
-func (g *gen) accountChange() core.AccountChange {
-	a := core.AccountChange{ID: g.uuid(), Prev: g.u64()}
+func (g *Gen) accountChange() core.AccountChange {
+	a := core.AccountChange{ID: g.uuid(), Prev: g.Uint64()}
 	if g.r.IntN(2) == 0 {
 		a.Info = &core.AccountInfo{
 			Name:          g.str(20),
 			Role:          core.Role(g.r.IntN(2)),
-			PasswordHash:  g.bytes(60),
+			PasswordHash:  g.Bytes(60),
 			CreatedAt:     g.i64(),
 			Referrer:      g.uuid(),
 			ReferralCode:  g.str(8),
@@ -87,7 +97,7 @@ func (g *gen) accountChange() core.AccountChange {
 	a.Balances = genList(g, 2, func() core.Balance { return core.Balance{Currency: g.currency(), After: g.amount()} })
 	a.Ledger = genList(g, 4, func() core.LedgerEntry {
 		return core.LedgerEntry{
-			Seq: g.u64(), Index: g.r.Uint32(), Currency: g.currency(),
+			Seq: g.Uint64(), Index: g.r.Uint32(), Currency: g.currency(),
 			Type: core.TxType(1 + g.r.IntN(int(core.TxMarketReturn))), Amount: g.amount(),
 			BalanceAfter: g.amount(), Ref: g.uuid(), Time: g.i64(),
 		}
@@ -112,12 +122,12 @@ func (g *gen) accountChange() core.AccountChange {
 	})
 	a.Notes = genList(g, 3, func() core.Note {
 		return core.Note{
-			ID: g.u64(), Kind: core.NoteKind(1 + g.r.IntN(int(core.NoteWithdrawalQueued))), Read: g.r.IntN(2) == 0,
+			ID: g.Uint64(), Kind: core.NoteKind(1 + g.r.IntN(int(core.NoteWithdrawalQueued))), Read: g.r.IntN(2) == 0,
 			Time: g.i64(), Market: g.uuid(), Ref: g.uuid(), Currency: g.currency(), Amount: g.amount(),
 			Outcome: core.Side(g.r.IntN(2)),
 		}
 	})
-	a.NotesRead = genList(g, 3, g.u64)
+	a.NotesRead = genList(g, 3, g.Uint64)
 	a.Vig = genList(g, 2, func() core.VigPayment {
 		return core.VigPayment{
 			Market: g.uuid(), Currency: g.currency(), Role: core.VigRole(1 + g.r.IntN(2)),
@@ -133,8 +143,8 @@ func (g *gen) accountChange() core.AccountChange {
 	return a
 }
 
-func (g *gen) marketChange() core.MarketChange {
-	m := core.MarketChange{ID: g.uuid(), Prev: g.u64()}
+func (g *Gen) marketChange() core.MarketChange {
+	m := core.MarketChange{ID: g.uuid(), Prev: g.Uint64()}
 	if g.r.IntN(2) == 0 {
 		m.Info = &core.MarketInfo{
 			Title: g.str(40), Description: g.str(200), Category: g.str(10), Creator: g.uuid(),
@@ -146,7 +156,7 @@ func (g *gen) marketChange() core.MarketChange {
 		b := core.Book{
 			Currency: g.currency(), Subsidy: g.amount(), Collateral: g.amount(), Volume: g.amount(),
 			Splits: g.amount(), VigTotal: g.amount(), VigCreator: g.amount(), VigHouse: g.amount(),
-			Trades: g.u64(),
+			Trades: g.Uint64(),
 		}
 		for s := range core.NumSides {
 			b.Q[s] = g.amount()
@@ -156,7 +166,7 @@ func (g *gen) marketChange() core.MarketChange {
 	m.Proposals = genList(g, 2, func() core.Proposal {
 		return core.Proposal{
 			ID: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Status: core.ProposalStatus(1 + g.r.IntN(int(core.ProposalCancelled))),
-			Proposer: g.uuid(), Challenger: g.uuid(), Bond: g.amount(), Votes: [core.NumSides]uint64{g.u64(), g.u64()},
+			Proposer: g.uuid(), Challenger: g.uuid(), Bond: g.amount(), Votes: [core.NumSides]uint64{g.Uint64(), g.Uint64()},
 			ChallengeDeadline: g.i64(), VoteDeadline: g.i64(), CreatedAt: g.i64(), ResolvedAt: g.i64(),
 		}
 	})
@@ -166,16 +176,16 @@ func (g *gen) marketChange() core.MarketChange {
 	return m
 }
 
-func (g *gen) key() core.Key {
+func (g *Gen) key() core.Key {
 	return core.Key{
 		ID: g.uuid(), Account: g.uuid(), Name: g.str(30), Hash: g.hash(), Prefix: g.str(17),
 		Scopes: core.Scopes(g.r.IntN(int(core.AllScopes) + 1)), Tier: core.Tier(g.r.IntN(3)),
-		CreatedAt: g.i64(), ExpiresAt: g.i64(), RevokedAt: g.i64(), TotalRequests: g.u64(), LastUsedAt: g.i64(),
+		CreatedAt: g.i64(), ExpiresAt: g.i64(), RevokedAt: g.i64(), TotalRequests: g.Uint64(), LastUsedAt: g.i64(),
 	}
 }
 
-// u64 returns values of every varint length, the extremes included.
-func (g *gen) u64() uint64 {
+// Uint64 returns values of every varint length, the extremes included.
+func (g *Gen) Uint64() uint64 {
 	switch g.r.IntN(6) {
 	case 0:
 		return 0
@@ -187,27 +197,27 @@ func (g *gen) u64() uint64 {
 	return g.r.Uint64() >> g.r.IntN(64)
 }
 
-func (g *gen) i64() int64 {
+func (g *Gen) i64() int64 {
 	switch g.r.IntN(6) {
 	case 0:
 		return math.MinInt64
 	case 1:
 		return math.MaxInt64
 	}
-	v := int64(g.u64() >> 1)
+	v := int64(g.Uint64() >> 1)
 	if g.r.IntN(2) == 0 {
 		v = -v
 	}
 	return v
 }
 
-func (g *gen) amount() money.Amount { return money.Amount(g.i64()) }
+func (g *Gen) amount() money.Amount { return money.Amount(g.i64()) }
 
-func (g *gen) currency() money.Currency { return money.Currency(g.r.IntN(money.NumCurrencies)) }
+func (g *Gen) currency() money.Currency { return money.Currency(g.r.IntN(money.NumCurrencies)) }
 
 // float returns finite values, so that reflect.DeepEqual can compare them;
 // NaN payloads are covered by the fuzz targets' byte comparison.
-func (g *gen) float() float64 {
+func (g *Gen) float() float64 {
 	switch g.r.IntN(4) {
 	case 0:
 		return 0
@@ -219,7 +229,7 @@ func (g *gen) float() float64 {
 	return g.r.NormFloat64() * 1000
 }
 
-func (g *gen) uuid() (id uuid.UUID) {
+func (g *Gen) uuid() (id uuid.UUID) {
 	if g.r.IntN(4) == 0 {
 		return uuid.Nil
 	}
@@ -229,7 +239,7 @@ func (g *gen) uuid() (id uuid.UUID) {
 	return id
 }
 
-func (g *gen) hash() (h [32]byte) {
+func (g *Gen) hash() (h [32]byte) {
 	for i := range h {
 		h[i] = byte(g.r.Uint32())
 	}
@@ -238,10 +248,10 @@ func (g *gen) hash() (h [32]byte) {
 
 // str returns "" or up to max random bytes, not necessarily UTF-8: the
 // codec does not interpret strings.
-func (g *gen) str(max int) string { return string(g.bytes(max)) }
+func (g *Gen) str(max int) string { return string(g.Bytes(max)) }
 
-// bytes returns nil or 1..max random bytes.
-func (g *gen) bytes(max int) []byte {
+// Bytes returns nil or 1..max random bytes.
+func (g *Gen) Bytes(max int) []byte {
 	n := g.r.IntN(max + 1)
 	if n == 0 {
 		return nil
@@ -253,10 +263,10 @@ func (g *gen) bytes(max int) []byte {
 	return b
 }
 
-// tradeRecord is a realistic trade: one account change with a balance, a
+// Trade is a realistic trade: one account change with a balance, a
 // ledger entry, a position and a trade summary, and one market change with
 // one book. It encodes to about 250 bytes.
-func tradeRecord(seq uint64) *core.Record {
+func Trade(seq uint64) *core.Record {
 	acct := uuid.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	mkt := uuid.UUID{0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf, 0xb0}
 	trade := uuid.UUID{0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf, byte(seq)}

@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"encoding/binary"
@@ -11,7 +11,7 @@ import (
 
 // The encodings of the platform's records (issue 5): profiles,
 // notifications, vig payments, transfers and oracle proposals. Layouts
-// follow AppendRecord's rules.
+// follow Append's rules.
 
 // appendProfile appends the account info fields after the referrer:
 // referral code, trading mode, wallet, persona, terms version and time,
@@ -32,7 +32,7 @@ func appendProfile(dst []byte, id uuid.UUID, in *core.AccountInfo) []byte {
 	}
 	dst = append(dst, bits)
 	if !validTheme(in.Settings.Theme) {
-		panic(fmt.Sprintf("BUG: wal: encode record: account %s: unknown theme %d", id, in.Settings.Theme))
+		panic(fmt.Sprintf("BUG: record: encode record: account %s: unknown theme %d", id, in.Settings.Theme))
 	}
 	return append(dst, byte(in.Settings.Theme))
 }
@@ -40,7 +40,7 @@ func appendProfile(dst []byte, id uuid.UUID, in *core.AccountInfo) []byte {
 func appendNote(dst []byte, n *core.Note) []byte {
 	dst = binary.AppendUvarint(dst, n.ID)
 	if !n.Kind.Valid() {
-		panic(fmt.Sprintf("BUG: wal: encode record: note %d: unknown kind %d", n.ID, n.Kind))
+		panic(fmt.Sprintf("BUG: record: encode record: note %d: unknown kind %d", n.ID, n.Kind))
 	}
 	dst = append(dst, byte(n.Kind))
 	dst = appendBool(dst, n.Read)
@@ -56,7 +56,7 @@ func appendVigPayment(dst []byte, v *core.VigPayment) []byte {
 	dst = append(dst, v.Market[:]...)
 	dst = appendCurrency(dst, v.Currency)
 	if !v.Role.Valid() {
-		panic(fmt.Sprintf("BUG: wal: encode record: vig payment %s: unknown role %d", v.Market, v.Role))
+		panic(fmt.Sprintf("BUG: record: encode record: vig payment %s: unknown role %d", v.Market, v.Role))
 	}
 	dst = append(dst, byte(v.Role))
 	dst = appendAmount(dst, v.Accrued)
@@ -67,7 +67,7 @@ func appendVigPayment(dst []byte, v *core.VigPayment) []byte {
 func appendTransfer(dst []byte, t *core.Transfer) []byte {
 	dst = append(dst, t.ID[:]...)
 	if !t.Kind.Valid() || !t.Status.Valid() {
-		panic(fmt.Sprintf("BUG: wal: encode record: transfer %s: unknown kind %d or status %d", t.ID, t.Kind, t.Status))
+		panic(fmt.Sprintf("BUG: record: encode record: transfer %s: unknown kind %d or status %d", t.ID, t.Kind, t.Status))
 	}
 	dst = append(dst, byte(t.Kind), byte(t.Status))
 	dst = appendAmount(dst, t.Amount)
@@ -80,7 +80,7 @@ func appendProposal(dst []byte, p *core.Proposal) []byte {
 	dst = append(dst, p.ID[:]...)
 	dst = appendSide(dst, p.Outcome)
 	if !p.Status.Valid() {
-		panic(fmt.Sprintf("BUG: wal: encode record: proposal %s: unknown status %d", p.ID, p.Status))
+		panic(fmt.Sprintf("BUG: record: encode record: proposal %s: unknown status %d", p.ID, p.Status))
 	}
 	dst = append(dst, byte(p.Status))
 	dst = append(dst, p.Proposer[:]...)

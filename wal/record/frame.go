@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"encoding/binary"
@@ -16,14 +16,18 @@ import (
 //	2       1     format version (FormatVersion)
 //	3       1     kind: the core.Kind of the record in the payload
 //	4       8     seq, little-endian: the tidwall index the frame is stored at
-//	12      n     payload: a record encoded by AppendRecord
+//	12      n     payload: a record encoded by Append
 //	12+n    4     CRC-32C (Castagnoli), little-endian, of bytes [0, 12+n)
 //
 // These values are written to disk and never change meaning.
 const (
 	// FormatVersion is the version of the frame and record encoding this
-	// package writes and the only one it reads.
-	FormatVersion = 2
+	// package writes. Version 3 appended fields at the end of the
+	// structures it extends; a version-2 frame decodes as a record
+	// without them.
+	FormatVersion = 3
+	// MinFormatVersion is the oldest version this package reads.
+	MinFormatVersion = 2
 	// FrameHeaderBytes is the size of the frame header before the payload.
 	FrameHeaderBytes = 12
 	// FrameTrailerBytes is the size of the CRC after the payload.
@@ -33,15 +37,15 @@ const (
 	// tidwall parses out of zero-filled bytes at the end of a segment.
 	MinFrameBytes = FrameHeaderBytes + FrameTrailerBytes
 	// MaxFrameBytes is the size of a frame holding the largest record.
-	MaxFrameBytes = MinFrameBytes + MaxRecordBytes
+	MaxFrameBytes = MinFrameBytes + MaxBytes
 )
 
-// frameMagic0 and frameMagic1 open every frame. Neither byte can occur in
+// FrameMagic0 and FrameMagic1 open every frame. Neither byte can occur in
 // valid UTF-8, so a frame embedded in a user's string cannot be taken for a
 // real one when repair looks for valid frames after a damaged one.
 const (
-	frameMagic0 = 0xF9
-	frameMagic1 = 0xC1
+	FrameMagic0 = 0xF9
+	FrameMagic1 = 0xC1
 )
 
 // crc32c returns the CRC-32C (Castagnoli) of b. MakeTable returns the
@@ -51,6 +55,7 @@ func crc32c(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Ca
 
 // Frame is a decoded frame. Payload aliases the bytes it was decoded from.
 type Frame struct {
+	Version byte // from MinFormatVersion to FormatVersion
 	Kind    core.Kind
 	Seq     uint64
 	Payload []byte
@@ -65,18 +70,18 @@ func AppendFrame(dst []byte, kind core.Kind, seq uint64, payload []byte) []byte 
 	return sealFrame(dst, start)
 }
 
-// AppendRecordFrame appends a frame holding the encoding of rec at seq to
+// AppendFramed appends a frame holding the encoding of rec at seq to
 // dst, encoding the record in place rather than through a separate buffer.
-// Like AppendRecord it panics on a record that could not be read back.
-func AppendRecordFrame(dst []byte, seq uint64, rec *core.Record) []byte {
+// Like Append it panics on a record that could not be read back.
+func AppendFramed(dst []byte, seq uint64, rec *core.Record) []byte {
 	start := len(dst)
 	dst = appendFrameHeader(dst, rec.Kind, seq)
-	dst = AppendRecord(dst, rec)
+	dst = Append(dst, rec)
 	return sealFrame(dst, start)
 }
 
 func appendFrameHeader(dst []byte, kind core.Kind, seq uint64) []byte {
-	dst = append(dst, frameMagic0, frameMagic1, FormatVersion, byte(kind))
+	dst = append(dst, FrameMagic0, FrameMagic1, FormatVersion, byte(kind))
 	return binary.LittleEndian.AppendUint64(dst, seq)
 }
 
@@ -89,38 +94,39 @@ func sealFrame(dst []byte, start int) []byte {
 // DecodeFrame checks and splits one frame; b must hold exactly the frame.
 // It rejects, with an error wrapping ErrCorrupt, a frame shorter than
 // MinFrameBytes or longer than MaxFrameBytes, a bad magic, a CRC mismatch
-// and a version other than FormatVersion. The caller checks Seq against where the frame was read
+// and a version outside MinFormatVersion..FormatVersion. The caller checks Seq against where the frame was read
 // (DecodeFrameAt does both).
 func DecodeFrame(b []byte) (Frame, error) {
 	if len(b) < MinFrameBytes {
-		return Frame{}, fmt.Errorf("wal: decode frame: %d bytes, minimum %d: %w", len(b), MinFrameBytes, ErrCorrupt)
+		return Frame{}, fmt.Errorf("record: decode frame: %d bytes, minimum %d: %w", len(b), MinFrameBytes, ErrCorrupt)
 	}
 	if len(b) > MaxFrameBytes {
-		return Frame{}, fmt.Errorf("wal: decode frame: %d bytes, limit %d: %w", len(b), MaxFrameBytes, ErrCorrupt)
+		return Frame{}, fmt.Errorf("record: decode frame: %d bytes, limit %d: %w", len(b), MaxFrameBytes, ErrCorrupt)
 	}
-	if b[0] != frameMagic0 || b[1] != frameMagic1 {
-		return Frame{}, fmt.Errorf("wal: decode frame: bad magic %#x %#x: %w", b[0], b[1], ErrCorrupt)
+	if b[0] != FrameMagic0 || b[1] != FrameMagic1 {
+		return Frame{}, fmt.Errorf("record: decode frame: bad magic %#x %#x: %w", b[0], b[1], ErrCorrupt)
 	}
 	end := len(b) - FrameTrailerBytes
 	want := binary.LittleEndian.Uint32(b[end:])
 	if got := crc32c(b[:end]); got != want {
-		return Frame{}, fmt.Errorf("wal: decode frame: crc %#08x, want %#08x: %w", got, want, ErrCorrupt)
+		return Frame{}, fmt.Errorf("record: decode frame: crc %#08x, want %#08x: %w", got, want, ErrCorrupt)
 	}
-	if b[2] != FormatVersion {
-		return Frame{}, fmt.Errorf("wal: decode frame: unknown version %d: %w", b[2], ErrCorrupt)
+	if b[2] < MinFormatVersion || b[2] > FormatVersion {
+		return Frame{}, fmt.Errorf("record: decode frame: unknown version %d: %w", b[2], ErrCorrupt)
 	}
 	return Frame{
+		Version: b[2],
 		Kind:    core.Kind(b[3]),
 		Seq:     binary.LittleEndian.Uint64(b[4:]),
 		Payload: b[FrameHeaderBytes:end:end],
 	}, nil
 }
 
-// frameIntact reports whether b is a frame written whole, whatever its
+// FrameIntact reports whether b is a frame written whole, whatever its
 // version and seq: the magic is there and the CRC matches. Repair never cuts
 // such a frame, nor anything before one.
-func frameIntact(b []byte) bool {
-	if len(b) < MinFrameBytes || len(b) > MaxFrameBytes || b[0] != frameMagic0 || b[1] != frameMagic1 {
+func FrameIntact(b []byte) bool {
+	if len(b) < MinFrameBytes || len(b) > MaxFrameBytes || b[0] != FrameMagic0 || b[1] != FrameMagic1 {
 		return false
 	}
 	end := len(b) - FrameTrailerBytes
@@ -136,24 +142,26 @@ func DecodeFrameAt(b []byte, seq uint64) (Frame, error) {
 		return Frame{}, err
 	}
 	if f.Seq != seq {
-		return Frame{}, fmt.Errorf("wal: decode frame: seq %d read at %d: %w", f.Seq, seq, ErrCorrupt)
+		return Frame{}, fmt.Errorf("record: decode frame: seq %d read at %d: %w", f.Seq, seq, ErrCorrupt)
 	}
 	return f, nil
 }
 
-// decodeRecordFrame decodes the record of a frame read at seq and checks
-// that the frame's kind is the record's.
-func decodeRecordFrame(b []byte, seq uint64, blk *recordBlock) (*core.Record, error) {
+// DecodeFramed decodes the record of a frame read at seq into blk, which
+// must be zero, and checks that the frame's kind is the record's: the
+// decoding of a frame written by AppendFramed. Replay hands in Blocks
+// allocated a chunk at a time.
+func DecodeFramed(b []byte, seq uint64, blk *Block) (*core.Record, error) {
 	f, err := DecodeFrameAt(b, seq)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := decodeRecordInto(blk, f.Payload)
+	rec, err := decodeInto(blk, f.Version, f.Payload)
 	if err != nil {
 		return nil, err
 	}
 	if rec.Kind != f.Kind {
-		return nil, fmt.Errorf("wal: decode frame: kind %d holds a record of kind %d: %w", f.Kind, rec.Kind, ErrCorrupt)
+		return nil, fmt.Errorf("record: decode frame: kind %d holds a record of kind %d: %w", f.Kind, rec.Kind, ErrCorrupt)
 	}
 	return rec, nil
 }

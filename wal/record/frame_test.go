@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"bytes"
@@ -7,32 +7,34 @@ import (
 	"testing"
 
 	"marketd/core"
+
+	"marketd/wal/record/recordgen"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
-	g := newGen(codecSeed + 2)
+	g := recordgen.New(codecSeed + 2)
 	for i := range 200 {
-		rec := g.record()
-		seq := g.u64()
-		b := AppendRecordFrame(nil, seq, rec)
-		if want := AppendFrame(nil, rec.Kind, seq, AppendRecord(nil, rec)); !bytes.Equal(b, want) {
-			t.Fatalf("record %d: AppendRecordFrame and AppendFrame differ", i)
+		rec := g.Record()
+		seq := g.Uint64()
+		b := AppendFramed(nil, seq, rec)
+		if want := AppendFrame(nil, rec.Kind, seq, Append(nil, rec)); !bytes.Equal(b, want) {
+			t.Fatalf("record %d: AppendFramed and AppendFrame differ", i)
 		}
 		f, err := DecodeFrameAt(b, seq)
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
-		if f.Kind != rec.Kind || f.Seq != seq || !bytes.Equal(f.Payload, AppendRecord(nil, rec)) {
+		if f.Kind != rec.Kind || f.Seq != seq || !bytes.Equal(f.Payload, Append(nil, rec)) {
 			t.Fatalf("record %d: frame %+v", i, f)
 		}
-		if _, err := decodeRecordFrame(b, seq, new(recordBlock)); err != nil {
+		if _, err := DecodeFramed(b, seq, new(Block)); err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
 	}
 }
 
 func TestFrameCRCCatchesEveryBitFlip(t *testing.T) {
-	b := AppendRecordFrame(nil, 42, tradeRecord(42))
+	b := AppendFramed(nil, 42, recordgen.Trade(42))
 	for i := range len(b) * 8 {
 		c := bytes.Clone(b)
 		c[i/8] ^= 1 << (i % 8)
@@ -73,8 +75,8 @@ func TestDecodeFrameRejects(t *testing.T) {
 		})
 	}
 	// A frame whose kind is not its record's.
-	b := AppendFrame(nil, core.KindSplit, 1, AppendRecord(nil, tradeRecord(1)))
-	if _, err := decodeRecordFrame(b, 1, new(recordBlock)); !errors.Is(err, ErrCorrupt) {
+	b := AppendFrame(nil, core.KindSplit, 1, Append(nil, recordgen.Trade(1)))
+	if _, err := DecodeFramed(b, 1, new(Block)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("kind mismatch: err %v, want ErrCorrupt", err)
 	}
 }

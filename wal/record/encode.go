@@ -1,4 +1,4 @@
-package wal
+package record
 
 import (
 	"encoding/binary"
@@ -15,10 +15,10 @@ import (
 // the encoder treats a record over them as a bug, so that every record the
 // log accepts can also be read back.
 const (
-	// MaxRecordBytes is the largest encoded record. A settlement touching
+	// MaxBytes is the largest encoded record. A settlement touching
 	// every holder of a large market is the biggest record core makes;
 	// 64 MiB is about 250,000 account changes of a typical size.
-	MaxRecordBytes = 64 << 20
+	MaxBytes = 64 << 20
 	// MaxStringBytes is the longest string or byte field, in bytes. Request
 	// bodies are at most 64 KiB, so no field can be longer.
 	MaxStringBytes = 64 << 10
@@ -80,9 +80,9 @@ const (
 // validScopes reports whether s holds only known scope bits.
 func validScopes(s core.Scopes) bool { return s&^core.AllScopes == 0 }
 
-// AppendRecord appends the binary encoding of rec to dst and returns the
-// extended slice. The encoding is canonical: DecodeRecord accepts exactly
-// one encoding of each record, and AppendRecord produces it.
+// Append appends the binary encoding of rec to dst and returns the
+// extended slice. The encoding is canonical: Decode accepts exactly
+// one encoding of each record, and Append produces it.
 //
 // Layout, in order: Kind (1 byte), Time (varint), the accounts, the markets,
 // a presence byte and the supply change, the keys, the sessions. Lists are a
@@ -93,13 +93,13 @@ func validScopes(s core.Scopes) bool { return s&^core.AllScopes == 0 }
 // enums and booleans one byte each. An empty list or byte slice is encoded
 // like a nil one and decodes as nil.
 //
-// A record that DecodeRecord would reject (an unknown enum value, a list,
+// A record that Decode would reject (an unknown enum value, a list,
 // string or record over the limits above) is a bug in its producer, and
-// AppendRecord panics rather than write what could never be read back.
-func AppendRecord(dst []byte, rec *core.Record) []byte {
+// Append panics rather than write what could never be read back.
+func Append(dst []byte, rec *core.Record) []byte {
 	start := len(dst)
 	if !validKind(rec.Kind) {
-		panic(fmt.Sprintf("BUG: wal: encode record: unknown kind %d", rec.Kind))
+		panic(fmt.Sprintf("BUG: record: encode record: unknown kind %d", rec.Kind))
 	}
 	dst = append(dst, byte(rec.Kind))
 	dst = binary.AppendVarint(dst, rec.Time)
@@ -128,8 +128,8 @@ func AppendRecord(dst []byte, rec *core.Record) []byte {
 		dst = binary.AppendUvarint(dst, rec.Sessions[i].Prev)
 		dst = appendSession(dst, &rec.Sessions[i].Session)
 	}
-	if n := len(dst) - start; n > MaxRecordBytes {
-		panic(fmt.Sprintf("BUG: wal: encode record: %d bytes, limit %d", n, MaxRecordBytes))
+	if n := len(dst) - start; n > MaxBytes {
+		panic(fmt.Sprintf("BUG: record: encode record: %d bytes, limit %d", n, MaxBytes))
 	}
 	return dst
 }
@@ -143,7 +143,7 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 		dst = append(dst, flagPresent)
 		dst = appendString(dst, a.Info.Name, "account name")
 		if !validRole(a.Info.Role) {
-			panic(fmt.Sprintf("BUG: wal: encode record: account %s: unknown role %d", a.ID, a.Info.Role))
+			panic(fmt.Sprintf("BUG: record: encode record: account %s: unknown role %d", a.ID, a.Info.Role))
 		}
 		dst = append(dst, byte(a.Info.Role))
 		dst = appendBytes(dst, a.Info.PasswordHash, "password hash")
@@ -193,7 +193,7 @@ func appendLedgerEntry(dst []byte, e *core.LedgerEntry) []byte {
 	dst = binary.AppendUvarint(dst, uint64(e.Index))
 	dst = appendCurrency(dst, e.Currency)
 	if !e.Type.Valid() {
-		panic(fmt.Sprintf("BUG: wal: encode record: ledger entry %d/%d: unknown type %d", e.Seq, e.Index, e.Type))
+		panic(fmt.Sprintf("BUG: record: encode record: ledger entry %d/%d: unknown type %d", e.Seq, e.Index, e.Type))
 	}
 	dst = append(dst, byte(e.Type))
 	dst = appendAmount(dst, e.Amount)
@@ -248,7 +248,7 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = binary.AppendVarint(dst, in.ClosesAt)
 		dst = binary.AppendVarint(dst, in.CreatedAt)
 		if !validStatus(in.Status) {
-			panic(fmt.Sprintf("BUG: wal: encode record: market %s: unknown status %d", m.ID, in.Status))
+			panic(fmt.Sprintf("BUG: record: encode record: market %s: unknown status %d", m.ID, in.Status))
 		}
 		dst = append(dst, byte(in.Status))
 		dst = appendSide(dst, in.Outcome)
@@ -303,11 +303,11 @@ func appendKey(dst []byte, k *core.Key) []byte {
 	dst = append(dst, k.Hash[:]...)
 	dst = appendString(dst, k.Prefix, "key prefix")
 	if !validScopes(k.Scopes) {
-		panic(fmt.Sprintf("BUG: wal: encode record: key %s: unknown scopes %#x", k.ID, k.Scopes))
+		panic(fmt.Sprintf("BUG: record: encode record: key %s: unknown scopes %#x", k.ID, k.Scopes))
 	}
 	dst = append(dst, byte(k.Scopes))
 	if !validTier(k.Tier) {
-		panic(fmt.Sprintf("BUG: wal: encode record: key %s: unknown tier %d", k.ID, k.Tier))
+		panic(fmt.Sprintf("BUG: record: encode record: key %s: unknown tier %d", k.ID, k.Tier))
 	}
 	dst = append(dst, byte(k.Tier))
 	dst = binary.AppendVarint(dst, k.CreatedAt)
@@ -329,14 +329,14 @@ func appendSession(dst []byte, s *core.Session) []byte {
 
 func appendCount(dst []byte, n int, what string) []byte {
 	if n > MaxListItems {
-		panic(fmt.Sprintf("BUG: wal: encode record: %d %s, limit %d", n, what, MaxListItems))
+		panic(fmt.Sprintf("BUG: record: encode record: %d %s, limit %d", n, what, MaxListItems))
 	}
 	return binary.AppendUvarint(dst, uint64(n))
 }
 
 func appendString(dst []byte, s string, what string) []byte {
 	if len(s) > MaxStringBytes {
-		panic(fmt.Sprintf("BUG: wal: encode record: %s of %d bytes, limit %d", what, len(s), MaxStringBytes))
+		panic(fmt.Sprintf("BUG: record: encode record: %s of %d bytes, limit %d", what, len(s), MaxStringBytes))
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
@@ -344,7 +344,7 @@ func appendString(dst []byte, s string, what string) []byte {
 
 func appendBytes(dst []byte, b []byte, what string) []byte {
 	if len(b) > MaxStringBytes {
-		panic(fmt.Sprintf("BUG: wal: encode record: %s of %d bytes, limit %d", what, len(b), MaxStringBytes))
+		panic(fmt.Sprintf("BUG: record: encode record: %s of %d bytes, limit %d", what, len(b), MaxStringBytes))
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(b)))
 	return append(dst, b...)
@@ -352,14 +352,14 @@ func appendBytes(dst []byte, b []byte, what string) []byte {
 
 func appendCurrency(dst []byte, c money.Currency) []byte {
 	if !c.Valid() {
-		panic(fmt.Sprintf("BUG: wal: encode record: unknown currency %d", c))
+		panic(fmt.Sprintf("BUG: record: encode record: unknown currency %d", c))
 	}
 	return append(dst, byte(c))
 }
 
 func appendSide(dst []byte, s core.Side) []byte {
 	if !validSide(s) {
-		panic(fmt.Sprintf("BUG: wal: encode record: unknown side %d", s))
+		panic(fmt.Sprintf("BUG: record: encode record: unknown side %d", s))
 	}
 	return append(dst, byte(s))
 }

@@ -1,0 +1,92 @@
+package transport
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync/atomic"
+
+	"github.com/valyala/fasthttp"
+)
+
+// HeaderRequestID names the header that carries a request's id, in the
+// request (kept when valid) and in every response (docs/API.md, "Request
+// ids").
+const HeaderRequestID = "X-Request-Id"
+
+// MaxRequestIDBytes bounds an incoming request id; a longer one, or one
+// with a byte outside printable ASCII, is replaced by a generated one.
+const MaxRequestIDBytes = 128
+
+// requestIDs generates request ids: a random prefix drawn once per process
+// and a counter, so that ids are unique across restarts without a call to
+// crypto/rand per request (generating one costs an atomic add and a hex
+// encoding into a stack buffer).
+type requestIDs struct {
+	prefix [16]byte // 8 random bytes as hex
+	next   atomic.Uint64
+}
+
+func newRequestIDs() *requestIDs {
+	var g requestIDs
+	var b [8]byte
+	// crypto/rand's Read never fails (Go 1.24 and later crash the program
+	// instead of returning an error).
+	_, _ = rand.Read(b[:])
+	hex.Encode(g.prefix[:], b[:])
+	return &g
+}
+
+// set gives the response the request's id: the incoming one when valid,
+// else a new one.
+func (g *requestIDs) set(ctx *fasthttp.RequestCtx) {
+	if in := ctx.Request.Header.Peek(HeaderRequestID); validRequestID(in) {
+		ctx.Response.Header.SetBytesV(HeaderRequestID, in)
+		return
+	}
+	var id [len(g.prefix) + 1 + 16]byte
+	copy(id[:], g.prefix[:])
+	id[len(g.prefix)] = '-'
+	var n [8]byte
+	v := g.next.Add(1)
+	for i := range n {
+		n[7-i] = byte(v >> (8 * i))
+	}
+	hex.Encode(id[len(g.prefix)+1:], n[:])
+	ctx.Response.Header.SetBytesV(HeaderRequestID, id[:])
+}
+
+// validRequestID reports whether id may be kept: 1 to MaxRequestIDBytes
+// bytes of printable ASCII (space to tilde).
+func validRequestID(id []byte) bool {
+	if len(id) == 0 || len(id) > MaxRequestIDBytes {
+		return false
+	}
+	for _, c := range id {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// withRequestID wraps the server's handler so that every answer, errors
+// and panics included, carries X-Request-Id. The id is set before the
+// handler runs, so that requestID can read it, and set back after it when
+// a handler reset the response (a recovered panic does).
+func (s *Server) withRequestID(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		s.ids.set(ctx)
+		var buf [MaxRequestIDBytes]byte
+		id := append(buf[:0], ctx.Response.Header.Peek(HeaderRequestID)...)
+		h(ctx)
+		if len(ctx.Response.Header.Peek(HeaderRequestID)) == 0 {
+			ctx.Response.Header.SetBytesV(HeaderRequestID, id)
+		}
+	}
+}
+
+// requestID returns the id of the request being answered, for log lines
+// and error bodies. It is only valid while the handler runs.
+func requestID(ctx *fasthttp.RequestCtx) string {
+	return string(ctx.Response.Header.Peek(HeaderRequestID))
+}

@@ -1,0 +1,86 @@
+package transport
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+// TestRequestID holds docs/API.md's "Request ids": a valid incoming id is
+// echoed, anything else is replaced by a generated one, on every kind of
+// answer (success, 404, 405, 413, a recovered panic).
+func TestRequestID(t *testing.T) {
+	ts := startTestServer(t, Config{MaxBodyBytes: 1024}, nil, func(s *Server) {
+		s.router.GET("/test/panic", func(*fasthttp.RequestCtx) { panic("test panic: boom") })
+	})
+	long := strings.Repeat("a", MaxRequestIDBytes)
+	cases := []struct {
+		name, method, path, body, in string
+		status                       int
+		keep                         bool
+	}{
+		{"success, none given", "GET", "/api/markets/active", "", "", 200, false},
+		{"success, kept", "GET", "/api/markets/active", "", "bot-7:order/42", 200, true},
+		{"longest kept", "GET", "/api/markets/active", "", long, 200, true},
+		{"too long replaced", "GET", "/api/markets/active", "", long + "a", 200, false},
+		{"tab replaced", "GET", "/api/markets/active", "", "a\tb", 200, false},
+		{"non-ASCII replaced", "GET", "/api/markets/active", "", "caf\xc3\xa9", 200, false},
+		{"404 kept", "GET", "/api/nowhere", "", "lost-1", 404, true},
+		{"405 kept", "DELETE", "/api/markets/active", "", "wrong-1", 405, true},
+		{"413 kept", "POST", "/api/auth/login", strings.Repeat("x", 2048), "big-1", 413, true},
+		{"panic kept", "GET", "/test/panic", "", "boom-1", 500, true},
+		{"panic generated", "GET", "/test/panic", "", "", 500, false},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var rd io.Reader
+			if c.body != "" {
+				rd = strings.NewReader(c.body)
+			}
+			req, err := http.NewRequest(c.method, ts.url+c.path, rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.in != "" {
+				req.Header[HeaderRequestID] = []string{c.in}
+			}
+			resp, err := ts.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, c.status)
+			}
+			got := resp.Header.Get(HeaderRequestID)
+			if c.keep {
+				if got != c.in {
+					t.Fatalf("X-Request-Id %q, want the incoming %q", got, c.in)
+				}
+				return
+			}
+			if !validRequestID([]byte(got)) || got == c.in {
+				t.Fatalf("X-Request-Id %q: want a generated id (incoming %q)", got, c.in)
+			}
+			if seen[got] {
+				t.Fatalf("generated id %q answered twice", got)
+			}
+			seen[got] = true
+		})
+	}
+}
+
+// BenchmarkRequestIDGenerate measures what a generated id costs a request.
+func BenchmarkRequestIDGenerate(b *testing.B) {
+	g := newRequestIDs()
+	var ctx fasthttp.RequestCtx
+	b.ReportAllocs()
+	for b.Loop() {
+		g.set(&ctx)
+	}
+}
