@@ -3,6 +3,9 @@
 // then serves the HTTP API on -addr until SIGTERM or SIGINT, when it stops
 // accepting, answers the requests in flight, flushes the log, writes a
 // final snapshot and exits 0.
+//
+// `marketd check -data DIR` reads a data directory without changing it and
+// checks it; see runCheck.
 package main
 
 import (
@@ -16,6 +19,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "check":
+			os.Exit(runCheck(os.Args[2:], os.Stdout, os.Stderr))
+		}
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	cfg, err := parseConfig(os.Args[1:], os.Getenv)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/dirlock"
 	"marketd/snapshot"
 	"marketd/transport"
 	"marketd/wal"
@@ -30,6 +31,7 @@ const shutdownTimeout = 30 * time.Second
 // node is one running service: the log, the engine over the recovered
 // state, the snapshot manager and the HTTP server.
 type node struct {
+	lock  *dirlock.Lock
 	log   *wal.Log
 	eng   *core.Engine
 	snaps *snapshot.Manager
@@ -79,8 +81,19 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 
 // start opens the log, recovers the state and builds the engine, the
 // snapshot manager and the server.
-func start(cfg config, logger *slog.Logger) (*node, error) {
-	// wal.Open and snapshot.Recover create their directories (and -data).
+func start(cfg config, logger *slog.Logger) (n *node, err error) {
+	// The lock comes first: nothing in the directory may be touched (a torn
+	// tail cut, a snapshot set aside) while another process owns it.
+	lock, err := dirlock.Exclusive(cfg.dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("lock the data directory (is another marketd running on %s?): %w", cfg.dataDir, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, lock.Release())
+		}
+	}()
+	// wal.Open and snapshot.Recover create their directories.
 	log, err := wal.Open(filepath.Join(cfg.dataDir, "wal"), wal.Options{NoFsync: cfg.fsync == "off", Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
@@ -94,7 +107,7 @@ func start(cfg config, logger *slog.Logger) (*node, error) {
 	logger.Info("recovered", "snapshot", rec.Snapshot != nil, "replayed_records", rec.Replayed,
 		"skipped_snapshots", len(rec.Skipped), "took", time.Since(began))
 	log.Start()
-	n := &node{log: log}
+	n = &node{lock: lock, log: log}
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{
 		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, Logger: logger,
@@ -123,6 +136,9 @@ func (n *node) shutdown(logger *slog.Logger) error {
 	}
 	if err := n.log.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close log: %w", err))
+	}
+	if err := n.lock.Release(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
