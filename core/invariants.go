@@ -177,10 +177,10 @@ func (c *checker) market(v *MarketView) {
 		// curve are held outside q, paid in at 1 each.
 		if inCurveRange(v.Info.Alpha, b.Q) {
 			if need := c.s.add(pricing.MinCollateral(v.Info.Alpha, b.Q), b.Splits); b.Collateral < need {
-				c.failf("market %s %s: collateral %s below C(q) %s at q %v (par sets %s)", v.ID, money.Currency(cur), b.Collateral, need, b.Q, b.Splits)
+				c.failf(invCurve, "market %s %s: collateral %s below C(q) %s at q %v (par sets %s)", v.ID, money.Currency(cur), b.Collateral, need, b.Q, b.Splits)
 			}
 		} else {
-			c.failf("market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
+			c.failf(invCurve, "market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
 		}
 	}
 }
