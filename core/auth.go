@@ -25,7 +25,7 @@ type authTable struct {
 // that image's record; requests and lastUsed are its usage counted since,
 // logged or not, which reads report. They are never below the image's
 // TotalRequests and LastUsedAt while the engine runs; FlushKeyUsage logs
-// them when they are above (keyusage.go).
+// them when they are above (auth_usage.go).
 type keyEntry struct {
 	lsn      uint64
 	key      Key

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // Defaults of Options.
@@ -44,7 +45,7 @@ type Options struct {
 	ChunkObjects int
 	Now          func() time.Time // default time.Now
 	Logger       *slog.Logger     // default slog.Default()
-	FS           FS               // default OSFS()
+	FS           vfs.FS           // default vfs.Default()
 }
 
 // Manager takes snapshots of a running state and trims the log behind them.
@@ -110,7 +111,7 @@ func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
 		opts.Logger = slog.Default()
 	}
 	if opts.FS == nil {
-		opts.FS = OSFS()
+		opts.FS = vfs.Default()
 	}
 	m := &Manager{opts: opts, st: st, log: log}
 	if last != nil {
@@ -214,7 +215,7 @@ func (m *Manager) Run(ctx context.Context) {
 }
 
 // list returns the From of every snapshot file in dir, newest first.
-func list(fsys FS, dir string) ([]uint64, error) {
+func list(fsys vfs.FS, dir string) ([]uint64, error) {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: list %s: %w", dir, err)

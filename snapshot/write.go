@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // File names: snapshot-<From, 20 digits>.snap, and .tmp while written.
@@ -34,6 +35,9 @@ func parseName(name string) (uint64, bool) {
 	return from, err == nil
 }
 
+// filePerm is the permission of a snapshot file.
+const filePerm = 0o640
+
 // Durability is what publishing a snapshot needs from the log.
 type Durability interface {
 	// WaitDurable returns once every record up to seq is durable.
@@ -49,7 +53,7 @@ const syncEveryBytes = 16 << 20
 // crcWriter computes the CRC of everything written through it and fsyncs
 // the file every syncEveryBytes.
 type crcWriter struct {
-	w        File
+	w        vfs.File
 	crc      hash.Hash32
 	unsynced int
 	written  int64 // bytes written through it
@@ -76,10 +80,10 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // temporary name, the log awaited through the snapshot's highest LSN,
 // fsynced, renamed into place, and the directory fsynced. A failure removes
 // the temporary file. sizeBytes is the file's size.
-func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, sizeBytes int64, err error) {
+func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, sizeBytes int64, err error) {
 	final := filepath.Join(dir, fileName(from))
 	tmp := final + tmpSuffix
-	f, err := fsys.Create(tmp)
+	f, err := fsys.Create(tmp, filePerm)
 	if err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: create %s: %w", tmp, err)
 	}
@@ -142,22 +146,8 @@ func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durabil
 		return Header{}, 0, fmt.Errorf("snapshot: rename %s: %w", tmp, err)
 	}
 	renamed = true
-	if err := syncDir(fsys, dir); err != nil {
+	if err := vfs.SyncDir(fsys, dir); err != nil {
 		return Header{}, 0, err
 	}
 	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, cw.written + int64(len(buf)), nil
-}
-
-func syncDir(fsys FS, dir string) error {
-	d, err := fsys.OpenDir(dir)
-	if err != nil {
-		return fmt.Errorf("snapshot: open directory %s: %w", dir, err)
-	}
-	if err := d.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("snapshot: fsync directory %s: %w", dir, err), d.Close())
-	}
-	if err := d.Close(); err != nil {
-		return fmt.Errorf("snapshot: close directory %s: %w", dir, err)
-	}
-	return nil
 }

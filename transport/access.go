@@ -179,8 +179,7 @@ func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int
 	if d.Full {
 		// Every window of the shard is in use by other clients: shed
 		// this one rather than grow without bound.
-		return &apiError{status: fasthttp.StatusServiceUnavailable, msg: "Too many clients, retry later",
-			retryAfterSeconds: d.RetryAfterSeconds()}
+		return tooManyClients(d.RetryAfterSeconds())
 	}
 	h := &ctx.Response.Header
 	// SetCanonical keeps the spelling of spec part 8 (fasthttp would
@@ -191,8 +190,7 @@ func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int
 	h.SetCanonical(headerRemaining, strconv.AppendInt(num[:0], int64(d.Remaining), 10))
 	h.SetCanonical(headerReset, strconv.AppendInt(num[:0], d.ResetUnix(), 10))
 	if !d.Allowed {
-		return &apiError{status: fasthttp.StatusTooManyRequests, msg: "Rate limit exceeded",
-			retryAfterSeconds: d.RetryAfterSeconds()}
+		return rateLimited(d.RetryAfterSeconds())
 	}
 	return nil
 }

@@ -75,8 +75,7 @@ func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
 	}
 	now := s.now()
 	if wait, blocked := s.guard.Check(*req.Name, now); blocked {
-		return &apiError{status: fasthttp.StatusTooManyRequests, msg: "Rate limit exceeded",
-			retryAfterSeconds: ceilSeconds(wait)}
+		return rateLimited(ceilSeconds(wait))
 	}
 	a, found := s.eng.AccountByName(*req.Name)
 	var hash []byte

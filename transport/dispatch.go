@@ -117,7 +117,10 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
 	s.log.Error("handler panic", "request_id", requestID(ctx), "method", string(ctx.Method()), "path", string(ctx.Path()),
 		"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	// The reset would take the id with it, and the error body carries it.
+	id := requestID(ctx)
 	ctx.Response.Reset()
+	ctx.Response.Header.Set(HeaderRequestID, id)
 	writeError(ctx, errInternal)
 }
 
@@ -136,9 +139,9 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeError(ctx, s.routeError(ctx, errBodyTooLarge))
 	case isTimeout(err):
-		writeError(ctx, newError(fasthttp.StatusRequestTimeout, "Request timeout"))
+		writeError(ctx, errTimeout)
 	default:
-		writeError(ctx, badRequest("Malformed HTTP request"))
+		writeError(ctx, errMalformed)
 	}
 	s.unrouted(ctx)
 }

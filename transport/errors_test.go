@@ -2,7 +2,6 @@ package transport
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -159,12 +158,12 @@ func TestBodyTooLarge(t *testing.T) {
 			ts := ts.sub(t)
 			before := ts.observe(auth{session: sess}, id)
 			resp, body := rawExchange(t, strings.TrimPrefix(ts.url, "http://"), tt.raw)
-			var e map[string]any
-			if err := json.Unmarshal(body, &e); err != nil || len(e) != 1 || e["error"] == nil {
-				t.Errorf("body %q is not {\"error\": \"...\"}", body)
+			msg, err := parseErrorBody(resp.StatusCode, resp.Header.Get(HeaderRequestID), body)
+			if err != nil {
+				t.Error(err)
 			}
 			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != contentTypeJSON ||
-				tt.msg != "" && e["error"] != tt.msg {
+				tt.msg != "" && msg != tt.msg {
 				t.Errorf("status %d, Content-Type %q, body %s; want %d, JSON, %q",
 					resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.msg)
 			}
@@ -369,9 +368,8 @@ func TestHandlerFailures(t *testing.T) {
 			want := http.StatusOK
 			if strings.HasPrefix(path, "/test/") {
 				want = http.StatusInternalServerError
-				var e map[string]any
-				if err := json.Unmarshal(body, &e); err != nil || len(e) != 1 || e["error"] != "Internal server error" {
-					t.Errorf("panic answer %q, want {\"error\": \"Internal server error\"}", body)
+				if msg, err := parseErrorBody(resp.StatusCode, resp.Header.Get(HeaderRequestID), body); err != nil || msg != "Internal server error" {
+					t.Errorf("panic answer %q (%v), want the error body of \"Internal server error\"", body, err)
 				}
 			}
 			if resp.StatusCode != want || resp.Header.Get("Content-Type") != contentTypeJSON || resp.Close {

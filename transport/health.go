@@ -43,9 +43,9 @@ func (p Phase) String() string {
 
 // The answers of the gate and /readyz while the server does not serve.
 var (
-	errRecovering = newError(fasthttp.StatusServiceUnavailable, "Recovering")
-	errDraining   = newError(fasthttp.StatusServiceUnavailable, "Draining")
-	errLogFailed  = newError(fasthttp.StatusServiceUnavailable, "Log failed")
+	errRecovering = newError(fasthttp.StatusServiceUnavailable, "recovering", "Recovering")
+	errDraining   = newError(fasthttp.StatusServiceUnavailable, "draining", "Draining")
+	errLogFailed  = newError(fasthttp.StatusServiceUnavailable, "log_failed", "Log failed")
 )
 
 // Phase returns the server's phase.

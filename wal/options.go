@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"marketd/internal/vfs"
 )
 
 // Defaults of Options, used for fields left zero.
@@ -58,9 +60,11 @@ type Options struct {
 	// Logger receives repairs, slow fsyncs, failures and the NoFsync
 	// warning. Default slog.Default().
 	Logger *slog.Logger
-	// FS is the file system for the package's own file operations (see
-	// FS). Default OSFS().
-	FS FS
+	// FS is the file system for the package's own file operations:
+	// repair (read, copy aside, truncate, fsync), replay (read segments)
+	// and directory fsyncs. Tidwall opens and writes its segment files
+	// itself, through package os. Default vfs.Default().
+	FS vfs.FS
 	// Observer, when set, is told of every commit by the writer goroutine,
 	// after the commit's records are acknowledged; the metrics' histograms
 	// are observed there, off the callers' path. Default: none.
@@ -116,7 +120,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = slog.Default()
 	}
 	if o.FS == nil {
-		o.FS = OSFS()
+		o.FS = vfs.Default()
 	}
 	return o, nil
 }

@@ -4,6 +4,9 @@
 // -data, then serves the HTTP API until SIGTERM or SIGINT, when it reports
 // not ready, stops accepting, answers the requests in flight, flushes the
 // log, writes a final snapshot and exits 0. A failed log makes it exit 3.
+//
+// `marketd check -data DIR` reads a data directory without changing it and
+// checks it; see runCheck.
 package main
 
 import (
@@ -16,6 +19,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "check":
+			os.Exit(runCheck(os.Args[2:], os.Stdout, os.Stderr))
+		}
+	}
 	cfg, err := parseConfig(os.Args[1:], os.Getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "marketd:", err)

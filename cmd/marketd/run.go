@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"marketd/core"
+	"marketd/internal/dirlock"
 	"marketd/internal/metrics"
 	"marketd/snapshot"
 	"marketd/transport"
@@ -34,6 +35,7 @@ const shutdownTimeout = 30 * time.Second
 // node is one running service: the log, the engine over the recovered
 // state, the snapshot manager and the HTTP server.
 type node struct {
+	lock  *dirlock.Lock
 	log   *wal.Log
 	eng   *core.Engine
 	snaps *snapshot.Manager
@@ -137,10 +139,21 @@ func newRegistry() *prometheus.Registry {
 
 // start opens the log, recovers the state and builds the engine and the
 // snapshot manager, and attaches the engine to srv.
-func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *transport.Server, started time.Time) (*node, error) {
+func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *transport.Server, started time.Time) (n *node, err error) {
+	// The lock comes first: nothing in the directory may be touched (a torn
+	// tail cut, a snapshot set aside) while another process owns it.
+	lock, err := dirlock.Exclusive(cfg.dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("lock the data directory (is another marketd running on %s?): %w", cfg.dataDir, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, lock.Release())
+		}
+	}()
 	logMetrics := metrics.NewLog(reg)
 	opts := wal.Options{NoFsync: cfg.fsync == "off", Logger: logger, Observer: logMetrics}
-	// wal.Open and snapshot.Recover create their directories (and -data).
+	// wal.Open and snapshot.Recover create their directories.
 	log, err := wal.Open(filepath.Join(cfg.dataDir, "wal"), opts)
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
@@ -161,7 +174,7 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 		"skipped_snapshots", len(rec.Skipped), "took", took, "snapshot_from", snapFrom,
 		"torn_tails_cut", ls.TornTailRepairs, "torn_bytes_cut", ls.TornBytesCut)
 	log.Start()
-	n := &node{log: log, srv: srv}
+	n = &node{lock: lock, log: log, srv: srv}
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{
 		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, Logger: logger,
@@ -198,6 +211,9 @@ func (n *node) shutdown(logger *slog.Logger, drainDelay time.Duration) error {
 	}
 	if err := n.log.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close log: %w", err))
+	}
+	if err := n.lock.Release(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
