@@ -151,8 +151,11 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 		return
 	}
 	c.tradeRes.Time = time.Unix(0, now).UTC()
+	r := &c.trade
+	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
 	if e.commit(&sc.pending, c.done, nil) {
 		m.holders[a.id] = struct{}{}
+		m.counters.countTrade(cur, side, sell, cost)
 	}
 }
 
