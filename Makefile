@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit check fmt-check lint bench bench-core bench-floor bench-http fuzz load
+.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load drill
 
 # The server binary, left at bin/marketd.
 build:
@@ -23,6 +23,15 @@ load: build
 	$(GO) build -o bin/marketd-load ./cmd/marketd-load
 	./bin/marketd-load -spawn bin/marketd $(LOAD_ARGS)
 
+# The kill -9 drill: marketd as a child on a temporary data directory,
+# killed with SIGKILL at random moments under load, checked offline and
+# through the API after each restart (bench/drill). DRILL_ARGS adds or
+# overrides flags; `make test` runs a 3-cycle drill (TestDrill).
+DRILL_ARGS ?= -cycles 100
+drill: build
+	$(GO) build -o bin/marketd-drill ./cmd/marketd-drill
+	./bin/marketd-drill -marketd bin/marketd $(DRILL_ARGS)
+
 # vet, then the whole suite with the race detector, the long property and
 # crash runs (build tag long) included.
 test: vet unit
@@ -35,6 +44,7 @@ unit:
 
 # The edit-compile-test loop: vet, the gofmt check and the tests without the
 # race detector or the long tag (README gives its time).
+.PHONY: check fmt-check lint
 check: vet fmt-check
 	$(GO) test -count=1 -timeout 10m $(PKGS)
 

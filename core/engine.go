@@ -82,6 +82,9 @@ type Engine struct {
 
 	// board is the leaderboard's cached ranking (leaderboard.go).
 	board leaderboardCache
+
+	// counters are read by Counters (counters.go).
+	counters engineCounters
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one
@@ -248,6 +251,7 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		select {
 		case m.inbox <- c:
 		case <-ctx.Done():
+			e.counters.busy.Add(1)
 			return ErrBusy
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"marketd/core/money"
+	"marketd/core/pricing"
 )
 
 // maxReported bounds how many violations Check lists.
@@ -17,8 +18,9 @@ const maxReported = 20
 //     oracle proposals (KP) equal minted minus burned;
 //   - a market has at most one open oracle proposal, and none once resolved;
 //   - per unresolved market, currency and side, the shares held equal
-//     q - q0 + splits - merges, q never below q0, and the collateral covers
-//     what the market owes whichever side wins;
+//     q - q0 (plus the sets split at par before splits moved to the curve),
+//     q never below q0, and the collateral covers what the market owes
+//     whichever side wins and C(q), rounded for the house;
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
@@ -168,6 +170,18 @@ func (c *checker) market(v *MarketView) {
 		if b.Collateral < owed {
 			c.failf(invCollateral, "market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
 		}
+		// Covering what is held is not enough: a market whose collateral
+		// falls below C(q) has paid out more than the curve allows, as
+		// when sets bought at par were sold on the curve (docs/API.md,
+		// "Split and merge"). Sets split at par before splits moved to the
+		// curve are held outside q, paid in at 1 each.
+		if inCurveRange(v.Info.Alpha, b.Q) {
+			if need := c.s.add(pricing.MinCollateral(v.Info.Alpha, b.Q), b.Splits); b.Collateral < need {
+				c.failf(invCurve, "market %s %s: collateral %s below C(q) %s at q %v (par sets %s)", v.ID, money.Currency(cur), b.Collateral, need, b.Q, b.Splits)
+			}
+		} else {
+			c.failf(invCurve, "market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
+		}
 	}
 }
 
@@ -177,4 +191,11 @@ func ledgerAggregates(kp []LedgerEntry) (volume, bonuses money.Amount) {
 		volume, bonuses = addToAggregates(volume, bonuses, l)
 	}
 	return volume, bonuses
+}
+
+// inCurveRange reports whether alpha and q are in the pricing package's
+// range, so that the checker reports a corrupt state rather than panic on it.
+func inCurveRange(alpha float64, q [NumSides]money.Amount) bool {
+	return alpha >= pricing.MinAlpha && alpha <= pricing.MaxAlpha &&
+		q[Yes] >= 1 && q[No] >= 1 && q[Yes] <= pricing.MaxQ && q[No] <= pricing.MaxQ
 }

@@ -178,12 +178,16 @@ func (ts *testServer) trade(a auth, marketID, side, typ, shares string) tradeOut
 
 // splitMergeOut is a split-merge response.
 type splitMergeOut struct {
-	MarketID     string       `json:"market_id"`
-	Type         string       `json:"type"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
+	MarketID      string       `json:"market_id"`
+	Type          string       `json:"type"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
 }
 
 func (ts *testServer) splitMerge(a auth, marketID, typ, amount string) splitMergeOut {

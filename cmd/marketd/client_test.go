@@ -420,12 +420,16 @@ type tradeJSON struct {
 }
 
 type splitJSON struct {
-	MarketID     string       `json:"market_id"`
-	Type         string       `json:"type"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
+	MarketID      string       `json:"market_id"`
+	Type          string       `json:"type"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
 }
 
 type ledgerJSON struct {

@@ -103,18 +103,22 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	checkCostBetween(t, "sell 4 yes", sell.Cost, 4, sell.PriceYesAfter, buy.PriceYesAfter)
 
-	// Split and merge move money and shares, not prices.
+	// Split and merge are trades of complete sets on the curve: a split
+	// costs more than par (the overround), a merge pays less than the
+	// split cost, and both move q, so the prices move too.
 	sp := c.splitMerge(bot, rain.ID, "split", "20")
-	if sp.BalanceAfter != sell.BalanceAfter-money.Units(20) || sp.YesShares != money.Units(26) || sp.NoShares != money.Units(20) {
-		t.Fatalf("split 20 with 6 yes held: %+v, want 26 yes, 20 no", sp)
+	if sp.BalanceAfter != sell.BalanceAfter-sp.Cost || sp.Cost <= money.Units(20) || sp.Vig <= 0 ||
+		sp.YesShares != money.Units(26) || sp.NoShares != money.Units(20) {
+		t.Fatalf("split 20 with 6 yes held: %+v, want a cost above 20, 26 yes, 20 no", sp)
 	}
+	checkCostBetween(t, "split 20", sp.Cost, 20, sell.PriceYesAfter+sell.PriceNoAfter, sp.PriceYesAfter+sp.PriceNoAfter)
 	mg := c.splitMerge(bot, rain.ID, "merge", "5.5")
-	if mg.BalanceAfter != sp.BalanceAfter+money.Units(5)+money.Amount(500_000) ||
+	if mg.BalanceAfter != sp.BalanceAfter+mg.Cost || mg.Cost <= money.Amount(5_500_000) || mg.Cost >= sp.Cost ||
 		mg.YesShares != money.Amount(20_500_000) || mg.NoShares != money.Amount(14_500_000) {
 		t.Fatalf("merge 5.5: %+v, want 20.5 yes, 14.5 no", mg)
 	}
-	if m := c.market(rain.ID); m.Prices.Yes != sell.PriceYesAfter || m.Prices.No != sell.PriceNoAfter {
-		t.Fatalf("prices after split and merge %v, want %v, %v as after the last trade", m.Prices, sell.PriceYesAfter, sell.PriceNoAfter)
+	if m := c.market(rain.ID); m.Prices.Yes != mg.PriceYesAfter || m.Prices.No != mg.PriceNoAfter {
+		t.Fatalf("prices after split and merge %v, want %v, %v as the merge answered", m.Prices, mg.PriceYesAfter, mg.PriceNoAfter)
 	}
 
 	// Refusals.
@@ -154,8 +158,8 @@ func TestBotWorkflow(t *testing.T) {
 		amount money.Amount
 		ref    string
 	}{
-		{"merge", money.Amount(5_500_000), ""},
-		{"split", -money.Units(20), ""},
+		{"merge", mg.Cost, ""},
+		{"split", -sp.Cost, ""},
 		{"trade_sell", sell.Cost, sell.TradeID},
 		{"trade_buy", -wf.Cost, wf.TradeID},
 		{"trade_buy", -buy.Cost, buy.TradeID},

@@ -297,9 +297,9 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 		} else {
 			for i, s := range splits {
 				e := gotSplits[i]
-				amount := -s.Amount
+				amount := -s.Cost
 				if s.Type == "merge" {
-					amount = s.Amount
+					amount = s.Cost
 				}
 				if e.TxType != s.Type || e.Amount != amount || e.BalanceAfter != s.BalanceAfter {
 					t.Errorf("%s: %s %d: ledger entry %+v, want amount %s, balance_after %s", a.name, s.Type, i, e, amount, s.BalanceAfter)
