@@ -279,7 +279,7 @@ func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, bal
 
 // accrueVig accrues the vig of a trade, split or merge: 30% to the
 // market's creator, 20% to the position's referrer if any, the rest to the
-// house (decisions.md section 8).
+// house (docs/ARCHITECTURE.md, "Money and the house").
 func accrueVig(vig money.Amount, book *Book, pos *Position, s *sums) {
 	creatorVig := vig * 3 / 10
 	var refVig money.Amount
