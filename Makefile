@@ -42,8 +42,25 @@ vet:
 unit:
 	$(GO) test -race -count=1 -tags long -timeout 15m $(PKGS)
 
-# Benchmarks of the core, the log and the snapshots (issue 3 figures), the
-# bounds of the trade pipeline's shape, and the HTTP path (issue 4 figures).
+# The edit-compile-test loop: vet, the gofmt check and the tests without the
+# race detector or the long tag (README gives its time).
+.PHONY: check fmt-check lint
+check: vet fmt-check
+	$(GO) test -count=1 -timeout 10m $(PKGS)
+
+# Fails listing the files gofmt would change.
+fmt-check:
+	@files=$$(gofmt -l .); if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
+
+# staticcheck at a fixed version, run through the module proxy rather than
+# added to go.mod. Its findings are fixed, never silenced.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(STATICCHECK) $(PKGS)
+
+# Benchmarks of the core, the log and the snapshots (docs/PERFORMANCE.md,
+# "Against the targets"), the bounds of the trade pipeline's shape, and the
+# HTTP path (docs/PERFORMANCE.md, "HTTP path").
 bench: bench-core bench-floor bench-http
 
 bench-core:
