@@ -73,7 +73,7 @@ func (v *MarketView) StatusAt(nowNanos int64) Status {
 }
 
 // apply applies a change whose Prev the caller has checked.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) apply(seq uint64, ch *MarketChange) {
 	if ch.Info != nil {
 		m.info = *ch.Info
@@ -88,7 +88,7 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 }
 
 // publish makes the current state visible to readers.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) publish() {
 	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open,
 		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})

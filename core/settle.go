@@ -94,8 +94,9 @@ func (st *settlement) payRef(a *account, cur money.Currency, t TxType, amount mo
 	st.credit(ch, cur, t, amount, st.s.add(bal, amount), ref, st.now)
 }
 
-// settle runs on the market's goroutine. An open oracle proposal is
-// cancelled and its bonds returned, in the settlement's record.
+// settle is the actor's side of Settle. An open oracle proposal is
+// cancelled and its bonds returned, in the settlement's record. Runs on the
+// market's goroutine.
 func (e *Engine) settle(m *market, c *command) {
 	if m.info.Status == StatusResolved {
 		c.done <- ErrMarketResolved

@@ -85,7 +85,8 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 	return res, nil
 }
 
-// splitMerge runs on the market's goroutine.
+// splitMerge is the actor's side of SplitMerge. Runs on the market's
+// goroutine.
 func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 	now := e.now()
 	if !m.tradable(now) {
@@ -106,8 +107,8 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 	}
 }
 
-// buildSplit checks a split or merge and builds its record in sc. Account
-// locks should be held.
+// buildSplit checks a split or merge and builds its record in sc. Caller
+// holds the trader's mu, and house.mu when house is not nil.
 func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, now int64) error {
 	r := &c.split
 	a := c.acct

@@ -107,7 +107,7 @@ func (e *Engine) marketAndTrader(marketID, accountID uuid.UUID) (*market, *accou
 
 // tradable reports whether the market takes trades, splits and merges at
 // nowNanos: active and before its closing time, whether or not the close
-// is logged yet. Runs only on the market's owner.
+// is logged yet. Runs on the market's goroutine.
 func (m *market) tradable(nowNanos int64) bool {
 	return m.info.Status == StatusActive && nowNanos < m.info.ClosesAt
 }
@@ -134,7 +134,7 @@ func unlockTrader(a, house *account) {
 	}
 }
 
-// trade runs on the market's goroutine.
+// trade is the actor's side of Trade. Runs on the market's goroutine.
 func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	now := e.now()
 	if !m.tradable(now) {
@@ -159,8 +159,8 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	}
 }
 
-// buildTrade checks a trade and builds its record in sc. Account locks
-// should be held.
+// buildTrade checks a trade and builds its record in sc. Caller holds the
+// trader's mu, and house.mu when house is not nil.
 func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) error {
 	r := &c.trade
 	a := c.acct
