@@ -8,7 +8,7 @@ import (
 	"marketd/core/money"
 )
 
-// Account name limits (decisions.md section 2).
+// Account name limits (docs/API.md, "POST /api/auth/register").
 const (
 	MinNameLen = 3
 	MaxNameLen = 32
@@ -24,8 +24,8 @@ type NewAccount struct {
 	Bonus        money.Amount // KP minted to the account as its signup bonus
 }
 
-// ValidName reports whether name is a valid account name: 3-32
-// characters of A-Z a-z 0-9 _ - (decisions.md section 2). Callers check it
+// ValidName reports whether name is a valid account name: 3-32 characters of
+// A-Z a-z 0-9 _ - (docs/API.md, "POST /api/auth/register"). Callers check it
 // before paying for a password hash; CreateAccount checks it again.
 func ValidName(name string) bool {
 	if len(name) < MinNameLen || len(name) > MaxNameLen {
@@ -124,8 +124,8 @@ func (e *Engine) accountLSN(id uuid.UUID) uint64 {
 }
 
 // SetReferrer records who referred an account, once, and mints the referral
-// bonus to both (decisions.md section 11); from then on the referrer accrues
-// vig from the account's trades.
+// bonus to both (docs/API.md, "POST /api/referral/apply"); from then on the
+// referrer accrues vig from the account's trades.
 func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUID, bonus money.Amount) error {
 	if accountID == referrerID {
 		return ErrSelfReferral

@@ -121,8 +121,8 @@ func (k *Key) Active(nowNanos int64) bool {
 	return k.RevokedAt == 0 && (k.ExpiresAt == 0 || nowNanos < k.ExpiresAt)
 }
 
-// Active reports whether the session can authenticate at nowNanos. A
-// session always has an expiry (seven days, decisions.md section 2), so an
+// Active reports whether the session can authenticate at nowNanos. A session
+// always has an expiry (seven days, docs/API.md, "Authentication"), so an
 // ExpiresAt of 0 counts as expired, unlike a key's.
 func (s *Session) Active(nowNanos int64) bool {
 	return s.RevokedAt == 0 && nowNanos < s.ExpiresAt

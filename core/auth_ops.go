@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Key limits (spec part 5, decisions.md section 3).
+// Key limits (docs/API.md, "POST /api/keys").
 const (
 	MaxActiveKeys   = 10
 	MaxKeyNameRunes = 64

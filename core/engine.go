@@ -8,7 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// Limits of request fields (decisions.md sections 1, 5 and 6).
+// Limits of request fields (docs/API.md, "Conventions", "POST /api/markets",
+// "POST /api/markets/trade").
 const (
 	// MaxAmount bounds every amount, share count and liquidity in a request.
 	MaxAmount = money.Amount(1_000_000_000 * money.Scale)
@@ -45,8 +46,8 @@ type Config struct {
 	// DefaultVoteWindow.
 	VoteWindow time.Duration
 	// OracleInterval is how often proposals past their deadline are
-	// decided (OracleDue); default one second, as decisions.md section 10
-	// asks; negative disables the loop and its run at start (tests call
+	// decided (OracleDue); default one second (docs/API.md, "The oracle");
+	// negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
 	// Custody confirms deposits and takes withdrawals (custody.go); default
@@ -149,7 +150,7 @@ func (e *Engine) Close() {
 	e.lastFlush.Do(func() {
 		// Only a failed journal makes this fail, and the journal reports
 		// its failure to its owner too; the counts then lag as after a
-		// crash, which decisions.md section 3 allows.
+		// crash, which docs/API.md, "Authentication" allows.
 		_, _ = e.flushUsage(context.Background(), maxUsageKeys)
 	})
 }

@@ -13,7 +13,7 @@ const maxReported = 20
 
 // Check verifies the invariants of the whole state and returns every
 // violation it finds (up to a bound), joined; nil when all hold:
-//   - conservation per currency (decisions.md section 1): all balances, the
+//   - conservation per currency (docs/ARCHITECTURE.md, "Invariants"): all balances, the
 //     house's included, plus all market collateral plus the bonds of open
 //     oracle proposals (KP) equal minted minus burned;
 //   - a market has at most one open oracle proposal, and none once resolved;

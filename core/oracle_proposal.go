@@ -8,8 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// ProposalStatus is where an oracle proposal stands (decisions.md section
-// 10). Values are written to disk.
+// ProposalStatus is where an oracle proposal stands (docs/API.md, "The
+// oracle"). Values are written to disk.
 type ProposalStatus uint8
 
 // The proposal statuses: proposed -> accepted (undisputed past its window)

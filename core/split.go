@@ -13,7 +13,8 @@ import (
 )
 
 // SplitRequest sells complete sets (n yes and n no shares) on the
-// market's curve (split) or buys them back (merge), decisions.md section 5:
+// market's curve (split) or buys them back (merge), docs/API.md, "POST
+// /api/markets/split-merge":
 // a split of n costs C(q + n(1,1)) - C(q), rounded up, and a merge pays
 // C(q) - C(q - n(1,1)), rounded down, as trades do.
 type SplitRequest struct {
@@ -161,14 +162,15 @@ type setQuote struct {
 	par money.Amount
 }
 
-// quoteSplit prices a split or merge and runs its checks in the trade's
-// order (decisions.md section 6): shares, liquidity, the 1e10 limit,
-// slippage, balance.
+// quoteSplit prices a split or merge and runs its checks in the trade's order
+// (docs/API.md, "POST /api/markets/split-merge"): shares, liquidity, the 1e10
+// limit, slippage, balance.
 //
 // Sets split at par before splits moved to the curve are held outside q
 // (book.Splits > 0); a merge takes them first, at par, so that a data
 // directory of that time keeps every balance and position and the market
-// still owes exactly what is held (decisions.md section 5). A par merge
+// still owes exactly what is held (docs/API.md, "POST
+// /api/markets/split-merge"). A par merge
 // pays 1 a set, never more than the curve would, so it opens no profit.
 func quoteSplit(m *market, r *SplitRequest, book *Book, pos *Position, balance money.Amount) (setQuote, error) {
 	n := r.Amount
@@ -217,9 +219,9 @@ func quoteSplit(m *market, r *SplitRequest, book *Book, pos *Position, balance m
 
 // applySplit computes the after-values of a quoted split or merge: the
 // book, the position and the returned balance. A split's cost basis goes
-// to each side in proportion to its price after the split (decisions.md
-// section 6); a merge takes each side's basis down pro rata. Its vig
-// accrues as a trade's (decisions.md section 8).
+// to each side in proportion to its price after the split; a merge takes
+// each side's basis down pro rata. Its vig accrues as a trade's
+// (docs/API.md, "POST /api/markets/split-merge").
 func applySplit(r *SplitRequest, q setQuote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
 	n := r.Amount
 	if r.Merge {

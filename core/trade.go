@@ -70,8 +70,8 @@ func (r *TradeRequest) limitField() string {
 }
 
 // Trade buys or sells shares for an account, answering once the trade is
-// durable. Checks run in the order of decisions.md section 6 and a failed
-// one changes nothing.
+// durable. Checks run in the order of docs/API.md, "POST /api/markets/trade"
+// and a failed one changes nothing.
 func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
 	if err := req.validate(); err != nil {
 		return TradeResult{}, err
@@ -208,8 +208,8 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	return nil
 }
 
-// quoteTrade prices a trade and runs its checks in the order of
-// decisions.md section 6: shares, liquidity, the 1e10 limit, slippage,
+// quoteTrade prices a trade and runs its checks in the order of docs/API.md,
+// "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
 // balance.
 func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
@@ -279,7 +279,7 @@ func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, bal
 
 // accrueVig accrues the vig of a trade, split or merge: 30% to the
 // market's creator, 20% to the position's referrer if any, the rest to the
-// house (decisions.md section 8).
+// house (docs/ARCHITECTURE.md, "Money and the house").
 func accrueVig(vig money.Amount, book *Book, pos *Position, s *sums) {
 	creatorVig := vig * 3 / 10
 	var refVig money.Amount

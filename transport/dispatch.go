@@ -126,7 +126,7 @@ func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
 
 // transportError answers what fasthttp refuses before routing: a body over
 // the limit (413, but 404/405 first when the path or method is unknown,
-// as decisions.md section 2 orders them), a malformed request (400), a
+// as docs/API.md, "Order of checks", orders them), a malformed request (400), a
 // timeout (408).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	s.ids.set(ctx)
@@ -151,7 +151,7 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 // resets a request whose chunked body passes the limit, path included; so
 // a chunked request that no route takes is answered here without its body
 // being read: the router then gives its 404 or 405 before any 413
-// (decisions.md section 2), and the connection, with the body unread on
+// (docs/API.md, "Order of checks"), and the connection, with the body unread on
 // it, is closed after the answer. A body of declared length needs none of
 // this: it is refused on its Content-Length, with the path intact.
 func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {

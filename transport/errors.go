@@ -50,8 +50,7 @@ const (
 	codeInvalidJSON    = "invalid_json"
 )
 
-// The answers of the access checks, with the spec's messages (part 7 and
-// decisions.md section 2).
+// The answers of the access checks (docs/API.md, "Order of checks").
 var (
 	errAuthRequired    = newError(fasthttp.StatusUnauthorized, "authentication_required", "Authentication required")
 	errSessionRequired = newError(fasthttp.StatusForbidden, "session_required", "Session required")

@@ -41,9 +41,10 @@ const (
 // where one is stated.
 type Config struct {
 	// DefaultTier is the tier of keys created without rate_limit_tier;
-	// only an admin may ask for another (decisions.md section 3).
+	// only an admin may ask for another (docs/API.md, "POST /api/keys").
 	DefaultTier core.Tier
-	// SignupBonus is minted to every new account (decisions.md section 2).
+	// SignupBonus is minted to every new account (docs/API.md, "POST
+	// /api/auth/register").
 	SignupBonus money.Amount
 	// AnonRatePerMinute limits requests without credentials per client IP;
 	// negative: no limit. Default DefaultAnonRatePerMinute.

@@ -9,10 +9,11 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// tradeRequest accepts both request shapes of spec 4.4: the reference
+// tradeRequest accepts both request shapes of docs/API.md, "POST
+// /api/markets/trade": the reference
 // shape (market_id, side, shares, type) and the workflow shape (marketId,
 // outcome, side as the direction, amount), told apart by the workflow's
-// own field names (decisions.md section 6).
+// own field names.
 type tradeRequest struct {
 	MarketID    *string           `json:"market_id"`
 	Side        *string           `json:"side"`
@@ -51,7 +52,8 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	// The caller's trading mode chooses the currency (decisions.md section 9).
+	// The caller's trading mode chooses the currency (docs/API.md, "POST
+	// /api/profile/trading-mode").
 	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
@@ -248,7 +250,7 @@ func parseSide(field string, v *string) (core.Side, error) {
 }
 
 // positiveAmount reads a required amount in (0, 1e9] with at most 6
-// decimals (decisions.md section 1); Amount refuses an absent one.
+// decimals (docs/API.md, "Conventions"); Amount refuses an absent one.
 func positiveAmount(field string, n strictjson.Number) (money.Amount, error) {
 	a, err := n.Amount(field)
 	if err != nil {

@@ -242,7 +242,7 @@ func watchLog(ctx context.Context, log *wal.Log) <-chan error {
 }
 
 // ensureAdmin creates the account "admin" with the admin role when it does
-// not exist (decisions.md section 2). Without a password given, it draws
+// not exist (README.md, -admin-password). Without a password given, it draws
 // one and prints it once, to out.
 func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer, srv *transport.Server) error {
 	if _, ok := eng.AccountByName("admin"); ok {
