@@ -11,7 +11,7 @@ import (
 )
 
 // RecentTradesKept is how many of an account's trades it keeps for its
-// profile (decisions.md section 11: the last 20).
+// profile: the last 20 (docs/API.md, "GET /api/agents/me").
 const RecentTradesKept = 20
 
 // posKey names a position: a market and a currency.

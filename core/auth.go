@@ -25,7 +25,7 @@ type authTable struct {
 // that image's record; requests and lastUsed are its usage counted since,
 // logged or not, which reads report. They are never below the image's
 // TotalRequests and LastUsedAt while the engine runs; FlushKeyUsage logs
-// them when they are above (keyusage.go).
+// them when they are above (auth_usage.go).
 type keyEntry struct {
 	lsn      uint64
 	key      Key
@@ -121,8 +121,8 @@ func (k *Key) Active(nowNanos int64) bool {
 	return k.RevokedAt == 0 && (k.ExpiresAt == 0 || nowNanos < k.ExpiresAt)
 }
 
-// Active reports whether the session can authenticate at nowNanos. A
-// session always has an expiry (seven days, decisions.md section 2), so an
+// Active reports whether the session can authenticate at nowNanos. A session
+// always has an expiry (seven days, docs/API.md, "Authentication"), so an
 // ExpiresAt of 0 counts as expired, unlike a key's.
 func (s *Session) Active(nowNanos int64) bool {
 	return s.RevokedAt == 0 && nowNanos < s.ExpiresAt

@@ -9,7 +9,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
-	"marketd/wal"
+	"marketd/wal/record"
 )
 
 // TestCaptureEstimatesCoverEncoding: Capture closes a chunk by an estimate
@@ -60,8 +60,8 @@ func TestCaptureEstimatesCoverEncoding(t *testing.T) {
 	}
 
 	estAccount, estMarket := core.EstImageBytes(&a, &m)
-	gotAccount := len(wal.AppendRecord(nil, &core.Record{Kind: core.KindImage, Accounts: []core.AccountChange{a}}))
-	gotMarket := len(wal.AppendRecord(nil, &core.Record{Kind: core.KindImage, Markets: []core.MarketChange{m}}))
+	gotAccount := len(record.Append(nil, &core.Record{Kind: core.KindImage, Accounts: []core.AccountChange{a}}))
+	gotMarket := len(record.Append(nil, &core.Record{Kind: core.KindImage, Markets: []core.MarketChange{m}}))
 	if estAccount < gotAccount {
 		t.Errorf("account image: estimated %d bytes, encoded %d", estAccount, gotAccount)
 	}

@@ -9,7 +9,8 @@ import (
 	"marketd/core/money"
 )
 
-// Limits of request fields (decisions.md sections 1, 5 and 6).
+// Limits of request fields (docs/API.md, "Conventions", "POST /api/markets",
+// "POST /api/markets/trade").
 const (
 	// MaxAmount bounds every amount, share count and liquidity in a request.
 	MaxAmount = money.Amount(1_000_000_000 * money.Scale)
@@ -55,8 +56,8 @@ type Config struct {
 	// DefaultVoteWindow.
 	VoteWindow time.Duration
 	// OracleInterval is how often proposals past their deadline are
-	// decided (OracleDue); default one second, as decisions.md section 10
-	// asks; negative disables the loop and its run at start (tests call
+	// decided (OracleDue); default one second (docs/API.md, "The oracle");
+	// negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
 	// Custody confirms deposits and takes withdrawals (custody.go); default
@@ -91,6 +92,9 @@ type Engine struct {
 
 	// board is the leaderboard's cached ranking (leaderboard.go).
 	board leaderboardCache
+
+	// counters are read by Counters (counters.go).
+	counters engineCounters
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one
@@ -159,7 +163,7 @@ func (e *Engine) Close() {
 	e.lastFlush.Do(func() {
 		// Only a failed journal makes this fail, and the journal reports
 		// its failure to its owner too; the counts then lag as after a
-		// crash, which decisions.md section 3 allows.
+		// crash, which docs/API.md, "Authentication" allows.
 		_, _ = e.flushUsage(context.Background(), maxUsageKeys)
 	})
 }
@@ -264,9 +268,11 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		case m.inbox <- c:
 			t.Stop()
 		case <-t.C:
+			e.counters.busy.Add(1)
 			return ErrBusy
 		case <-ctx.Done():
 			t.Stop()
+			e.counters.busy.Add(1)
 			return ErrBusy
 		}
 	}

@@ -36,6 +36,8 @@ type market struct {
 
 	view  atomic.Pointer[MarketView]
 	inbox chan *command // set by Engine.start, closed by Engine.Close
+
+	counters marketCounters // added to by the actor, read by Engine.Counters
 }
 
 // MarketView is an immutable copy of a market's state, published by its

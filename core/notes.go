@@ -9,7 +9,7 @@ import (
 )
 
 // MaxNotes is how many notifications an account keeps: past it, the oldest
-// are dropped (issue 5).
+// are dropped (docs/API.md, "GET /api/notifications").
 const MaxNotes = 1000
 
 // NoteKind is what a notification is about. Values are written to disk.

@@ -14,7 +14,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
-	"marketd/wal"
+	"marketd/wal/record"
 )
 
 // bigNode is an engine with many accounts on a log with fsync off, built
@@ -141,7 +141,7 @@ func BenchmarkCapture(b *testing.B) {
 		n := 0
 		if _, err := bn.n.e.State().Capture(4096, func(r *core.Record) error {
 			n += len(r.Accounts) + len(r.Markets)
-			_ = wal.AppendRecord(nil, r)
+			_ = record.Append(nil, r)
 			return nil
 		}); err != nil {
 			b.Fatal(err)

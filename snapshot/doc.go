@@ -13,9 +13,9 @@
 //
 // File layout (little-endian; these values never change meaning):
 //
-//	header   8 bytes magic "MKTSNAP1", 8 bytes From, 8 bytes created-at
+//	header   8 bytes magic "MKTSNAP3" ("MKTSNAP2" still read: its chunks are frames of record format 2), 8 bytes From, 8 bytes created-at
 //	         (Unix nanoseconds)
-//	chunks   uvarint length, then a wal frame (kind core.KindImage, seq =
+//	chunks   uvarint length, then a frame of package wal/record (kind core.KindImage, seq =
 //	         chunk number from 1) holding an image record; each frame has
 //	         its own CRC-32C
 //	end      a zero length byte, 8 bytes Through, 8 bytes chunk count,

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"marketd/core"
-	"marketd/wal"
+	"marketd/wal/record"
 )
 
 // Layout constants; see the package comment.
@@ -17,10 +17,15 @@ const (
 	headerBytes  = 24
 	trailerBytes = 1 + 8 + 8 + 4
 	// MaxChunkBytes bounds one chunk's frame, as a record is bounded.
-	MaxChunkBytes = wal.MaxFrameBytes
+	MaxChunkBytes = record.MaxFrameBytes
 )
 
-var magic = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
+// magic opens a snapshot of the current format; magicV2 one of format 2,
+// whose chunks are frames of record format 2, still read.
+var (
+	magic   = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '3'}
+	magicV2 = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -50,7 +55,7 @@ func appendChunk(dst []byte, n uint64, rec *core.Record) []byte {
 	// frame's length is known only once it is encoded.
 	start := len(dst)
 	dst = append(dst, make([]byte, binary.MaxVarintLen64)...)
-	dst = wal.AppendRecordFrame(dst, n, rec)
+	dst = record.AppendFramed(dst, n, rec)
 	frameLen := len(dst) - start - binary.MaxVarintLen64
 	var lenBuf [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(lenBuf[:], uint64(frameLen))
@@ -72,8 +77,13 @@ func appendTrailer(dst []byte, through, chunks uint64, crc uint32) []byte {
 // trails; any failure wraps ErrCorrupt. An error from fn is returned
 // wrapped.
 func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
-	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) {
+	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) && !bytes.Equal(b[:8], magicV2[:]) {
 		return Header{}, fmt.Errorf("%w: not a snapshot (%d bytes)", ErrCorrupt, len(b))
+	}
+	// A snapshot's chunks are frames of the record format of its magic.
+	version := byte(record.FormatVersion)
+	if bytes.Equal(b[:8], magicV2[:]) {
+		version = 2
 	}
 	body := b[:len(b)-4]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
@@ -100,11 +110,14 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 			return Header{}, fmt.Errorf("%w: chunk %d: length %d past the end", ErrCorrupt, n+1, size)
 		}
 		n++
-		fr, err := wal.DecodeFrameAt(rest[:size], n)
+		fr, err := record.DecodeFrameAt(rest[:size], n)
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}
-		rec, err := wal.DecodeRecord(fr.Payload)
+		if fr.Version != version {
+			return Header{}, fmt.Errorf("%w: chunk %d: record format %d in a snapshot of format %d", ErrCorrupt, n, fr.Version, version)
+		}
+		rec, err := record.DecodeVersion(fr.Version, fr.Payload)
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}

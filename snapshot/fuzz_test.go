@@ -9,7 +9,7 @@ import (
 
 	"marketd/core"
 	"marketd/snapshot"
-	"marketd/wal"
+	"marketd/wal/record"
 )
 
 // FuzzDecodeSnapshot feeds arbitrary bytes to the snapshot decoder, seeded
@@ -38,8 +38,8 @@ func FuzzDecodeSnapshot(f *testing.F) {
 			return
 		}
 		for _, r := range recs {
-			again, err := wal.DecodeRecord(wal.AppendRecord(nil, r))
-			if err != nil || !bytes.Equal(wal.AppendRecord(nil, again), wal.AppendRecord(nil, r)) {
+			again, err := record.Decode(record.Append(nil, r))
+			if err != nil || !bytes.Equal(record.Append(nil, again), record.Append(nil, r)) {
 				t.Fatalf("accepted record does not round-trip: %v", err)
 			}
 			_ = core.NewState().LoadImage(r) // must not panic

@@ -14,11 +14,11 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// Paging of GET /api/markets (decisions.md section 5) and of
+// Paging of GET /api/markets (docs/API.md, "GET /api/markets") and of
 // GET /api/markets/active, whose default page is its largest: a client that
 // reads it without paging gets what it got before there were more than
 // 1,000 active markets, and no body grows with the number of markets
-// (docs/API.md, "Active markets").
+// (docs/API.md, "GET /api/markets/active").
 const (
 	defaultMarketLimit = 50
 	maxMarketLimit     = 500
@@ -123,8 +123,8 @@ func (q *marketQuery) matches(v *core.MarketView, now int64) bool {
 	return true
 }
 
-// sortMarkets orders markets by the sort key; ties go by creation order,
-// the later-created first (decisions.md section 5), and IDs last so that
+// sortMarkets orders markets by the sort key; ties go by creation order, the
+// later-created first (docs/API.md, "GET /api/markets"), and IDs last so that
 // the order is total.
 func sortMarkets(vs []*core.MarketView, by string) {
 	newest := func(a, b *core.MarketView) int {
@@ -162,8 +162,8 @@ func maxMultiplier(v *core.MarketView) float64 {
 
 func (s *Server) getMarket(ctx *fasthttp.RequestCtx, _ *caller) error {
 	// /api/markets/trade and /split-merge are POST routes that the {id}
-	// route also matches for GET: a wrong method answers 405 (decisions.md
-	// section 2), not a malformed id.
+	// route also matches for GET: a wrong method answers 405 (docs/API.md,
+	// "Order of checks"), not a malformed id.
 	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" {
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, fasthttp.MethodPost)
 		return errMethod

@@ -7,28 +7,9 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/wal/record"
+	"marketd/wal/record/recordgen"
 )
-
-func BenchmarkEncode(b *testing.B) {
-	rec := tradeRecord(123456)
-	buf := AppendRecordFrame(nil, 123456, rec)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = AppendRecordFrame(buf[:0], 123456, rec)
-	}
-}
-
-func BenchmarkDecode(b *testing.B) {
-	frame := AppendRecordFrame(nil, 123456, tradeRecord(123456))
-	b.SetBytes(int64(len(frame)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := decodeRecordFrame(frame, 123456, new(recordBlock)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 // BenchmarkAppend measures the commit pipeline: producers each reserve,
 // append a trade record and wait for its acknowledgement, as market actors
@@ -56,8 +37,8 @@ func benchmarkAppend(b *testing.B, noFsync bool, producers int) {
 		b.Fatal(err)
 	}
 	l.Start()
-	rec := tradeRecord(1)
-	b.SetBytes(int64(len(AppendRecordFrame(nil, 1, rec))))
+	rec := recordgen.Trade(1)
+	b.SetBytes(int64(len(record.AppendFramed(nil, 1, rec))))
 	b.ReportAllocs()
 	b.SetParallelism(max(1, producers/runtime.GOMAXPROCS(0)))
 	start := time.Now()
@@ -117,8 +98,8 @@ func BenchmarkReplay(b *testing.B) {
 		if err != nil || s != seq {
 			b.Fatalf("next: %d, %v", s, err)
 		}
-		rec := tradeRecord(seq)
-		size += int64(len(AppendRecordFrame(nil, seq, rec)))
+		rec := recordgen.Trade(seq)
+		size += int64(len(record.AppendFramed(nil, seq, rec)))
 		l.Append(seq, rec, nil)
 	}
 	if err := l.Close(); err != nil {

@@ -1,14 +1,14 @@
-// Package wal is marketd's write-ahead log: the record codec, a frame with
-// a CRC around each record, torn-tail repair, replay, and a writer with
-// group commit that implements core.Journal. It is built on
+// Package wal is marketd's write-ahead log: torn-tail repair, replay, and a
+// writer with group commit that implements core.Journal. The records and
+// the frames it stores are encoded by package wal/record. It is built on
 // github.com/tidwall/wal, which stores entries as uvarint(len)+data in
 // segment files and lacks what a financial log needs; this package adds it.
 //
 // # On disk
 //
-// Each tidwall entry holds one frame (frame.go): magic, format version,
-// record kind, seq (equal to the tidwall index), the record encoded by
-// AppendRecord (codec.go), and a CRC-32C of all of it. Tidwall has no
+// Each tidwall entry holds one frame (record.AppendFramed): magic, format
+// version, record kind, seq (equal to the tidwall index), the record encoded
+// by record.Append, and a CRC-32C of all of it. Tidwall has no
 // checksum: without the frame a flipped bit reads back as different data,
 // and zero bytes at the end of a segment read back as empty entries. The
 // frame catches both; its seq catches a whole entry in the wrong place.

@@ -1,6 +1,10 @@
 package wal
 
-import "errors"
+import (
+	"errors"
+
+	"marketd/wal/record"
+)
 
 // Sentinel errors. Match them with errors.Is: the errors returned wrap them
 // with the file, byte offset or sequence number concerned.
@@ -8,8 +12,9 @@ var (
 	// ErrCorrupt reports bytes that are not a valid frame or record: a bad
 	// magic, version, CRC or sequence number, a truncated or over-long
 	// field, an unknown enum value, trailing bytes, or damage anywhere in
-	// the log other than a torn tail.
-	ErrCorrupt = errors.New("wal: corrupt")
+	// the log other than a torn tail. It is record.ErrCorrupt, so that the
+	// codec's errors match it too.
+	ErrCorrupt = record.ErrCorrupt
 
 	// ErrFailed reports that a write, fsync or truncation failed. The
 	// failure is sticky: the log acknowledges nothing after it, and the

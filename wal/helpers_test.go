@@ -13,12 +13,14 @@ import (
 	"testing"
 
 	"marketd/core"
+	"marketd/internal/vfs"
+	"marketd/wal/record/recordgen"
 )
 
 // recordFor is the record the tests write at seq: random, reproducible from
 // seq alone, so that a replay can be checked without keeping what was
 // written.
-func recordFor(seq uint64) *core.Record { return newGen(seq).record() }
+func recordFor(seq uint64) *core.Record { return recordgen.New(seq).Record() }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.
 type syncBuffer struct {
@@ -150,7 +152,7 @@ func copyDir(t *testing.T, src string) string {
 // segmentNames lists the plain segment files of dir in order.
 func segmentNames(t *testing.T, dir string) []string {
 	t.Helper()
-	segs, err := listSegments(OSFS(), dir)
+	segs, err := listSegments(vfs.Default(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

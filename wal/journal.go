@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"marketd/core"
+	"marketd/wal/record"
 )
 
 // Next reserves the next sequence number (core.Journal). Call it while
@@ -54,7 +55,7 @@ func (l *Log) Append(seq uint64, rec *core.Record, done chan<- error) {
 	e := l.entries.Get().(*entry)
 	e.seq = seq
 	e.done = done
-	e.frame = AppendRecordFrame(e.frame[:0], seq, rec)
+	e.frame = record.AppendFramed(e.frame[:0], seq, rec)
 
 	slot := &l.slots[seq&l.slotMask]
 	if !slot.CompareAndSwap(nil, e) {

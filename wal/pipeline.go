@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"marketd/core"
+	"marketd/wal/record"
 )
 
 // Replay decodes on every core. Decoding is most of its cost (about 1 us
@@ -39,7 +40,7 @@ type replayChunk struct {
 // goes back to the pipeline's pool for a later chunk: allocating and
 // collecting a block per record was half the cost of decoding.
 type chunkMemory struct {
-	blocks []recordBlock
+	blocks []record.Block
 	recs   []*core.Record
 }
 
@@ -83,7 +84,7 @@ func (c *replayChunk) decode(mems *sync.Pool) {
 		m = &chunkMemory{}
 	}
 	if cap(m.blocks) < len(c.entries) {
-		m.blocks = make([]recordBlock, len(c.entries))
+		m.blocks = make([]record.Block, len(c.entries))
 	}
 	m.blocks = m.blocks[:len(c.entries)]
 	clear(m.blocks) // decodeRecordInto wants zero blocks
@@ -91,7 +92,7 @@ func (c *replayChunk) decode(mems *sync.Pool) {
 	c.mem = m
 	for i, e := range c.entries {
 		seq := c.first + uint64(i)
-		rec, err := decodeRecordFrame(e, seq, &m.blocks[i])
+		rec, err := record.DecodeFramed(e, seq, &m.blocks[i])
 		if err != nil {
 			c.err = fmt.Errorf("wal: replay: %s: byte %d: seq %d: %w", c.path, c.offs[i], seq, err)
 			return

@@ -2,14 +2,17 @@ package wal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"marketd/core"
+	"marketd/internal/vfs"
+	"marketd/wal/record"
 )
 
 // damage is one way of damaging the last segment: it returns the new
@@ -64,7 +67,7 @@ func tornTailDamages(ends []int) []damage {
 			return out, len(ends) - 1
 		}},
 		damage{"half of a next record appended", func(data []byte, ends []int) ([]byte, int) {
-			next := AppendRecordFrame(nil, uint64(len(ends)+1), recordFor(uint64(len(ends)+1)))
+			next := record.AppendFramed(nil, uint64(len(ends)+1), recordFor(uint64(len(ends)+1)))
 			entry := append(appendUvarintTest(nil, uint64(len(next))), next...)
 			return append(data, entry[:len(entry)/2]...), len(ends)
 		}},
@@ -392,8 +395,8 @@ func TestRepairFileSystemFailures(t *testing.T) {
 	template := t.TempDir()
 	createLog(t, template, 5, testOptions())
 	seg := segmentNames(t, template)[0]
-	for _, op := range []string{"readdir", "readfile", "create", "write", "sync", "openrw", "truncate", "opendir"} {
-		t.Run(op, func(t *testing.T) {
+	for _, op := range []vfs.OpKind{vfs.OpReadDir, vfs.OpReadFile, vfs.OpCreate, vfs.OpWrite, vfs.OpSync, vfs.OpOpen, vfs.OpTruncate} {
+		t.Run(op.String(), func(t *testing.T) {
 			dir := copyDir(t, template)
 			path := filepath.Join(dir, seg)
 			data, _ := os.ReadFile(path)
@@ -402,14 +405,9 @@ func TestRepairFileSystemFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := testOptions()
-			opts.FS = newErrorFS(func(gotOp, p string) error {
-				if gotOp == op && strings.HasPrefix(p, dir) {
-					return errInjected
-				}
-				return nil
-			})
+			opts.FS = vfs.NewErrorFS(vfs.Default(), vfs.FailFrom(vfs.And(vfs.Kinds(op), vfs.Under(dir)), 1))
 			l, err := Open(dir, opts)
-			if !errors.Is(err, errInjected) {
+			if !errors.Is(err, vfs.ErrInjected) {
 				if err == nil {
 					_ = l.Close()
 				}
@@ -434,7 +432,7 @@ func createSegmentedLog(t *testing.T, dir string) (Options, []segmentFile, uint6
 	l.Start()
 	writeRecords(t, l, 40)
 	for {
-		segs, err := listSegments(OSFS(), dir)
+		segs, err := listSegments(vfs.Default(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +454,7 @@ func TestReplayStopsAtFirstError(t *testing.T) {
 	opts.SegmentSizeBytes = 256 << 10
 	template := t.TempDir()
 	createLog(t, template, 1500, opts)
-	segs, err := listSegments(OSFS(), template)
+	segs, err := listSegments(vfs.Default(), template)
 	if err != nil || len(segs) < 4 {
 		t.Fatalf("segments %v, %v: want at least 4", segs, err)
 	}
@@ -517,17 +515,18 @@ func TestRepairRefusesWholeFrames(t *testing.T) {
 	createLog(t, template, 5, testOptions())
 	seg := segmentNames(t, template)[0]
 	entry := func(frame []byte) []byte { return append(appendUvarintTest(nil, uint64(len(frame))), frame...) }
-	future := AppendRecordFrame(nil, 6, recordFor(6))
-	future[2] = FormatVersion + 1
-	future = sealFrame(future[:len(future)-FrameTrailerBytes], 0)
+	future := record.AppendFramed(nil, 6, recordFor(6))
+	future[2] = record.FormatVersion + 1
+	end := len(future) - record.FrameTrailerBytes
+	binary.LittleEndian.PutUint32(future[end:], crc32.Checksum(future[:end], crc32.MakeTable(crc32.Castagnoli)))
 
 	tests := []struct {
 		name   string
 		append []byte
 		want   string
 	}{
-		{"misplaced frame", entry(AppendRecordFrame(nil, 9, recordFor(9))), "seq 9 read at 6"},
-		{"frame of a later version", entry(future), fmt.Sprintf("unknown version %d", FormatVersion+1)},
+		{"misplaced frame", entry(record.AppendFramed(nil, 9, recordFor(9))), "seq 9 read at 6"},
+		{"frame of a later version", entry(future), fmt.Sprintf("unknown version %d", record.FormatVersion+1)},
 		{"later version after garbage", append([]byte{0x05, 1, 2, 3, 4, 5}, entry(future)...), "followed by a whole frame"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,199 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"marketd/core"
+	"marketd/core/money"
+)
+
+// decoder reads fields from b in order. The first error sticks: later reads
+// return zero values and list counts of zero, so a failed decode unwinds
+// without checks at every call.
+type decoder struct {
+	b       []byte
+	off     int
+	err     error
+	version byte // the format version of b: later fields are absent
+
+	spareAccount *accountBlock // for the first account change that needs one
+	spareBook    *[1]core.Book // for the first single-book market change
+}
+
+// fail records the first error, at the offset of the field that began back
+// bytes before the current one, and stops further reads.
+func (d *decoder) fail(what string, back int) {
+	if d.err != nil {
+		return
+	}
+	d.err = fmt.Errorf("record: decode record: %s at byte %d: %w", what, d.off-back, ErrCorrupt)
+	d.off = len(d.b)
+}
+
+// truncated records that the input ended inside a field. It is a function
+// of its own, never inlined, so that the callers stay small enough to be.
+//
+//go:noinline
+func (d *decoder) truncated() { d.fail("truncated", 0) }
+
+func (d *decoder) byte() byte {
+	i := d.off
+	if i >= len(d.b) {
+		d.truncated()
+		return 0
+	}
+	d.off = i + 1
+	return d.b[i]
+}
+
+// flag reads a presence or boolean byte, which must be 0 or 1.
+func (d *decoder) flag(what string) bool {
+	c := d.byte()
+	switch c {
+	case flagAbsent:
+		return false
+	case flagPresent:
+		return true
+	}
+	d.fail(fmt.Sprintf("%s: flag byte %d", what, c), 1)
+	return false
+}
+
+func (d *decoder) currency() money.Currency {
+	c := money.Currency(d.byte())
+	if d.err == nil && !c.Valid() {
+		d.fail(fmt.Sprintf("unknown currency %d", c), 1)
+	}
+	return c
+}
+
+func (d *decoder) side() core.Side {
+	s := core.Side(d.byte())
+	if d.err == nil && !validSide(s) {
+		d.fail(fmt.Sprintf("unknown side %d", s), 1)
+	}
+	return s
+}
+
+// uvarint reads a uvarint. It rejects one that overflows 64 bits or is not
+// minimal (ends with a zero byte after the first): that keeps the encoding
+// canonical, so that decoding then encoding gives back the same bytes.
+func (d *decoder) uvarint() uint64 {
+	b, i := d.b, d.off
+	if i < len(b) && b[i] < 0x80 { // one byte: the common case, minimal by construction
+		d.off = i + 1
+		return uint64(b[i])
+	}
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		if i >= len(b) {
+			d.fail("truncated varint", 0)
+			return 0
+		}
+		c := b[i]
+		i++
+		if c < 0x80 {
+			if (c == 0 && shift > 0) || (shift == 63 && c > 1) {
+				d.fail("malformed varint", 0)
+				return 0
+			}
+			d.off = i
+			return v | uint64(c)<<shift
+		}
+		v |= uint64(c&0x7f) << shift
+	}
+	d.fail("malformed varint", 0)
+	return 0
+}
+
+// varint reads a zig-zag encoded varint.
+func (d *decoder) varint() int64 {
+	ux := d.uvarint()
+	return int64(ux>>1) ^ -int64(ux&1)
+}
+
+func (d *decoder) amount() money.Amount { return money.Amount(d.varint()) }
+
+func (d *decoder) uint64LE() uint64 {
+	if len(d.b)-d.off < 8 {
+		d.fail("truncated", 0)
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b[d.off:])
+	d.off += 8
+	return v
+}
+
+func (d *decoder) uuid() uuid.UUID {
+	i := d.off
+	if i+uuidSize > len(d.b) {
+		d.truncated()
+		return uuid.Nil
+	}
+	d.off = i + uuidSize
+	return uuid.UUID(d.b[i:])
+}
+
+func (d *decoder) hash() (h [hashSize]byte) {
+	if len(d.b)-d.off < hashSize {
+		d.fail("truncated hash", 0)
+		return h
+	}
+	copy(h[:], d.b[d.off:])
+	d.off += hashSize
+	return h
+}
+
+// count reads a list length and checks it against MaxListItems and against
+// the bytes left, given the smallest encoding of one item.
+func (d *decoder) count(minItemBytes int, what string) int {
+	start := d.off
+	n := d.uvarint()
+	if d.err != nil {
+		return 0
+	}
+	if n > MaxListItems || n > uint64((len(d.b)-d.off)/minItemBytes) {
+		d.fail(fmt.Sprintf("%d %s do not fit", n, what), d.off-start)
+		return 0
+	}
+	return int(n)
+}
+
+// length reads a string or byte-slice length and checks it against
+// MaxStringBytes and the bytes left.
+func (d *decoder) length(what string) int {
+	start := d.off
+	n := d.uvarint()
+	if d.err != nil {
+		return 0
+	}
+	if n > MaxStringBytes || n > uint64(len(d.b)-d.off) {
+		d.fail(fmt.Sprintf("%s of %d bytes does not fit", what, n), d.off-start)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) string(what string) string {
+	n := d.length(what)
+	if n == 0 {
+		return ""
+	}
+	s := string(d.b[d.off : d.off+n])
+	d.off += n
+	return s
+}
+
+func (d *decoder) bytes(what string) []byte {
+	n := d.length(what)
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	copy(b, d.b[d.off:])
+	d.off += n
+	return b
+}

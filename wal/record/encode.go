@@ -1,0 +1,382 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/google/uuid"
+
+	"marketd/core"
+	"marketd/core/money"
+)
+
+// Limits of the record encoding. The decoder rejects anything over them and
+// the encoder treats a record over them as a bug, so that every record the
+// log accepts can also be read back.
+const (
+	// MaxBytes is the largest encoded record. A settlement touching
+	// every holder of a large market is the biggest record core makes;
+	// 64 MiB is about 250,000 account changes of a typical size.
+	MaxBytes = 64 << 20
+	// MaxStringBytes is the longest string or byte field, in bytes. Request
+	// bodies are at most 64 KiB, so no field can be longer.
+	MaxStringBytes = 64 << 10
+	// MaxListItems is the longest list of any kind in one record.
+	MaxListItems = 1 << 20
+)
+
+// Smallest encoded size of each list item: the encoding of its zero value
+// (one byte per varint, empty strings and lists, fixed-size IDs and hashes).
+// A list count is rejected when the bytes left could not hold that many
+// items, so a hostile count can never make the decoder allocate more than a
+// small multiple of its input. TestMinItemBytes checks these against the
+// encoder.
+const (
+	minAccountChangeBytes = 26 // ID 16, Prev, Info flag, 8 list counts
+	minBalanceBytes       = 2
+	minLedgerEntryBytes   = 23
+	minPositionBytes      = 41
+	minTradeSummaryBytes  = 40
+	minMarketChangeBytes  = 21
+	minBookBytes          = 11
+	minNoteBytes          = 39
+	minNoteReadBytes      = 1
+	minVigPaymentBytes    = 21
+	minTransferBytes      = 22
+	minProposalBytes      = 57
+	minVoteBytes          = 34
+	minKeyChangeBytes     = 74
+	minSessionChangeBytes = 52
+)
+
+// Presence flag values for optional parts (Info pointers, Supply) and the
+// encoding of booleans. Any other byte value is rejected, so that every
+// accepted encoding is the canonical one.
+const (
+	flagAbsent  = 0
+	flagPresent = 1
+)
+
+// validKind reports whether k is a record kind this version knows. The set
+// is closed: a new kind needs a new decoder, never a reinterpretation.
+func validKind(k core.Kind) bool {
+	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) || k == core.KindImage
+}
+
+func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
+func validStatus(s core.Status) bool { return s <= core.StatusResolved }
+func validRole(r core.Role) bool     { return r == core.RoleSpeculator || r == core.RoleAdmin }
+func validTier(t core.Tier) bool     { return t <= core.TierUnlimited }
+func validTheme(t core.Theme) bool   { return t < core.NumThemes }
+
+// Settings bits: any other bit is rejected.
+const (
+	settingNotificationsOff = 1 << 0
+	settingHideLeaderboard  = 1 << 1
+	settingBits             = settingNotificationsOff | settingHideLeaderboard
+)
+
+// validScopes reports whether s holds only known scope bits.
+func validScopes(s core.Scopes) bool { return s&^core.AllScopes == 0 }
+
+// Append appends the binary encoding of rec to dst and returns the
+// extended slice. The encoding is canonical: Decode accepts exactly
+// one encoding of each record, and Append produces it.
+//
+// Layout, in order: Kind (1 byte), Time (varint), the accounts, the markets,
+// a presence byte and the supply change, the keys, the sessions. Lists are a
+// uvarint count followed by the items; strings and byte slices a uvarint
+// length followed by the bytes; unsigned integers are uvarints, signed ones
+// and money.Amount zig-zag varints; UUIDs are their raw 16 bytes, hashes
+// their raw 32; float64 is its IEEE 754 bits as 8 bytes little-endian;
+// enums and booleans one byte each. An empty list or byte slice is encoded
+// like a nil one and decodes as nil.
+//
+// A record that Decode would reject (an unknown enum value, a list,
+// string or record over the limits above) is a bug in its producer, and
+// Append panics rather than write what could never be read back.
+func Append(dst []byte, rec *core.Record) []byte {
+	start := len(dst)
+	if !validKind(rec.Kind) {
+		panic(fmt.Sprintf("BUG: record: encode record: unknown kind %d", rec.Kind))
+	}
+	dst = append(dst, byte(rec.Kind))
+	dst = binary.AppendVarint(dst, rec.Time)
+
+	dst = appendCount(dst, len(rec.Accounts), "accounts")
+	for i := range rec.Accounts {
+		dst = appendAccountChange(dst, &rec.Accounts[i])
+	}
+	dst = appendCount(dst, len(rec.Markets), "markets")
+	for i := range rec.Markets {
+		dst = appendMarketChange(dst, &rec.Markets[i])
+	}
+	if rec.Supply == nil {
+		dst = append(dst, flagAbsent)
+	} else {
+		dst = append(dst, flagPresent)
+		dst = appendSupplyChange(dst, rec.Supply)
+	}
+	dst = appendCount(dst, len(rec.Keys), "keys")
+	for i := range rec.Keys {
+		dst = binary.AppendUvarint(dst, rec.Keys[i].Prev)
+		dst = appendKey(dst, &rec.Keys[i].Key)
+	}
+	dst = appendCount(dst, len(rec.Sessions), "sessions")
+	for i := range rec.Sessions {
+		dst = binary.AppendUvarint(dst, rec.Sessions[i].Prev)
+		dst = appendSession(dst, &rec.Sessions[i].Session)
+	}
+	if n := len(dst) - start; n > MaxBytes {
+		panic(fmt.Sprintf("BUG: record: encode record: %d bytes, limit %d", n, MaxBytes))
+	}
+	return dst
+}
+
+func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
+	dst = append(dst, a.ID[:]...)
+	dst = binary.AppendUvarint(dst, a.Prev)
+	if a.Info == nil {
+		dst = append(dst, flagAbsent)
+	} else {
+		dst = append(dst, flagPresent)
+		dst = appendString(dst, a.Info.Name, "account name")
+		if !validRole(a.Info.Role) {
+			panic(fmt.Sprintf("BUG: record: encode record: account %s: unknown role %d", a.ID, a.Info.Role))
+		}
+		dst = append(dst, byte(a.Info.Role))
+		dst = appendBytes(dst, a.Info.PasswordHash, "password hash")
+		dst = binary.AppendVarint(dst, a.Info.CreatedAt)
+		dst = append(dst, a.Info.Referrer[:]...)
+		dst = appendProfile(dst, a.ID, a.Info)
+	}
+
+	dst = appendCount(dst, len(a.Balances), "balances")
+	for i := range a.Balances {
+		dst = appendCurrency(dst, a.Balances[i].Currency)
+		dst = appendAmount(dst, a.Balances[i].After)
+	}
+	dst = appendCount(dst, len(a.Ledger), "ledger entries")
+	for i := range a.Ledger {
+		dst = appendLedgerEntry(dst, &a.Ledger[i])
+	}
+	dst = appendCount(dst, len(a.Positions), "positions")
+	for i := range a.Positions {
+		dst = appendPosition(dst, &a.Positions[i])
+	}
+	dst = appendCount(dst, len(a.Trades), "trades")
+	for i := range a.Trades {
+		dst = appendTradeSummary(dst, &a.Trades[i])
+	}
+	dst = appendCount(dst, len(a.Notes), "notes")
+	for i := range a.Notes {
+		dst = appendNote(dst, &a.Notes[i])
+	}
+	dst = appendCount(dst, len(a.NotesRead), "notes read")
+	for _, id := range a.NotesRead {
+		dst = binary.AppendUvarint(dst, id)
+	}
+	dst = appendCount(dst, len(a.Vig), "vig payments")
+	for i := range a.Vig {
+		dst = appendVigPayment(dst, &a.Vig[i])
+	}
+	dst = appendCount(dst, len(a.Transfers), "transfers")
+	for i := range a.Transfers {
+		dst = appendTransfer(dst, &a.Transfers[i])
+	}
+	return dst
+}
+
+func appendLedgerEntry(dst []byte, e *core.LedgerEntry) []byte {
+	dst = binary.AppendUvarint(dst, e.Seq)
+	dst = binary.AppendUvarint(dst, uint64(e.Index))
+	dst = appendCurrency(dst, e.Currency)
+	if !e.Type.Valid() {
+		panic(fmt.Sprintf("BUG: record: encode record: ledger entry %d/%d: unknown type %d", e.Seq, e.Index, e.Type))
+	}
+	dst = append(dst, byte(e.Type))
+	dst = appendAmount(dst, e.Amount)
+	dst = appendAmount(dst, e.BalanceAfter)
+	dst = append(dst, e.Ref[:]...)
+	return binary.AppendVarint(dst, e.Time)
+}
+
+func appendPosition(dst []byte, p *core.Position) []byte {
+	dst = append(dst, p.Market[:]...)
+	dst = appendCurrency(dst, p.Currency)
+	dst = appendBool(dst, p.Closed)
+	for s := range core.NumSides {
+		dst = appendAmount(dst, p.Shares[s])
+	}
+	for s := range core.NumSides {
+		dst = appendAmount(dst, p.Cost[s])
+	}
+	dst = appendAmount(dst, p.PaidIn)
+	dst = appendAmount(dst, p.PaidOut)
+	dst = append(dst, p.Referrer[:]...)
+	return appendAmount(dst, p.RefVig)
+}
+
+func appendTradeSummary(dst []byte, t *core.TradeSummary) []byte {
+	dst = append(dst, t.ID[:]...)
+	dst = append(dst, t.Market[:]...)
+	dst = appendCurrency(dst, t.Currency)
+	dst = appendSide(dst, t.Side)
+	dst = appendBool(dst, t.Sell)
+	dst = appendAmount(dst, t.Shares)
+	dst = appendAmount(dst, t.Cost)
+	dst = appendAmount(dst, t.Vig)
+	dst = appendString(dst, t.Reasoning, "trade reasoning")
+	return binary.AppendVarint(dst, t.Time)
+}
+
+func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
+	dst = append(dst, m.ID[:]...)
+	dst = binary.AppendUvarint(dst, m.Prev)
+	if m.Info == nil {
+		dst = append(dst, flagAbsent)
+	} else {
+		in := m.Info
+		dst = append(dst, flagPresent)
+		dst = appendString(dst, in.Title, "market title")
+		dst = appendString(dst, in.Description, "market description")
+		dst = appendString(dst, in.Category, "market category")
+		dst = append(dst, in.Creator[:]...)
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(in.Alpha))
+		dst = appendAmount(dst, in.Q0)
+		dst = binary.AppendVarint(dst, in.ClosesAt)
+		dst = binary.AppendVarint(dst, in.CreatedAt)
+		if !validStatus(in.Status) {
+			panic(fmt.Sprintf("BUG: record: encode record: market %s: unknown status %d", m.ID, in.Status))
+		}
+		dst = append(dst, byte(in.Status))
+		dst = appendSide(dst, in.Outcome)
+		dst = binary.AppendVarint(dst, in.ResolvedAt)
+	}
+	dst = appendCount(dst, len(m.Books), "books")
+	for i := range m.Books {
+		b := &m.Books[i]
+		dst = appendCurrency(dst, b.Currency)
+		for s := range core.NumSides {
+			dst = appendAmount(dst, b.Q[s])
+		}
+		dst = appendAmount(dst, b.Subsidy)
+		dst = appendAmount(dst, b.Collateral)
+		dst = appendAmount(dst, b.Volume)
+		dst = appendAmount(dst, b.Splits)
+		dst = appendAmount(dst, b.VigTotal)
+		dst = appendAmount(dst, b.VigCreator)
+		dst = appendAmount(dst, b.VigHouse)
+		dst = binary.AppendUvarint(dst, b.Trades)
+	}
+	dst = appendCount(dst, len(m.Proposals), "proposals")
+	for i := range m.Proposals {
+		dst = appendProposal(dst, &m.Proposals[i])
+	}
+	dst = appendCount(dst, len(m.Votes), "votes")
+	for i := range m.Votes {
+		v := &m.Votes[i]
+		dst = append(dst, v.Proposal[:]...)
+		dst = append(dst, v.Account[:]...)
+		dst = appendSide(dst, v.Outcome)
+		dst = binary.AppendVarint(dst, v.Time)
+	}
+	return dst
+}
+
+func appendSupplyChange(dst []byte, s *core.SupplyChange) []byte {
+	dst = binary.AppendUvarint(dst, s.Prev)
+	for c := range money.NumCurrencies {
+		dst = appendAmount(dst, s.Minted[c])
+	}
+	for c := range money.NumCurrencies {
+		dst = appendAmount(dst, s.Burned[c])
+	}
+	return dst
+}
+
+func appendKey(dst []byte, k *core.Key) []byte {
+	dst = append(dst, k.ID[:]...)
+	dst = append(dst, k.Account[:]...)
+	dst = appendString(dst, k.Name, "key name")
+	dst = append(dst, k.Hash[:]...)
+	dst = appendString(dst, k.Prefix, "key prefix")
+	if !validScopes(k.Scopes) {
+		panic(fmt.Sprintf("BUG: record: encode record: key %s: unknown scopes %#x", k.ID, k.Scopes))
+	}
+	dst = append(dst, byte(k.Scopes))
+	if !validTier(k.Tier) {
+		panic(fmt.Sprintf("BUG: record: encode record: key %s: unknown tier %d", k.ID, k.Tier))
+	}
+	dst = append(dst, byte(k.Tier))
+	dst = binary.AppendVarint(dst, k.CreatedAt)
+	dst = binary.AppendVarint(dst, k.ExpiresAt)
+	dst = binary.AppendVarint(dst, k.RevokedAt)
+	dst = binary.AppendUvarint(dst, k.TotalRequests)
+	dst = binary.AppendVarint(dst, k.LastUsedAt)
+	return dst
+}
+
+func appendSession(dst []byte, s *core.Session) []byte {
+	dst = append(dst, s.Hash[:]...)
+	dst = append(dst, s.Account[:]...)
+	dst = binary.AppendVarint(dst, s.CreatedAt)
+	dst = binary.AppendVarint(dst, s.ExpiresAt)
+	dst = binary.AppendVarint(dst, s.RevokedAt)
+	return dst
+}
+
+func appendCount(dst []byte, n int, what string) []byte {
+	if n > MaxListItems {
+		panic(fmt.Sprintf("BUG: record: encode record: %d %s, limit %d", n, what, MaxListItems))
+	}
+	return binary.AppendUvarint(dst, uint64(n))
+}
+
+func appendString(dst []byte, s string, what string) []byte {
+	if len(s) > MaxStringBytes {
+		panic(fmt.Sprintf("BUG: record: encode record: %s of %d bytes, limit %d", what, len(s), MaxStringBytes))
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+func appendBytes(dst []byte, b []byte, what string) []byte {
+	if len(b) > MaxStringBytes {
+		panic(fmt.Sprintf("BUG: record: encode record: %s of %d bytes, limit %d", what, len(b), MaxStringBytes))
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+func appendCurrency(dst []byte, c money.Currency) []byte {
+	if !c.Valid() {
+		panic(fmt.Sprintf("BUG: record: encode record: unknown currency %d", c))
+	}
+	return append(dst, byte(c))
+}
+
+func appendSide(dst []byte, s core.Side) []byte {
+	if !validSide(s) {
+		panic(fmt.Sprintf("BUG: record: encode record: unknown side %d", s))
+	}
+	return append(dst, byte(s))
+}
+
+func appendAmount(dst []byte, a money.Amount) []byte {
+	return binary.AppendVarint(dst, int64(a))
+}
+
+func appendBool(dst []byte, v bool) []byte {
+	if v {
+		return append(dst, flagPresent)
+	}
+	return append(dst, flagAbsent)
+}
+
+// uuidSize and hashSize are the raw sizes of the fixed-size fields.
+const (
+	uuidSize = len(uuid.UUID{})
+	hashSize = 32
+)
