@@ -59,8 +59,8 @@ var (
 	// ErrTooManyHolders reports a market with more holders than one
 	// settlement record can pay (MaxSettleHolders); nothing changed.
 	ErrTooManyHolders = errors.New("market has too many holders to settle at once")
-	// ErrBusy reports a market inbox that stayed full until the request's
-	// deadline: the caller should retry later (503).
+	// ErrBusy reports a market inbox that stayed full for the engine's
+	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")
 	// ErrClosed reports an operation on an engine that is shutting down.
 	ErrClosed = errors.New("engine closed")

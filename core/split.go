@@ -80,7 +80,7 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 	res := c.splitRes
 	e.putCommand(c)
 	if err != nil {
-		return SplitResult{}, err
+		return SplitResult{}, e.refuseOn(ctx, m, a, err)
 	}
 	return res, nil
 }

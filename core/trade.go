@@ -86,7 +86,7 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 	res := c.tradeRes
 	e.putCommand(c)
 	if err != nil {
-		return TradeResult{}, err
+		return TradeResult{}, e.refuseOn(ctx, m, a, err)
 	}
 	return res, nil
 }
