@@ -10,6 +10,7 @@ import (
 	"marketd/core"
 	"marketd/snapshot"
 	"marketd/wal/record"
+	"marketd/internal/manualclock"
 )
 
 // FuzzDecodeSnapshot feeds arbitrary bytes to the snapshot decoder, seeded
@@ -17,7 +18,7 @@ import (
 // load into a state and encode back to the same records.
 func FuzzDecodeSnapshot(f *testing.F) {
 	dir := f.TempDir()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	_, n := runRecordedF(f, dir, c)
 	files, _ := filepath.Glob(filepath.Join(snapDir(dir), "*.snap"))
 	for _, name := range files {
@@ -47,7 +48,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	})
 }
 
-func runRecordedF(f *testing.F, dir string, c *clock) (history, *node) {
+func runRecordedF(f *testing.F, dir string, c *manualclock.Clock) (history, *node) {
 	n := start(f, dir, c)
 	w := newWorkload(f, n, 12)
 	for i := range 60 {
