@@ -49,6 +49,9 @@ type Config struct {
 	// asks; negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
+	// Idempotency bounds the idempotency keys kept: their retention and
+	// the live keys per account; zero fields take their defaults.
+	Idempotency IdempotencyLimits
 	// Custody confirms deposits and takes withdrawals (custody.go); default
 	// a new RecordingCustody.
 	Custody Custody
@@ -99,6 +102,7 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
 	cfg.oracleDefaults()
+	cfg.Idempotency = cfg.Idempotency.withDefaults()
 	if cfg.Custody == nil {
 		cfg.Custody = NewRecordingCustody()
 	}
@@ -106,6 +110,8 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
 	e.rebuildHolders()
+	st.idemLimits = cfg.Idempotency
+	st.DropExpiredIdempotency(cfg.Idempotency, cfg.Now())
 	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
 		e.start(m)

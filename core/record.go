@@ -73,6 +73,9 @@ type AccountChange struct {
 	NotesRead []uint64     // IDs of notifications marked read
 	Vig       []VigPayment // vig settlements appended
 	Transfers []Transfer   // deposits and withdrawals appended
+	// Idem holds the stored answers of idempotent requests: the one an
+	// operation answers (all of them in an image).
+	Idem []IdemEntry
 }
 
 // AccountInfo is the after-image of an account's scalar fields.
@@ -244,6 +247,7 @@ func (r *Record) Clone() *Record {
 		a.NotesRead = slices.Clone(a.NotesRead)
 		a.Vig = slices.Clone(a.Vig)
 		a.Transfers = slices.Clone(a.Transfers)
+		a.Idem = slices.Clone(a.Idem)
 	}
 	c.Markets = slices.Clone(r.Markets)
 	for i := range c.Markets {

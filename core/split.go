@@ -17,6 +17,11 @@ type SplitRequest struct {
 	Currency money.Currency
 	Merge    bool
 	Amount   money.Amount
+	// ExpectSeq, Idem and Answer are a trade's (TradeRequest).
+	ExpectSeq    uint64
+	HasExpectSeq bool
+	Idem         *Idempotent
+	Answer       func(*SplitResult) []byte
 }
 
 // SplitResult is the outcome of a split or a merge.
@@ -28,6 +33,7 @@ type SplitResult struct {
 	BalanceAfter money.Amount
 	YesShares    money.Amount // held after
 	NoShares     money.Amount
+	MarketSeq    uint64 // the book's market_seq, which a split or merge leaves as it is
 }
 
 func (r *SplitRequest) validate() error {
@@ -38,6 +44,8 @@ func (r *SplitRequest) validate() error {
 		return fieldErr("amount", "must be positive")
 	case r.Amount > MaxAmount:
 		return fieldErr("amount", "must be at most 1e9")
+	case r.Idem != nil && r.Answer == nil:
+		panic("BUG: an idempotent split or merge without an answer encoder")
 	}
 	return nil
 }
@@ -69,14 +77,27 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 		c.done <- ErrMarketNotActive
 		return
 	}
+	if err := m.checkExpectSeq(c.split.Currency, c.split.HasExpectSeq, c.split.ExpectSeq); err != nil {
+		c.done <- err
+		return
+	}
 	// c belongs to its caller again once commit has handed the record to
 	// the journal: keep what is needed after that.
 	a := c.acct
 	house := e.lockTrader(m, a, c.split.Currency)
 	defer unlockTrader(a, house)
+	if idem := c.split.Idem; idem != nil {
+		if err := e.checkIdem(a, idem, now); err != nil {
+			c.done <- err
+			return
+		}
+	}
 	if err := e.buildSplit(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
+	}
+	if idem := c.split.Idem; idem != nil {
+		sc.storeIdem(a, idemEntry(idem, now, c.split.Answer(&c.splitRes)))
 	}
 	if e.commit(&sc.pending, c.done, nil) {
 		m.holders[a.id] = struct{}{}
@@ -146,6 +167,6 @@ func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, 
 	sc.addPosition(ac, pos)
 	sc.setBook(book)
 	c.splitRes = SplitResult{Market: m.id, Currency: r.Currency, Merge: r.Merge, Amount: n,
-		BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No]}
+		BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No], MarketSeq: book.MarketSeq()}
 	return nil
 }

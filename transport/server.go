@@ -93,6 +93,8 @@ type Server struct {
 	router  *router.Router
 	http    *fasthttp.Server
 	ids     *requestIDs
+	// inflight holds the Idempotency-Keys being answered.
+	inflight inFlight
 
 	stop    chan struct{}
 	stopped sync.Once

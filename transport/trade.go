@@ -25,6 +25,8 @@ type tradeRequest struct {
 	WorkflowMarketID *string           `json:"marketId"`
 	Outcome          *string           `json:"outcome"`
 	Amount           strictjson.Number `json:"amount"`
+
+	ExpectSeq strictjson.Number `json:"expect_seq"`
 }
 
 type tradeResponse struct {
@@ -40,6 +42,7 @@ type tradeResponse struct {
 	PriceYesAfter float64      `json:"price_yes_after"`
 	PriceNoAfter  float64      `json:"price_no_after"`
 	CreatedAt     timestamp    `json:"created_at"`
+	MarketSeq     uint64       `json:"market_seq"`
 }
 
 func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -55,11 +58,31 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
-	r, err := s.eng.Trade(ctx, req)
-	if err != nil {
-		return err
+	if c.idem == nil {
+		r, err := s.eng.Trade(ctx, req)
+		if err != nil {
+			return err
+		}
+		return writeJSON(ctx, fasthttp.StatusOK, tradeAnswer(&r))
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, tradeResponse{
+	// The answer is encoded once, on the market's goroutine, into the
+	// record; the live answer is those same bytes.
+	var answer []byte
+	req.Idem = c.idem.core(0)
+	req.Answer = func(r *core.TradeResult) []byte {
+		answer = encodeAnswer(tradeAnswer(r))
+		return answer
+	}
+	if _, err := s.eng.Trade(ctx, req); err != nil {
+		return s.idemFailure(ctx, c, err)
+	}
+	writeAnswer(ctx, answer)
+	return nil
+}
+
+// tradeAnswer is the answer to a trade.
+func tradeAnswer(r *core.TradeResult) tradeResponse {
+	return tradeResponse{
 		TradeID:       r.TradeID,
 		MarketID:      r.Market,
 		Side:          r.Side.String(),
@@ -72,7 +95,8 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 		PriceYesAfter: r.PriceYesAfter,
 		PriceNoAfter:  r.PriceNoAfter,
 		CreatedAt:     timestamp(r.Time.UnixNano()),
-	})
+		MarketSeq:     r.MarketSeq,
+	}
 }
 
 // mixedShapes is the reason given for a reference-shape field in a
@@ -122,7 +146,25 @@ func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
 	if err := strictjson.Runes("reasoning", b.Reasoning, 0, core.MaxReasoningRunes); err != nil {
 		return req, err
 	}
+	if req.ExpectSeq, req.HasExpectSeq, err = expectSeq(b.ExpectSeq); err != nil {
+		return req, err
+	}
 	return req, nil
+}
+
+// expectSeq reads an optional expect_seq: a market_seq, a whole number.
+func expectSeq(n strictjson.Number) (uint64, bool, error) {
+	if !n.Set() {
+		return 0, false, nil
+	}
+	v, err := n.Int("expect_seq")
+	if err != nil {
+		return 0, false, err
+	}
+	if v < 0 {
+		return 0, false, fieldError("expect_seq", "must not be negative")
+	}
+	return uint64(v), true, nil
 }
 
 // limit reads max_cost (buys) or min_proceeds (sells).
@@ -148,9 +190,10 @@ func (b *tradeRequest) limit(sell bool) (money.Amount, bool, error) {
 }
 
 type splitMergeRequest struct {
-	MarketID *string           `json:"market_id"`
-	Amount   strictjson.Number `json:"amount"`
-	Type     *string           `json:"type"`
+	MarketID  *string           `json:"market_id"`
+	Amount    strictjson.Number `json:"amount"`
+	Type      *string           `json:"type"`
+	ExpectSeq strictjson.Number `json:"expect_seq"`
 }
 
 type splitMergeResponse struct {
@@ -161,6 +204,7 @@ type splitMergeResponse struct {
 	BalanceAfter money.Amount `json:"balance_after"`
 	YesShares    money.Amount `json:"yes_shares"`
 	NoShares     money.Amount `json:"no_shares"`
+	MarketSeq    uint64       `json:"market_seq"`
 }
 
 func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -168,34 +212,65 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err := decodeBody(ctx, &body); err != nil {
 		return err
 	}
-	req := core.SplitRequest{Account: c.account}
-	var err error
-	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
-		return err
-	}
-	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
-		return err
-	}
-	if req.Amount, err = positiveAmount("amount", body.Amount); err != nil {
-		return err
-	}
-	switch {
-	case body.Type == nil:
-		return fieldError("type", "is required")
-	case *body.Type == "merge":
-		req.Merge = true
-	case *body.Type != "split":
-		return fieldError("type", "must be split or merge")
-	}
-	r, err := s.eng.SplitMerge(ctx, req)
+	req, err := body.toCore(c.account)
 	if err != nil {
 		return err
 	}
+	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
+		return err
+	}
+	if c.idem == nil {
+		r, err := s.eng.SplitMerge(ctx, req)
+		if err != nil {
+			return err
+		}
+		return writeJSON(ctx, fasthttp.StatusOK, splitMergeAnswer(&r))
+	}
+	var answer []byte
+	req.Idem = c.idem.core(0)
+	req.Answer = func(r *core.SplitResult) []byte {
+		answer = encodeAnswer(splitMergeAnswer(r))
+		return answer
+	}
+	if _, err := s.eng.SplitMerge(ctx, req); err != nil {
+		return s.idemFailure(ctx, c, err)
+	}
+	writeAnswer(ctx, answer)
+	return nil
+}
+
+// toCore validates a split or merge body into the core's request; the
+// currency is the caller's trading mode, set by the caller.
+func (b *splitMergeRequest) toCore(account uuid.UUID) (core.SplitRequest, error) {
+	req := core.SplitRequest{Account: account}
+	var err error
+	if req.Market, err = requiredUUID("market_id", b.MarketID); err != nil {
+		return req, err
+	}
+	if req.Amount, err = positiveAmount("amount", b.Amount); err != nil {
+		return req, err
+	}
+	switch {
+	case b.Type == nil:
+		return req, fieldError("type", "is required")
+	case *b.Type == "merge":
+		req.Merge = true
+	case *b.Type != "split":
+		return req, fieldError("type", "must be split or merge")
+	}
+	if req.ExpectSeq, req.HasExpectSeq, err = expectSeq(b.ExpectSeq); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// splitMergeAnswer is the answer to a split or a merge.
+func splitMergeAnswer(r *core.SplitResult) splitMergeResponse {
 	typ := "split"
 	if r.Merge {
 		typ = "merge"
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, splitMergeResponse{
+	return splitMergeResponse{
 		MarketID:     r.Market,
 		Type:         typ,
 		Currency:     r.Currency.String(),
@@ -203,7 +278,8 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 		BalanceAfter: r.BalanceAfter,
 		YesShares:    r.YesShares,
 		NoShares:     r.NoShares,
-	})
+		MarketSeq:    r.MarketSeq,
+	}
 }
 
 // requiredUUID reads a required UUID field.

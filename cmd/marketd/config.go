@@ -28,6 +28,8 @@ type config struct {
 	oracleBondKP         int64
 	challengeWindow      time.Duration
 	voteWindow           time.Duration
+	idemRetention        time.Duration
+	idemKeys             int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -48,6 +50,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
 	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
 	fs.DurationVar(&c.voteWindow, "oracle-vote-window", core.DefaultVoteWindow, "how long a challenged oracle proposal takes votes")
+	fs.DurationVar(&c.idemRetention, "idempotency-retention", core.DefaultIdempotencyRetention, "how long an Idempotency-Key and its stored answer are kept")
+	fs.IntVar(&c.idemKeys, "idempotency-keys", core.DefaultIdempotencyKeys, "live Idempotency-Keys an account may hold; a new one past it gets 429")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -87,6 +91,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("-oracle-challenge-window: must be positive")
 	case c.voteWindow <= 0:
 		return fmt.Errorf("-oracle-vote-window: must be positive")
+	case c.idemRetention <= 0:
+		return fmt.Errorf("-idempotency-retention: must be positive")
+	case c.idemKeys <= 0 || c.idemKeys > 1_000_000:
+		return fmt.Errorf("-idempotency-keys: %d is out of range 1-1000000", c.idemKeys)
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
 	}
@@ -102,6 +110,7 @@ func (c *config) engineConfig() core.Config {
 		OracleBond:      money.Units(c.oracleBondKP),
 		ChallengeWindow: c.challengeWindow,
 		VoteWindow:      c.voteWindow,
+		Idempotency:     core.IdempotencyLimits{Retention: c.idemRetention, Keys: c.idemKeys},
 	}
 }
 

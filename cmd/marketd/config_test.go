@@ -23,6 +23,8 @@ func TestParseConfig(t *testing.T) {
 		oracleBondKP:         100,
 		challengeWindow:      2 * time.Hour,
 		voteWindow:           24 * time.Hour,
+		idemRetention:        24 * time.Hour,
+		idemKeys:             1000,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -42,12 +44,20 @@ func TestParseConfig(t *testing.T) {
 			args: []string{"-addr", "127.0.0.1:0", "-data", "/d", "-admin-password", "secret-pw", "-fsync", "off",
 				"-default-tier", "premium", "-signup-bonus", "5", "-anon-rate", "-1", "-snapshot-every", "2m",
 				"-snapshot-every-records", "10", "-password-cost", "4", "-oracle-bond", "7",
-				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s"},
+				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s",
+				"-idempotency-retention", "3h", "-idempotency-keys", "12"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
-				voteWindow: 90 * time.Second},
+				voteWindow: 90 * time.Second, idemRetention: 3 * time.Hour, idemKeys: 12},
 		},
+		{
+			name: "idempotency env",
+			env:  map[string]string{"MARKETD_IDEMPOTENCY_RETENTION": "48h", "MARKETD_IDEMPOTENCY_KEYS": "5000"},
+			want: with(func(c *config) { c.idemRetention, c.idemKeys = 48*time.Hour, 5000 }),
+		},
+		{name: "zero idempotency retention", args: []string{"-idempotency-retention=0s"}, wantErr: "-idempotency-retention"},
+		{name: "zero idempotency keys", args: []string{"-idempotency-keys=0"}, wantErr: "-idempotency-keys"},
 		{
 			name: "env",
 			env: map[string]string{"MARKETD_SIGNUP_BONUS": "50", "MARKETD_ADMIN_PASSWORD": "env-secret",

@@ -45,7 +45,11 @@ func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
 	}
 	rec.Time = d.varint()
 
-	if n := d.count(minAccountChangeBytes, "accounts"); n > 0 {
+	minAccount := minAccountChangeBytes
+	if version < 3 {
+		minAccount = minAccountChangeBytesV2
+	}
+	if n := d.count(minAccount, "accounts"); n > 0 {
 		rec.Accounts = blk.acc[:]
 		if n > 1 {
 			rec.Accounts = make([]core.AccountChange, n)

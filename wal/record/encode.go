@@ -33,21 +33,25 @@ const (
 // small multiple of its input. TestMinItemBytes checks these against the
 // encoder.
 const (
-	minAccountChangeBytes = 26 // ID 16, Prev, Info flag, 8 list counts
-	minBalanceBytes       = 2
-	minLedgerEntryBytes   = 23
-	minPositionBytes      = 41
-	minTradeSummaryBytes  = 40
-	minMarketChangeBytes  = 21
-	minBookBytes          = 11
-	minNoteBytes          = 39
-	minNoteReadBytes      = 1
-	minVigPaymentBytes    = 21
-	minTransferBytes      = 22
-	minProposalBytes      = 57
-	minVoteBytes          = 34
-	minKeyChangeBytes     = 74
-	minSessionChangeBytes = 52
+	minAccountChangeBytes = 27 // ID 16, Prev, Info flag, 9 list counts
+	// minAccountChangeBytesV2 is the smallest account change of format 2,
+	// which lacks the idempotency entries' count.
+	minAccountChangeBytesV2 = 26
+	minBalanceBytes         = 2
+	minLedgerEntryBytes     = 23
+	minPositionBytes        = 41
+	minTradeSummaryBytes    = 40
+	minMarketChangeBytes    = 21
+	minBookBytes            = 11
+	minNoteBytes            = 39
+	minNoteReadBytes        = 1
+	minVigPaymentBytes      = 21
+	minTransferBytes        = 22
+	minProposalBytes        = 57
+	minVoteBytes            = 34
+	minKeyChangeBytes       = 74
+	minSessionChangeBytes   = 52
+	minIdemEntryBytes       = 37 // key length, index, fingerprint 32, time, status, answer length
 )
 
 // Presence flag values for optional parts (Info pointers, Supply) and the
@@ -184,6 +188,11 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 	dst = appendCount(dst, len(a.Transfers), "transfers")
 	for i := range a.Transfers {
 		dst = appendTransfer(dst, &a.Transfers[i])
+	}
+	// Format 3.
+	dst = appendCount(dst, len(a.Idem), "idempotency entries")
+	for i := range a.Idem {
+		dst = appendIdemEntry(dst, &a.Idem[i])
 	}
 	return dst
 }
