@@ -115,8 +115,8 @@ func TestIdempotencyRetentionAndCap(t *testing.T) {
 	requireEqual(t, replayed, h.e.State())
 }
 
-// TestQuoteThenTrade: a trade sent with a quote's market_seq costs exactly
-// the quoted amount, buys and sells; once another trade has moved the book,
+// TestQuoteThenTrade: a trade, split or merge sent with a quote's
+// market_seq costs exactly the quoted amount, and moves market_seq by one; once another trade has moved the book,
 // the same expect_seq is refused with ErrMarketMoved and nothing changes.
 func TestQuoteThenTrade(t *testing.T) {
 	h := newHarness(t)
@@ -142,6 +142,23 @@ func TestQuoteThenTrade(t *testing.T) {
 		}
 		if r.MarketSeq != q.MarketSeq+1 {
 			t.Fatalf("trade %d: market_seq %d after, quoted at %d", i, r.MarketSeq, q.MarketSeq)
+		}
+	}
+	for i, sreq := range []core.SplitRequest{
+		{Account: a, Market: mkt, Amount: money.Units(4) + 7},
+		{Account: a, Market: mkt, Amount: money.Units(2), Merge: true},
+	} {
+		q, err := h.e.QuoteSplit(sreq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sreq.ExpectSeq, sreq.HasExpectSeq = q.MarketSeq, true
+		r, err := h.e.SplitMerge(h.ctx, sreq)
+		if err != nil {
+			t.Fatalf("split %d: %v", i, err)
+		}
+		if r.Cost != q.Cost || r.Vig != q.Vig || r.PriceYesAfter != q.PriceYesAfter || r.MarketSeq != q.MarketSeq+1 {
+			t.Fatalf("split %d: %+v, quoted %+v", i, r, q)
 		}
 	}
 	req := core.TradeRequest{Account: a, Market: mkt, Side: core.Yes, Shares: money.Units(1)}

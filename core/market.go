@@ -36,6 +36,8 @@ type market struct {
 
 	view  atomic.Pointer[MarketView]
 	inbox chan *command // set by Engine.start, closed by Engine.Close
+
+	counters marketCounters // added to by the actor, read by Engine.Counters
 }
 
 // MarketView is an immutable copy of a market's state, published by its
@@ -71,7 +73,7 @@ func (v *MarketView) StatusAt(nowNanos int64) Status {
 }
 
 // apply applies a change whose Prev the caller has checked.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) apply(seq uint64, ch *MarketChange) {
 	if ch.Info != nil {
 		m.info = *ch.Info
@@ -86,7 +88,7 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 }
 
 // publish makes the current state visible to readers.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) publish() {
 	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open,
 		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})

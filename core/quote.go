@@ -48,8 +48,8 @@ func (e *Engine) QuoteTrade(req TradeRequest) (Quote, error) {
 		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}, nil
 }
 
-// QuoteSplit quotes a split or a merge: one unit of money per pair of
-// shares, at prices it leaves as they are.
+// QuoteSplit quotes a split or a merge on the curve, as QuoteTrade quotes
+// a trade.
 func (e *Engine) QuoteSplit(req SplitRequest) (Quote, error) {
 	if err := req.validate(); err != nil {
 		return Quote{}, err
@@ -58,9 +58,14 @@ func (e *Engine) QuoteSplit(req SplitRequest) (Quote, error) {
 	if err != nil {
 		return Quote{}, err
 	}
-	yes, no := v.Prices(req.Currency)
-	return Quote{Market: v.ID, Currency: req.Currency, Cost: req.Amount, PriceYesAfter: yes, PriceNoAfter: no,
-		MarketSeq: book.MarketSeq()}, nil
+	var pos Position
+	pos.Shares = [NumSides]money.Amount{req.Amount, req.Amount}
+	q, err := quoteSplit(&v.Info, &req, &book, &pos, money.Amount(math.MaxInt64))
+	if err != nil {
+		return Quote{}, err
+	}
+	return Quote{Market: v.ID, Currency: req.Currency, Cost: q.Amount, Vig: q.Vig,
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}, nil
 }
 
 // quotedBook returns a tradable market's view and its book in a currency,

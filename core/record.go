@@ -181,6 +181,9 @@ type Book struct {
 	VigCreator money.Amount           // of which the creator's
 	VigHouse   money.Amount           // of which the house's
 	Trades     uint64                 // number of trades
+	// Seq is the book's state version, market_seq: it counts the changes
+	// of Q, by trades, splits and merges (MarketSeq).
+	Seq uint64
 }
 
 // SupplyChange is the after-image of the minted and burned totals.

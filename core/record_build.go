@@ -70,6 +70,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 	if publish != nil {
 		publish()
 	}
+	e.counters.records[rec.Kind].Add(1)
 	e.j.Append(seq, rec, done)
 	return true
 }

@@ -33,7 +33,8 @@ type SettleResult struct {
 
 // Settle resolves an active or closed market: every winning share pays one
 // unit of its currency, the vig is paid from the market's profit
-// (decisions.md sections 7 and 8), what is left returns to the house, and
+// (docs/API.md, "POST /api/admin/settle", docs/ARCHITECTURE.md, "Money and
+// the house"), what is left returns to the house, and
 // every position in the market is closed; all in one record.
 func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, error) {
 	if req.Outcome != Yes && req.Outcome != No {
@@ -93,8 +94,9 @@ func (st *settlement) payRef(a *account, cur money.Currency, t TxType, amount mo
 	st.credit(ch, cur, t, amount, st.s.add(bal, amount), ref, st.now)
 }
 
-// settle runs on the market's goroutine. An open oracle proposal is
-// cancelled and its bonds returned, in the settlement's record.
+// settle is the actor's side of Settle. An open oracle proposal is
+// cancelled and its bonds returned, in the settlement's record. Runs on the
+// market's goroutine.
 func (e *Engine) settle(m *market, c *command) {
 	if m.info.Status == StatusResolved {
 		c.done <- ErrMarketResolved
@@ -258,9 +260,9 @@ type refShare struct {
 	capped   money.Amount
 }
 
-// payVig pays one currency's vig from the market's profit (decisions.md
-// section 8) and records, for the creator and each referrer, what accrued
-// and what was paid; it returns the total paid.
+// payVig pays one currency's vig from the market's profit
+// (docs/ARCHITECTURE.md, "Money and the house") and records, for the creator
+// and each referrer, what accrued and what was paid; it returns the total paid.
 func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Book, profit money.Amount, refs []refShare) money.Amount {
 	var vigPaid money.Amount
 	// What each account accrued and is paid, per role: every accrual gets

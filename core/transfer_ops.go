@@ -48,7 +48,7 @@ func validTxHash(h string) bool {
 }
 
 // checkTransferAmount checks an amount to deposit or withdraw
-// (decisions.md section 1).
+// (docs/API.md, "Conventions").
 func checkTransferAmount(amount money.Amount) error {
 	if amount <= 0 || amount > MaxAmount {
 		return fieldErr("amount", "must be positive and at most 1e9")
@@ -56,12 +56,12 @@ func checkTransferAmount(amount money.Amount) error {
 	return nil
 }
 
-// Deposit credits a USDC deposit, confirmed by the custody, to an account
-// with a linked wallet: it mints the amount (decisions.md section 9) and
-// logs the credit, its ledger entry, the transfer and a notification in
-// one record (KindDeposit). A transaction is credited once: a repeat by
-// the same account answers the first deposit (Repeat) and credits nothing;
-// one credited to another account is ErrTxCredited.
+// Deposit credits a USDC deposit, confirmed by the custody, to an account with
+// a linked wallet: it mints the amount (docs/API.md, "POST /api/token/deposit")
+// and logs the credit, its ledger entry, the transfer and a notification in one
+// record (KindDeposit). A transaction is credited once: a repeat by the same
+// account answers the first deposit (Repeat) and credits nothing; one credited
+// to another account is ErrTxCredited.
 func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResult, error) {
 	if err := checkTransferAmount(req.Amount); err != nil {
 		return TransferResult{}, err
@@ -179,9 +179,9 @@ func (e *Engine) repeatDeposit(ctx context.Context, a *account, ref txRef) (Tran
 }
 
 // Withdraw debits USDC from an account with a linked wallet, burns it and
-// queues it for the custody to send to the wallet (decisions.md section
-// 9), in one record (KindWithdrawal). The custody is told once the record
-// is durable (see Custody).
+// queues it for the custody to send to the wallet (docs/API.md, "POST
+// /api/token/withdraw"), in one record (KindWithdrawal). The custody is told
+// once the record is durable (see Custody).
 func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.Amount) (TransferResult, error) {
 	if err := checkTransferAmount(amount); err != nil {
 		return TransferResult{}, err

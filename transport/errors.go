@@ -50,8 +50,7 @@ const (
 	codeInvalidJSON    = "invalid_json"
 )
 
-// The answers of the access checks, with the spec's messages (part 7 and
-// decisions.md section 2).
+// The answers of the access checks (docs/API.md, "Order of checks").
 var (
 	errAuthRequired    = newError(fasthttp.StatusUnauthorized, "authentication_required", "Authentication required")
 	errSessionRequired = newError(fasthttp.StatusForbidden, "session_required", "Session required")
@@ -128,7 +127,7 @@ var errorTable = []struct {
 	{core.ErrTxCredited, fasthttp.StatusBadRequest, "tx_already_credited", "tx_hash already credited to another account", 0},
 	{core.ErrDepositRejected, fasthttp.StatusBadRequest, "deposit_rejected", "Deposit not confirmed by custody", 0},
 	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to settle at once", 0},
-	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy, retry later", 1},
+	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "shutting_down", "Server is shutting down", 1},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "password_checks_busy", "Too many password checks in progress, retry later", 1},
 	// A request's context ends only when the server shuts down (fasthttp

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
+	"marketd/core"
 	"marketd/core/money"
 )
 
@@ -45,18 +46,17 @@ func (s *Server) quote(ctx *fasthttp.RequestCtx, c *caller) error {
 		if body.ExpectSeq.Set() {
 			return fieldError("expect_seq", "does not apply to a quote")
 		}
-		req, err := body.toCore(c.account)
-		if err != nil {
+		req := core.SplitRequest{Account: c.account, Currency: cur}
+		if err := body.toCore(&req); err != nil {
 			return err
 		}
-		req.Currency = cur
 		q, err := s.eng.QuoteSplit(req)
 		if err != nil {
 			return err
 		}
 		amount := req.Amount
 		return writeJSON(ctx, fasthttp.StatusOK, quoteResponse{MarketID: q.Market, Type: *peek.Type,
-			Currency: q.Currency.String(), Amount: &amount, Cost: q.Cost, PriceYesAfter: q.PriceYesAfter,
+			Currency: q.Currency.String(), Amount: &amount, Cost: q.Cost, Vig: q.Vig, PriceYesAfter: q.PriceYesAfter,
 			PriceNoAfter: q.PriceNoAfter, MarketSeq: q.MarketSeq})
 	}
 	var body tradeRequest

@@ -9,10 +9,11 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// tradeRequest accepts both request shapes of spec 4.4: the reference
+// tradeRequest accepts both request shapes of docs/API.md, "POST
+// /api/markets/trade": the reference
 // shape (market_id, side, shares, type) and the workflow shape (marketId,
 // outcome, side as the direction, amount), told apart by the workflow's
-// own field names (decisions.md section 6).
+// own field names.
 type tradeRequest struct {
 	MarketID    *string           `json:"market_id"`
 	Side        *string           `json:"side"`
@@ -54,7 +55,8 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	// The caller's trading mode chooses the currency (decisions.md section 9).
+	// The caller's trading mode chooses the currency (docs/API.md, "POST
+	// /api/profile/trading-mode").
 	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
@@ -190,21 +192,30 @@ func (b *tradeRequest) limit(sell bool) (money.Amount, bool, error) {
 }
 
 type splitMergeRequest struct {
-	MarketID  *string           `json:"market_id"`
-	Amount    strictjson.Number `json:"amount"`
-	Type      *string           `json:"type"`
-	ExpectSeq strictjson.Number `json:"expect_seq"`
+	MarketID    *string           `json:"market_id"`
+	Amount      strictjson.Number `json:"amount"`
+	Type        *string           `json:"type"`
+	MaxCost     strictjson.Number `json:"max_cost"`
+	MinProceeds strictjson.Number `json:"min_proceeds"`
+	ExpectSeq   strictjson.Number `json:"expect_seq"`
 }
 
+// splitMergeResponse answers a split or merge, priced on the curve like a
+// trade (docs/API.md, "Split and merge"): cost is paid on a split and
+// received on a merge.
 type splitMergeResponse struct {
-	MarketID     uuid.UUID    `json:"market_id"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
-	MarketSeq    uint64       `json:"market_seq"`
+	MarketID      uuid.UUID    `json:"market_id"`
+	Type          string       `json:"type"`
+	Currency      string       `json:"currency"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
+	MarketSeq     uint64       `json:"market_seq"`
 }
 
 func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -212,11 +223,12 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err := decodeBody(ctx, &body); err != nil {
 		return err
 	}
-	req, err := body.toCore(c.account)
-	if err != nil {
+	req := core.SplitRequest{Account: c.account}
+	var err error
+	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
-	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
+	if err := body.toCore(&req); err != nil {
 		return err
 	}
 	if c.idem == nil {
@@ -226,6 +238,7 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 		}
 		return writeJSON(ctx, fasthttp.StatusOK, splitMergeAnswer(&r))
 	}
+	// As for trades: the answer is encoded once, into the record.
 	var answer []byte
 	req.Idem = c.idem.core(0)
 	req.Answer = func(r *core.SplitResult) []byte {
@@ -239,29 +252,34 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	return nil
 }
 
-// toCore validates a split or merge body into the core's request; the
-// currency is the caller's trading mode, set by the caller.
-func (b *splitMergeRequest) toCore(account uuid.UUID) (core.SplitRequest, error) {
-	req := core.SplitRequest{Account: account}
+// toCore validates a split or merge body into req, whose account and
+// currency the caller sets.
+func (b *splitMergeRequest) toCore(req *core.SplitRequest) error {
 	var err error
 	if req.Market, err = requiredUUID("market_id", b.MarketID); err != nil {
-		return req, err
+		return err
 	}
 	if req.Amount, err = positiveAmount("amount", b.Amount); err != nil {
-		return req, err
+		return err
 	}
 	switch {
 	case b.Type == nil:
-		return req, fieldError("type", "is required")
+		return fieldError("type", "is required")
 	case *b.Type == "merge":
 		req.Merge = true
 	case *b.Type != "split":
-		return req, fieldError("type", "must be split or merge")
+		return fieldError("type", "must be split or merge")
+	}
+	// A split is priced as a buy (max_cost), a merge as a sell
+	// (min_proceeds).
+	limits := tradeRequest{MaxCost: b.MaxCost, MinProceeds: b.MinProceeds}
+	if req.Limit, req.HasLimit, err = limits.limit(req.Merge); err != nil {
+		return err
 	}
 	if req.ExpectSeq, req.HasExpectSeq, err = expectSeq(b.ExpectSeq); err != nil {
-		return req, err
+		return err
 	}
-	return req, nil
+	return nil
 }
 
 // splitMergeAnswer is the answer to a split or a merge.
@@ -271,14 +289,18 @@ func splitMergeAnswer(r *core.SplitResult) splitMergeResponse {
 		typ = "merge"
 	}
 	return splitMergeResponse{
-		MarketID:     r.Market,
-		Type:         typ,
-		Currency:     r.Currency.String(),
-		Amount:       r.Amount,
-		BalanceAfter: r.BalanceAfter,
-		YesShares:    r.YesShares,
-		NoShares:     r.NoShares,
-		MarketSeq:    r.MarketSeq,
+		MarketID:      r.Market,
+		Type:          typ,
+		Currency:      r.Currency.String(),
+		Amount:        r.Amount,
+		Cost:          r.Cost,
+		Vig:           r.Vig,
+		BalanceAfter:  r.BalanceAfter,
+		YesShares:     r.YesShares,
+		NoShares:      r.NoShares,
+		PriceYesAfter: r.PriceYesAfter,
+		PriceNoAfter:  r.PriceNoAfter,
+		MarketSeq:     r.MarketSeq,
 	}
 }
 
@@ -305,7 +327,7 @@ func parseSide(field string, v *string) (core.Side, error) {
 }
 
 // positiveAmount reads a required amount in (0, 1e9] with at most 6
-// decimals (decisions.md section 1); Amount refuses an absent one.
+// decimals (docs/API.md, "Conventions"); Amount refuses an absent one.
 func positiveAmount(field string, n strictjson.Number) (money.Amount, error) {
 	a, err := n.Amount(field)
 	if err != nil {

@@ -68,18 +68,9 @@ func repair(fsys vfs.FS, dir string, logger *slog.Logger) (repairResult, error) 
 		return repairResult{}, fmt.Errorf("wal: repair: read %s: %w", path, err)
 	}
 
-	off, seq, badErr := scanFrames(data, last.index)
-	if badErr == nil {
-		return repairResult{}, nil
-	}
-	if entry, n := nextEntry(data[off:]); n > 0 && record.FrameIntact(entry) {
-		// Written whole, so not torn: misplaced, or of another version.
-		return repairResult{}, fmt.Errorf("wal: %s: frame at byte %d (seq %d) is whole but unreadable: %w",
-			path, off, seq, badErr)
-	}
-	if at, ok := findValidFrame(data, off+1, seq); ok {
-		return repairResult{}, fmt.Errorf("wal: %s: bad frame at byte %d (seq %d: %v) is followed by a whole frame at byte %d: %w",
-			path, off, seq, badErr, at, ErrCorrupt)
+	off, seq, badErr, err := checkTail(path, data, last.index)
+	if err != nil || badErr == nil {
+		return repairResult{}, err
 	}
 
 	broken, err := copyAside(fsys, path, data)
@@ -96,6 +87,28 @@ func repair(fsys vfs.FS, dir string, logger *slog.Logger) (repairResult, error) 
 	logger.Warn("wal: cut torn tail of the log",
 		"file", path, "offset", off, "seq", seq, "bytes_cut", cut, "copy", broken, "cause", badErr.Error())
 	return repairResult{repaired: true, cutBytes: cut}, nil
+}
+
+// checkTail finds where the last segment's valid frames end. badErr is nil
+// when every entry is a valid frame; otherwise off and seq are the byte
+// offset and expected seq of the first bad entry, badErr says why it is bad
+// and the entries from off on are a torn tail; err reports damage that is
+// not a torn tail (see repair), which nothing may cut.
+func checkTail(path string, data []byte, first uint64) (off int, seq uint64, badErr, err error) {
+	off, seq, badErr = scanFrames(data, first)
+	if badErr == nil {
+		return off, seq, nil, nil
+	}
+	if entry, n := nextEntry(data[off:]); n > 0 && record.FrameIntact(entry) {
+		// Written whole, so not torn: misplaced, or of another version.
+		return off, seq, badErr, fmt.Errorf("wal: %s: frame at byte %d (seq %d) is whole but unreadable: %w",
+			path, off, seq, badErr)
+	}
+	if at, ok := findValidFrame(data, off+1, seq); ok {
+		return off, seq, badErr, fmt.Errorf("wal: %s: bad frame at byte %d (seq %d: %v) is followed by a whole frame at byte %d: %w",
+			path, off, seq, badErr, at, ErrCorrupt)
+	}
+	return off, seq, badErr, nil
 }
 
 // scanFrames checks the entries of a segment whose first index is first.

@@ -230,7 +230,11 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 		in.ResolvedAt = d.varint()
 		m.Info = in
 	}
-	if n := d.count(minBookBytes, "books"); n > 0 {
+	minBook := minBookBytes
+	if d.version < 3 {
+		minBook = minBookBytesV2
+	}
+	if n := d.count(minBook, "books"); n > 0 {
 		if n == 1 && d.spareBook != nil {
 			m.Books = d.spareBook[:]
 			d.spareBook = nil
@@ -251,6 +255,11 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 			b.VigCreator = d.amount()
 			b.VigHouse = d.amount()
 			b.Trades = d.uvarint()
+			// Format 3. Before it only trades moved q.
+			b.Seq = b.Trades
+			if d.version >= 3 {
+				b.Seq = d.uvarint()
+			}
 		}
 	}
 	d.marketExtras(m)

@@ -42,16 +42,18 @@ const (
 	minPositionBytes        = 41
 	minTradeSummaryBytes    = 40
 	minMarketChangeBytes    = 21
-	minBookBytes            = 11
-	minNoteBytes            = 39
-	minNoteReadBytes        = 1
-	minVigPaymentBytes      = 21
-	minTransferBytes        = 22
-	minProposalBytes        = 57
-	minVoteBytes            = 34
-	minKeyChangeBytes       = 74
-	minSessionChangeBytes   = 52
-	minIdemEntryBytes       = 37 // key length, index, fingerprint 32, time, status, answer length
+	minBookBytes            = 12
+	// minBookBytesV2 is the smallest book of format 2, which lacks Seq.
+	minBookBytesV2        = 11
+	minNoteBytes          = 39
+	minNoteReadBytes      = 1
+	minVigPaymentBytes    = 21
+	minTransferBytes      = 22
+	minProposalBytes      = 57
+	minVoteBytes          = 34
+	minKeyChangeBytes     = 74
+	minSessionChangeBytes = 52
+	minIdemEntryBytes     = 37 // key length, index, fingerprint 32, time, status, answer length
 )
 
 // Presence flag values for optional parts (Info pointers, Supply) and the
@@ -278,6 +280,8 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = appendAmount(dst, b.VigCreator)
 		dst = appendAmount(dst, b.VigHouse)
 		dst = binary.AppendUvarint(dst, b.Trades)
+		// Format 3.
+		dst = binary.AppendUvarint(dst, b.Seq)
 	}
 	dst = appendCount(dst, len(m.Proposals), "proposals")
 	for i := range m.Proposals {

@@ -171,7 +171,7 @@ func (g *Gen) marketChange() core.MarketChange {
 		b := core.Book{
 			Currency: g.currency(), Subsidy: g.amount(), Collateral: g.amount(), Volume: g.amount(),
 			Splits: g.amount(), VigTotal: g.amount(), VigCreator: g.amount(), VigHouse: g.amount(),
-			Trades: g.Uint64(),
+			Trades: g.Uint64(), Seq: g.Uint64(),
 		}
 		for s := range core.NumSides {
 			b.Q[s] = g.amount()
