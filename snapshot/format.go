@@ -20,7 +20,12 @@ const (
 	MaxChunkBytes = record.MaxFrameBytes
 )
 
-var magic = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
+// magic starts every snapshot written; magicV2 those of the build before
+// format version 3, still read: their chunks' frames say their version.
+var (
+	magic   = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '3'}
+	magicV2 = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -72,7 +77,7 @@ func appendTrailer(dst []byte, through, chunks uint64, crc uint32) []byte {
 // trails; any failure wraps ErrCorrupt. An error from fn is returned
 // wrapped.
 func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
-	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) {
+	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) && !bytes.Equal(b[:8], magicV2[:]) {
 		return Header{}, fmt.Errorf("%w: not a snapshot (%d bytes)", ErrCorrupt, len(b))
 	}
 	body := b[:len(b)-4]
@@ -104,7 +109,7 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}
-		rec, err := record.Decode(fr.Payload)
+		rec, err := record.DecodeVersion(fr.Payload, fr.Version)
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}

@@ -18,17 +18,26 @@ import (
 //
 // The record shares no memory with b; the caller may keep it.
 func Decode(b []byte) (*core.Record, error) {
-	return decodeInto(new(Block), b)
+	return decodeInto(new(Block), b, FormatVersion)
+}
+
+// DecodeVersion is Decode for a record encoded by the format version given
+// (a Frame's Version): the fields a later version appended are left zero.
+func DecodeVersion(b []byte, version byte) (*core.Record, error) {
+	if version < OldestFormatVersion || version > FormatVersion {
+		return nil, fmt.Errorf("record: decode record: unknown version %d: %w", version, ErrCorrupt)
+	}
+	return decodeInto(new(Block), b, version)
 }
 
 // decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
-func decodeInto(blk *Block, b []byte) (*core.Record, error) {
+func decodeInto(blk *Block, b []byte, version byte) (*core.Record, error) {
 	if len(b) > MaxBytes {
 		return nil, fmt.Errorf("record: decode record: %d bytes, limit %d: %w", len(b), MaxBytes, ErrCorrupt)
 	}
-	d := decoder{b: b, spareAccount: &blk.account, spareBook: &blk.book}
+	d := decoder{b: b, version: version, spareAccount: &blk.account, spareBook: &blk.book}
 	rec := &blk.rec
 	rec.Kind = core.Kind(d.byte())
 	if d.err == nil && !validKind(rec.Kind) {
@@ -215,6 +224,9 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 		}
 		in.Outcome = d.side()
 		in.ResolvedAt = d.varint()
+		if d.version >= 3 {
+			d.step(&in.Step)
+		}
 		m.Info = in
 	}
 	if n := d.count(minBookBytes, "books"); n > 0 {

@@ -14,9 +14,10 @@ import (
 // return zero values and list counts of zero, so a failed decode unwinds
 // without checks at every call.
 type decoder struct {
-	b   []byte
-	off int
-	err error
+	b       []byte
+	off     int
+	err     error
+	version byte // the format version of b: fields added later are absent
 
 	spareAccount *accountBlock // for the first account change that needs one
 	spareBook    *[1]core.Book // for the first single-book market change

@@ -65,7 +65,7 @@ func validKind(k core.Kind) bool {
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
-func validStatus(s core.Status) bool { return s <= core.StatusResolved }
+func validStatus(s core.Status) bool { return s <= core.StatusSettling }
 func validRole(r core.Role) bool     { return r == core.RoleSpeculator || r == core.RoleAdmin }
 func validTier(t core.Tier) bool     { return t <= core.TierUnlimited }
 func validTheme(t core.Theme) bool   { return t < core.NumThemes }
@@ -253,6 +253,7 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = append(dst, byte(in.Status))
 		dst = appendSide(dst, in.Outcome)
 		dst = binary.AppendVarint(dst, in.ResolvedAt)
+		dst = appendStep(dst, m.ID, &in.Step)
 	}
 	dst = appendCount(dst, len(m.Books), "books")
 	for i := range m.Books {
