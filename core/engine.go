@@ -52,6 +52,9 @@ type Config struct {
 	// Custody confirms deposits and takes withdrawals (custody.go); default
 	// a new RecordingCustody.
 	Custody Custody
+	// StepAccounts bounds the holders one record of a close or settlement
+	// changes (steps.go); default DefaultStepAccounts. Tests make it small.
+	StepAccounts int
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -95,6 +98,9 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
 	}
+	if cfg.StepAccounts <= 0 {
+		cfg.StepAccounts = DefaultStepAccounts
+	}
 	if cfg.UsageFlushInterval == 0 {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
@@ -108,7 +114,11 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	e.rebuildHolders()
 	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
-		e.start(m)
+		if m.info.Status == StatusResolved {
+			m.retireIdle()
+		} else {
+			e.start(m)
+		}
 		return true
 	})
 	if cfg.CloseInterval > 0 {
@@ -137,7 +147,11 @@ func (e *Engine) Close() {
 		e.closed = true
 		close(e.stopping)
 		e.st.rangeMarkets(func(m *market) bool {
-			close(m.inbox)
+			m.sendMu.Lock()
+			if m.inbox != nil {
+				close(m.inbox)
+			}
+			m.sendMu.Unlock()
 			return true
 		})
 	}
@@ -204,14 +218,22 @@ func (e *Engine) start(m *market) {
 	go e.run(m)
 }
 
-// run is a market's goroutine: it handles commands one at a time until Close
-// closes its inbox, which happens only once no operation is in flight.
+// run is a market's goroutine: it resumes a close or settlement a restart
+// found in progress, then handles commands one at a time until Close
+// closes its inbox, which happens only once no operation is in flight, or
+// until the market is resolved (retire.go).
 func (e *Engine) run(m *market) {
 	defer e.wg.Done()
 	sc := &scratch{}
-	for c := range m.inbox {
+	e.resume(m)
+	for m.info.Status != StatusResolved {
+		c, ok := <-m.inbox
+		if !ok {
+			return
+		}
 		e.handle(m, sc, c)
 	}
+	e.retire(m, sc)
 }
 
 // closeLoop closes markets past their closing time, every CloseInterval.
@@ -241,15 +263,22 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		return err
 	}
 	defer e.leave()
+	m.sendMu.RLock()
+	if m.retired.Load() {
+		m.sendMu.RUnlock()
+		return e.handleRetired(m, c)
+	}
 	select {
 	case m.inbox <- c:
 	default:
 		select {
 		case m.inbox <- c:
 		case <-ctx.Done():
+			m.sendMu.RUnlock()
 			return ErrBusy
 		}
 	}
+	m.sendMu.RUnlock()
 	return <-c.done
 }
 

@@ -18,7 +18,11 @@ const maxReported = 20
 //   - a market has at most one open oracle proposal, and none once resolved;
 //   - per unresolved market, currency and side, the shares held equal
 //     q - q0 + splits - merges, q never below q0, and the collateral covers
-//     what the market owes whichever side wins;
+//     what the market owes whichever side wins; in the middle of a
+//     settlement, the shares held plus those its steps closed (paid, on the
+//     winning side) equal q - q0 + splits, and the collateral covers the
+//     winning shares still held;
+//   - a market not closing or settling has a zero Step;
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
@@ -128,6 +132,9 @@ func (c *checker) market(v *MarketView) {
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
 		c.failf("market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
 	}
+	if s := v.Info.Status; s != StatusClosing && s != StatusSettling && v.Info.Step != (Step{}) {
+		c.failf("market %s (%s): step in progress %+v", v.ID, s, v.Info.Step)
+	}
 	for cur := range money.NumCurrencies {
 		key := posKey{v.ID, money.Currency(cur)}
 		held, holders := c.held[key]
@@ -145,16 +152,23 @@ func (c *checker) market(v *MarketView) {
 			}
 			continue
 		}
+		// In the middle of a settlement the steps have closed some
+		// positions (Step.Closed); paid plus held is still what the market
+		// owes, and the collateral covers the winners not yet paid.
+		settling := v.Info.Status == StatusSettling
 		var owed money.Amount
 		for side := range NumSides {
 			want := c.s.add(c.s.sub(b.Q[side], v.Info.Q0), b.Splits)
-			if held[side] != want {
-				c.failf("market %s %s %s: held %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side), held[side], want)
+			if got := c.s.add(held[side], v.Info.Step.Closed[cur][side]); got != want {
+				c.failf("market %s %s %s: held %s and closed %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side),
+					held[side], v.Info.Step.Closed[cur][side], want)
 			}
 			if b.Q[side] < v.Info.Q0 {
 				c.failf("market %s %s: q_%s %s below q0 %s", v.ID, money.Currency(cur), Side(side), b.Q[side], v.Info.Q0)
 			}
-			owed = max(owed, held[side])
+			if !settling || Side(side) == v.Info.Outcome {
+				owed = max(owed, held[side])
+			}
 		}
 		if b.Collateral < owed {
 			c.failf("market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)

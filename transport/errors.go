@@ -92,7 +92,7 @@ var errorTable = []struct {
 	{core.ErrUSDCHeld, fasthttp.StatusBadRequest, "USDC balance or positions remain", 0},
 	{core.ErrTxCredited, fasthttp.StatusBadRequest, "tx_hash already credited to another account", 0},
 	{core.ErrDepositRejected, fasthttp.StatusBadRequest, "Deposit not confirmed by custody", 0},
-	{core.ErrTooManyHolders, fasthttp.StatusConflict, "Market has too many holders to settle at once", 0},
+	{core.ErrTooManyHolders, fasthttp.StatusConflict, "Market has too many holders to notify at once", 0},
 	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "Market busy, retry later", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "Server is shutting down", 1},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "Too many password checks in progress, retry later", 1},
