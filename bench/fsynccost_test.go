@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"marketd/bench/baseline"
 	"marketd/internal/cputime"
 	"marketd/internal/fstype"
 )
 
 // BenchmarkFsyncCost appends a group commit's worth of bytes (20 records
-// of fsyncRecordBytes) to a file and fsyncs it, one goroutine, as a log
+// of baseline.RecordBytes) to a file and fsyncs it, one goroutine, as a log
 // writer does, and reports the process's CPU time per fsync (cpu-us/op)
 // beside the wall time (ns/op). An fsync is mostly waiting for the disk,
 // but what it costs the CPU is taken from the request handlers sharing the
@@ -25,7 +26,7 @@ func BenchmarkFsyncCost(b *testing.B) {
 			b.Error(err)
 		}
 	})
-	buf := make([]byte, 20*fsyncRecordBytes)
+	buf := make([]byte, 20*baseline.RecordBytes)
 	cpu0, hasCPU := cputime.Process()
 	for b.Loop() {
 		if _, err := f.Write(buf); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
+	"marketd/bench/baseline"
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/fstype"
@@ -16,7 +17,7 @@ import (
 
 // startLogOnly serves a fasthttp handler that makes one record durable per
 // request and does nothing else: it appends a fixed trade record to a real
-// log with fsync on, waits for its acknowledgement and answers noopBody.
+// log with fsync on, waits for its acknowledgement and answers baseline.NoopBody.
 // No decoding, no authentication, no actor, no pricing: whatever a trade
 // endpoint on this log does, it cannot be faster than this handler, so
 // its throughput bounds the trade endpoint's ratio to the no-op's. The log
@@ -47,7 +48,7 @@ func startLogOnly(b *testing.B) (string, *wal.Log) {
 			ctx.Error(`{"error":"log failed"}`, fasthttp.StatusInternalServerError)
 			return
 		}
-		answerNoop(ctx)
+		baseline.AnswerNoop(ctx)
 	})
 	return addr, log
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"marketd/bench/baseline"
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/fstype"
@@ -21,10 +22,8 @@ import (
 
 const (
 	// tradePath is the endpoint under test; the no-op server answers it
-	// (and any other path) with noopBody.
+	// (and any other path) with baseline.NoopBody.
 	tradePath = "/api/markets/trade"
-	// noopBody is the no-op handler's whole answer: small, fixed JSON.
-	noopBody = `{"ok":true}`
 	// signupBonusUnits funds every benchmark account, in whole KP: a buy
 	// of one share costs about 0.5 KP and the following sell returns most
 	// of it, so no run comes near it.
@@ -50,50 +49,43 @@ func listen(b *testing.B) net.Listener {
 	return ln
 }
 
-// startNoop serves a fasthttp handler that does no work on a loopback
-// port until the benchmark ends, and returns its address.
+// startNoop serves baseline's no-op handler on a loopback port until the
+// benchmark ends, and returns its address.
 func startNoop(b *testing.B) string {
 	b.Helper()
-	return serveHandler(b, "noop", answerNoop)
+	return closeAtEnd(b, baseline.ServeNoop(listen(b)))
 }
 
-// answerNoop writes the no-op handler's whole answer.
-func answerNoop(ctx *fasthttp.RequestCtx) {
-	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.SetContentType("application/json")
-	ctx.SetBodyString(noopBody)
+// startFsyncOnly serves baseline's fsync-only handler, its file in a
+// temporary directory on disk, until the benchmark ends, and returns its
+// address.
+func startFsyncOnly(b *testing.B) string {
+	b.Helper()
+	srv, err := baseline.ServeFsyncOnly(listen(b), fstype.DiskTempDir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return closeAtEnd(b, srv)
 }
 
 // serveHandler serves handler on a loopback port until the benchmark ends
-// and returns its address. The server's limits are those of transport's
-// server, so that only the handler differs from marketd's. It is shut
-// down before the cleanups registered earlier run.
+// and returns its address.
 func serveHandler(b *testing.B, name string, handler fasthttp.RequestHandler) string {
 	b.Helper()
-	srv := &fasthttp.Server{
-		Handler:                      handler,
-		Name:                         name,
-		MaxRequestBodySize:           transport.DefaultMaxBodyBytes,
-		ReadTimeout:                  30 * time.Second,
-		WriteTimeout:                 30 * time.Second,
-		IdleTimeout:                  2 * time.Minute,
-		DisablePreParseMultipartForm: true,
-		NoDefaultContentType:         true,
-	}
-	ln := listen(b)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	return closeAtEnd(b, baseline.Serve(listen(b), name, handler))
+}
+
+// closeAtEnd closes srv when the benchmark ends, before the cleanups
+// registered earlier run, and returns its address.
+func closeAtEnd(b *testing.B, srv *baseline.Server) string {
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
-		if err := srv.ShutdownWithContext(ctx); err != nil {
-			b.Errorf("shut down the %s server: %v", name, err)
-		}
-		if err := <-served; err != nil {
-			b.Errorf("%s server: %v", name, err)
+		if err := srv.Close(ctx); err != nil {
+			b.Error(err)
 		}
 	})
-	return ln.Addr().String()
+	return srv.Addr()
 }
 
 // tradeServer is marketd's HTTP server over an engine and a real log in

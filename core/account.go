@@ -11,7 +11,7 @@ import (
 )
 
 // RecentTradesKept is how many of an account's trades it keeps for its
-// profile (decisions.md section 11: the last 20).
+// profile: the last 20 (docs/API.md, "GET /api/agents/me").
 const RecentTradesKept = 20
 
 // posKey names a position: a market and a currency.
@@ -63,7 +63,7 @@ func newAccount(id uuid.UUID) *account {
 }
 
 // applyLocked applies a change whose Prev the caller has checked.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 	if ch.Info != nil {
 		a.info = *ch.Info
@@ -99,7 +99,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 // appendLedger appends a ledger entry and adds it to the aggregates derived
 // from the ledger. It is the only place entries are appended (live changes,
 // replay and snapshot images alike), which keeps the aggregates equal to a
-// recomputation from the ledger. Lock should be held.
+// recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l LedgerEntry) {
 	a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
 	if l.Currency == money.KP {
@@ -132,7 +132,7 @@ func absAmount(x money.Amount) money.Amount {
 }
 
 // pushTrade adds t to the recent trades, dropping the oldest when full.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) pushTrade(t TradeSummary) {
 	if len(a.trades) < RecentTradesKept {
 		a.trades = append(a.trades, t)
@@ -142,7 +142,7 @@ func (a *account) pushTrade(t TradeSummary) {
 	a.tradeHead = (a.tradeHead + 1) % RecentTradesKept
 }
 
-// recentTrades returns the kept trades, oldest first. Lock should be held.
+// recentTrades returns the kept trades, oldest first. Caller holds a.mu.
 func (a *account) recentTrades() []TradeSummary {
 	if len(a.trades) == 0 {
 		return nil
@@ -174,7 +174,7 @@ func (b *imageBuffers) reset() {
 // imageLocked returns the whole account as an image change (Prev holds its
 // LSN), built in b, without its ledger, and the ledger prefixes to add to
 // it once the lock is released (addLedger): copying a long ledger under the
-// lock would stall trading. Lock should be held.
+// lock would stall trading. Caller holds a.mu.
 func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies][]LedgerEntry) {
 	b.infos = append(b.infos, a.info)
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}

@@ -9,7 +9,8 @@ import (
 )
 
 // Custody is where USDC meets the outside world: the seam a chain watcher
-// and a payout queue plug into (decisions.md section 9). There is no chain
+// and a payout queue plug into (docs/ARCHITECTURE.md, "Custody: wallets,
+// deposits and withdrawals"). There is no chain
 // here; the default, RecordingCustody, confirms every deposit and keeps
 // what it is told.
 //

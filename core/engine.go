@@ -2,13 +2,15 @@ package core
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"marketd/core/money"
 )
 
-// Limits of request fields (decisions.md sections 1, 5 and 6).
+// Limits of request fields (docs/API.md, "Conventions", "POST /api/markets",
+// "POST /api/markets/trade").
 const (
 	// MaxAmount bounds every amount, share count and liquidity in a request.
 	MaxAmount = money.Amount(1_000_000_000 * money.Scale)
@@ -16,6 +18,11 @@ const (
 	MaxReasoningRunes = 1000
 	// DefaultInboxSize is the default bound of a market's command queue.
 	DefaultInboxSize = 1024
+	// DefaultInboxWait is how long a command waits by default for room in
+	// a full market inbox before ErrBusy. A full inbox of 1,024 trades
+	// drains in a few milliseconds when the market keeps up, so a second
+	// of waiting means it does not; the client is better told to retry.
+	DefaultInboxWait = time.Second
 )
 
 // Config holds the engine's settings; the zero value of each field means
@@ -24,9 +31,13 @@ type Config struct {
 	// Now returns the current time; default time.Now. Tests inject a clock.
 	Now func() time.Time
 	// InboxSize bounds each market's command queue; default DefaultInboxSize.
-	// A command that finds the queue full waits until its context is done,
-	// then fails with ErrBusy.
 	InboxSize int
+	// InboxWait bounds how long a command that finds its market's queue
+	// full waits for room, then fails with ErrBusy; default
+	// DefaultInboxWait. The wait is bounded here rather than by the
+	// caller's context because fasthttp's request context ends only at
+	// shutdown (docs/API.md, "Market busy").
+	InboxWait time.Duration
 	// CloseInterval is how often markets past their closing time are checked
 	// and closed; default one second, negative disables the check (tests
 	// call CloseDue).
@@ -45,8 +56,8 @@ type Config struct {
 	// DefaultVoteWindow.
 	VoteWindow time.Duration
 	// OracleInterval is how often proposals past their deadline are
-	// decided (OracleDue); default one second, as decisions.md section 10
-	// asks; negative disables the loop and its run at start (tests call
+	// decided (OracleDue); default one second (docs/API.md, "The oracle");
+	// negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
 	// Custody confirms deposits and takes withdrawals (custody.go); default
@@ -84,6 +95,9 @@ type Engine struct {
 
 	// board is the leaderboard's cached ranking (leaderboard.go).
 	board leaderboardCache
+
+	// counters are read by Counters (counters.go).
+	counters engineCounters
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one
@@ -94,6 +108,9 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	}
 	if cfg.InboxSize <= 0 {
 		cfg.InboxSize = DefaultInboxSize
+	}
+	if cfg.InboxWait <= 0 {
+		cfg.InboxWait = DefaultInboxWait
 	}
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
@@ -160,7 +177,7 @@ func (e *Engine) Close() {
 	e.lastFlush.Do(func() {
 		// Only a failed journal makes this fail, and the journal reports
 		// its failure to its owner too; the counts then lag as after a
-		// crash, which decisions.md section 3 allows.
+		// crash, which docs/API.md, "Authentication" allows.
 		_, _ = e.flushUsage(context.Background(), maxUsageKeys)
 	})
 }
@@ -255,9 +272,10 @@ func (e *Engine) closeLoop() {
 
 // submit hands a command to a market's goroutine and waits for its outcome:
 // an error found by the actor, or the journal's answer once the record is
-// durable. The context bounds only the wait for room in the inbox: once a
-// command is accepted its outcome is always awaited, so that no caller is
-// told of a failure for a change that then becomes durable.
+// durable. The wait for room in the inbox is bounded by InboxWait and the
+// context, whichever ends first (ErrBusy); once a command is accepted its
+// outcome is always awaited, so that no caller is told of a failure for a
+// change that then becomes durable.
 func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 	if err := e.enter(); err != nil {
 		return err
@@ -268,18 +286,50 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		m.sendMu.RUnlock()
 		return e.handleRetired(m, c)
 	}
+	err := e.send(ctx, m, c)
+	m.sendMu.RUnlock()
+	if err != nil {
+		return err
+	}
+	return <-c.done
+}
+
+// send puts c in m's inbox, waiting for room at most InboxWait or until ctx
+// is done (ErrBusy). m.sendMu should be held shared.
+func (e *Engine) send(ctx context.Context, m *market, c *command) error {
 	select {
 	case m.inbox <- c:
+		return nil
 	default:
-		select {
-		case m.inbox <- c:
-		case <-ctx.Done():
-			m.sendMu.RUnlock()
-			return ErrBusy
-		}
 	}
-	m.sendMu.RUnlock()
-	return <-c.done
+	// Only a full inbox pays for the timer.
+	t := time.NewTimer(e.cfg.InboxWait)
+	defer t.Stop()
+	select {
+	case m.inbox <- c:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	e.counters.busy.Add(1)
+	return ErrBusy
+}
+
+// refuseOn returns a market command's refusal err once the market's and
+// the account's last changes, on which it may rest, are durable: a trade
+// refused for a balance that a trade still being synced spent must not be
+// answered before that trade is, or a crash could leave the refusal
+// standing on a change that never happened. ErrBusy and ErrClosed rest on
+// nothing; the journal's own failure is returned as it is.
+func (e *Engine) refuseOn(ctx context.Context, m *market, a *account, err error) error {
+	if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, ErrClosed) {
+		return err
+	}
+	lsn := m.view.Load().LSN
+	if a != nil {
+		lsn = max(lsn, e.accountLSN(a.id))
+	}
+	return e.refuse(ctx, lsn, err)
 }
 
 func (e *Engine) getCommand(op opKind) *command {

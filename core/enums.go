@@ -88,7 +88,7 @@ func (r Role) String() string {
 // TxType is the type of a ledger entry. Values are written to disk.
 type TxType uint8
 
-// The ledger entry types of decisions.md section 11.
+// The ledger entry types (docs/API.md, "GET /api/points").
 const (
 	TxSignupBonus      TxType = 1
 	TxTradeBuy         TxType = 2
@@ -139,7 +139,7 @@ func (t TxType) Valid() bool { return int(t) < len(txTypeNames) && txTypeNames[t
 // Scopes is a set of API key scopes. Values are written to disk.
 type Scopes uint8
 
-// The scopes of spec part 5.
+// The scopes of API keys (docs/API.md, "POST /api/keys").
 const (
 	ScopeRead  Scopes = 1 << 0
 	ScopeTrade Scopes = 1 << 1
@@ -154,7 +154,7 @@ func (s Scopes) Has(want Scopes) bool { return s&want == want }
 // Tier is an API key's rate-limit tier. Values are written to disk.
 type Tier uint8
 
-// The rate-limit tiers of spec part 8.
+// The rate-limit tiers (docs/API.md, "Rate limits").
 const (
 	TierStandard  Tier = 0
 	TierPremium   Tier = 1

@@ -27,7 +27,7 @@ var (
 	ErrKeyLimit         = errors.New("active key limit reached")
 	ErrAdminRequired    = errors.New("admin role required")
 	ErrSessionNotFound  = errors.New("session not found")
-	// The oracle's refusals (decisions.md section 10).
+	// The oracle's refusals (docs/API.md, "The oracle").
 	ErrProposalNotFound = errors.New("proposal not found")
 	ErrMarketNotClosed  = errors.New("market is not closed")
 	ErrProposalOpen     = errors.New("proposal already open")
@@ -41,7 +41,7 @@ var (
 	// (USDC mode, a deposit, a withdrawal) on an account without one.
 	ErrWalletRequired = errors.New("link a wallet first")
 	// ErrWalletLinked reports linking a wallet to an account that has a
-	// different one: one wallet per account (decisions.md section 9).
+	// different one: one wallet per account (docs/API.md, "POST /api/wallet").
 	ErrWalletLinked = errors.New("wallet already linked")
 	// ErrWalletTaken reports an address linked to another account.
 	ErrWalletTaken = errors.New("wallet linked to another account")
@@ -59,8 +59,8 @@ var (
 	// ErrTooManyHolders reports a market with more holders than one
 	// oracle record can notify (MaxNotifiedHolders); nothing changed.
 	ErrTooManyHolders = errors.New("market has too many holders to notify at once")
-	// ErrBusy reports a market inbox that stayed full until the request's
-	// deadline: the caller should retry later (503).
+	// ErrBusy reports a market inbox that stayed full for the engine's
+	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")
 	// ErrClosed reports an operation on an engine that is shutting down.
 	ErrClosed = errors.New("engine closed")

@@ -30,10 +30,10 @@ func (s *State) checkIndexes(c *checker) {
 	got := &s.idx
 	if !maps.Equal(got.codes, want.codes) || !maps.Equal(got.wallets, want.wallets) ||
 		!maps.Equal(got.txs, want.txs) || !maps.Equal(got.proposals, want.proposals) {
-		c.failf("lookups of codes, wallets, deposits or proposals differ from the state")
+		c.failf(invLookups, "lookups of codes, wallets, deposits or proposals differ from the state")
 	}
 	if !sameSets(got.referees, want.referees) || !sameSets(got.created, want.created) {
-		c.failf("lookups of referees or created markets differ from the state")
+		c.failf(invLookups, "lookups of referees or created markets differ from the state")
 	}
 }
 

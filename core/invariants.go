@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"marketd/core/money"
+	"marketd/core/pricing"
 )
 
 // maxReported bounds how many violations Check lists.
@@ -12,16 +13,17 @@ const maxReported = 20
 
 // Check verifies the invariants of the whole state and returns every
 // violation it finds (up to a bound), joined; nil when all hold:
-//   - conservation per currency (decisions.md section 1): all balances, the
+//   - conservation per currency (docs/ARCHITECTURE.md, "Invariants"): all balances, the
 //     house's included, plus all market collateral plus the bonds of open
 //     oracle proposals (KP) equal minted minus burned;
 //   - a market has at most one open oracle proposal, and none once resolved;
 //   - per unresolved market, currency and side, the shares held equal
-//     q - q0 + splits - merges, q never below q0, and the collateral covers
-//     what the market owes whichever side wins; in the middle of a
-//     settlement, the shares held plus those its steps closed (paid, on the
-//     winning side) equal q - q0 + splits, and the collateral covers the
-//     winning shares still held;
+//     q - q0 (plus the sets split at par before splits moved to the curve),
+//     q never below q0, and the collateral covers what the market owes
+//     whichever side wins and C(q), rounded for the house; in the middle of
+//     a settlement, the shares held plus those its steps closed (paid, on
+//     the winning side) equal that, and the collateral covers the winning
+//     shares still held;
 //   - a market not closing or settling has a zero Step;
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
@@ -35,8 +37,18 @@ const maxReported = 20
 // It reads a quiescent state: call it at recovery, in tests, or on a state
 // loaded from a snapshot, not while an engine is trading on it.
 func (s *State) Check() error {
+	c := s.runChecks()
+	if c.dropped > 0 {
+		c.errs = append(c.errs, fmt.Errorf("core: %d more invariant violations", c.dropped))
+	}
+	return errors.Join(c.errs...)
+}
+
+// runChecks runs every check of Check and returns the checker holding its
+// findings.
+func (s *State) runChecks() *checker {
 	s.publishDirty()
-	c := checker{held: make(map[posKey][NumSides]money.Amount)}
+	c := &checker{held: make(map[posKey][NumSides]money.Amount)}
 	s.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
 		c.account(a)
@@ -47,10 +59,10 @@ func (s *State) Check() error {
 		c.market(m.view.Load())
 		return true
 	})
-	s.checkIndexes(&c)
+	s.checkIndexes(c)
 	for k := range c.held {
 		if s.market(k.market) == nil {
-			c.failf("position in unknown market %s", k.market)
+			c.failf(invPositions, "position in unknown market %s", k.market)
 		}
 	}
 	s.supply.mu.Lock()
@@ -59,19 +71,17 @@ func (s *State) Check() error {
 	for cur := range money.NumCurrencies {
 		want := c.s.sub(minted[cur], burned[cur])
 		if c.total[cur] != want {
-			c.failf("conservation %s: balances+collateral %s, minted-burned %s", money.Currency(cur), c.total[cur], want)
+			c.failf(invConservation, "conservation %s: balances+collateral %s, minted-burned %s", money.Currency(cur), c.total[cur], want)
 		}
 	}
 	if c.s.err != nil {
-		c.failf("overflow: %v", c.s.err)
+		c.failf(invOverflow, "overflow: %v", c.s.err)
 	}
-	if c.dropped > 0 {
-		c.errs = append(c.errs, fmt.Errorf("core: %d more invariant violations", c.dropped))
-	}
-	return errors.Join(c.errs...)
+	return c
 }
 
 type checker struct {
+	counts  [numInvariants]int // violations found, by invariant
 	s       sums
 	total   [money.NumCurrencies]money.Amount
 	held    map[posKey][NumSides]money.Amount
@@ -79,7 +89,8 @@ type checker struct {
 	dropped int
 }
 
-func (c *checker) failf(format string, args ...any) {
+func (c *checker) failf(inv invariant, format string, args ...any) {
+	c.counts[inv]++
 	if len(c.errs) >= maxReported {
 		c.dropped++
 		return
@@ -94,25 +105,25 @@ func (c *checker) account(a *account) {
 		for i, l := range a.ledger[cur] {
 			bal = c.s.add(bal, l.Amount)
 			if l.BalanceAfter != bal || l.Currency != money.Currency(cur) {
-				c.failf("account %s ledger %s entry %d: balance_after %s, chain gives %s", a.id, money.Currency(cur), i, l.BalanceAfter, bal)
+				c.failf(invLedger, "account %s ledger %s entry %d: balance_after %s, chain gives %s", a.id, money.Currency(cur), i, l.BalanceAfter, bal)
 				break
 			}
 		}
 		if bal != a.balances[cur] {
-			c.failf("account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
+			c.failf(invLedger, "account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
 		}
 	}
 	if v, b := ledgerAggregates(a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
-		c.failf("account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
+		c.failf(invAggregates, "account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
 	}
 	for k, p := range a.positions {
 		if k.market != p.Market || k.currency != p.Currency {
-			c.failf("account %s: position filed under the wrong key", a.id)
+			c.failf(invPositions, "account %s: position filed under the wrong key", a.id)
 		}
 		h := c.held[k]
 		for side := range NumSides {
 			if p.Shares[side] < 0 || p.Cost[side] < 0 {
-				c.failf("account %s market %s: negative shares or cost %v %v", a.id, k.market, p.Shares, p.Cost)
+				c.failf(invPositions, "account %s market %s: negative shares or cost %v %v", a.id, k.market, p.Shares, p.Cost)
 			}
 			h[side] = c.s.add(h[side], p.Shares[side])
 		}
@@ -130,17 +141,17 @@ func (c *checker) market(v *MarketView) {
 		}
 	}
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
-		c.failf("market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
+		c.failf(invProposals, "market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
 	}
 	if s := v.Info.Status; s != StatusClosing && s != StatusSettling && v.Info.Step != (Step{}) {
-		c.failf("market %s (%s): step in progress %+v", v.ID, s, v.Info.Step)
+		c.failf(invPositions, "market %s (%s): step in progress %+v", v.ID, s, v.Info.Step)
 	}
 	for cur := range money.NumCurrencies {
 		key := posKey{v.ID, money.Currency(cur)}
 		held, holders := c.held[key]
 		if !v.Open[cur] {
 			if holders {
-				c.failf("market %s: positions in %s, which has no book", v.ID, money.Currency(cur))
+				c.failf(invPositions, "market %s: positions in %s, which has no book", v.ID, money.Currency(cur))
 			}
 			continue
 		}
@@ -148,7 +159,7 @@ func (c *checker) market(v *MarketView) {
 		c.total[cur] = c.s.add(c.total[cur], b.Collateral)
 		if v.Info.Status == StatusResolved {
 			if b.Collateral != 0 || holders {
-				c.failf("market %s %s resolved with collateral %s, holders %v", v.ID, money.Currency(cur), b.Collateral, holders)
+				c.failf(invCollateral, "market %s %s resolved with collateral %s, holders %v", v.ID, money.Currency(cur), b.Collateral, holders)
 			}
 			continue
 		}
@@ -160,18 +171,35 @@ func (c *checker) market(v *MarketView) {
 		for side := range NumSides {
 			want := c.s.add(c.s.sub(b.Q[side], v.Info.Q0), b.Splits)
 			if got := c.s.add(held[side], v.Info.Step.Closed[cur][side]); got != want {
-				c.failf("market %s %s %s: held %s and closed %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side),
+				c.failf(invPositions, "market %s %s %s: held %s and closed %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side),
 					held[side], v.Info.Step.Closed[cur][side], want)
 			}
 			if b.Q[side] < v.Info.Q0 {
-				c.failf("market %s %s: q_%s %s below q0 %s", v.ID, money.Currency(cur), Side(side), b.Q[side], v.Info.Q0)
+				c.failf(invPositions, "market %s %s: q_%s %s below q0 %s", v.ID, money.Currency(cur), Side(side), b.Q[side], v.Info.Q0)
 			}
 			if !settling || Side(side) == v.Info.Outcome {
 				owed = max(owed, held[side])
 			}
 		}
 		if b.Collateral < owed {
-			c.failf("market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
+			c.failf(invCollateral, "market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
+		}
+		// Covering what is held is not enough: a market whose collateral
+		// falls below C(q) has paid out more than the curve allows, as
+		// when sets bought at par were sold on the curve (docs/API.md,
+		// "Split and merge"). Sets split at par before splits moved to the
+		// curve are held outside q, paid in at 1 each.
+		// A settlement's steps pay out of the collateral while q stays:
+		// only what is still held is owed then (above).
+		if settling {
+			continue
+		}
+		if inCurveRange(v.Info.Alpha, b.Q) {
+			if need := c.s.add(pricing.MinCollateral(v.Info.Alpha, b.Q), b.Splits); b.Collateral < need {
+				c.failf(invCurve, "market %s %s: collateral %s below C(q) %s at q %v (par sets %s)", v.ID, money.Currency(cur), b.Collateral, need, b.Q, b.Splits)
+			}
+		} else {
+			c.failf(invCurve, "market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
 		}
 	}
 }
@@ -182,4 +210,11 @@ func ledgerAggregates(kp []LedgerEntry) (volume, bonuses money.Amount) {
 		volume, bonuses = addToAggregates(volume, bonuses, l)
 	}
 	return volume, bonuses
+}
+
+// inCurveRange reports whether alpha and q are in the pricing package's
+// range, so that the checker reports a corrupt state rather than panic on it.
+func inCurveRange(alpha float64, q [NumSides]money.Amount) bool {
+	return alpha >= pricing.MinAlpha && alpha <= pricing.MaxAlpha &&
+		q[Yes] >= 1 && q[No] >= 1 && q[Yes] <= pricing.MaxQ && q[No] <= pricing.MaxQ
 }

@@ -44,6 +44,8 @@ type market struct {
 	// once the market is resolved and its goroutine ends (retire.go).
 	sendMu  sync.RWMutex
 	retired atomic.Bool
+
+	counters marketCounters // added to by the actor, read by Engine.Counters
 }
 
 // MarketView is an immutable copy of a market's state, published by its
@@ -79,7 +81,7 @@ func (v *MarketView) StatusAt(nowNanos int64) Status {
 }
 
 // apply applies a change whose Prev the caller has checked.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) apply(seq uint64, ch *MarketChange) {
 	if ch.Info != nil {
 		m.info = *ch.Info
@@ -94,7 +96,7 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 }
 
 // publish makes the current state visible to readers.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) publish() {
 	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open,
 		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})

@@ -164,8 +164,8 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 	s.auth.mu.Unlock()
 }
 
-// apply sets the totals from an after-image. Lock should be held, or the
-// state not yet shared.
+// apply sets the totals from an after-image. Caller holds sp.mu, or owns
+// the state alone (recovery).
 func (sp *supply) apply(seq uint64, sc *SupplyChange) {
 	sp.minted = sc.Minted
 	sp.burned = sc.Burned

@@ -27,10 +27,11 @@ type SettleResult struct {
 
 // Settle resolves an active or closed market: every winning share pays one
 // unit of its currency, the vig is paid from the market's profit
-// (decisions.md sections 7 and 8), what is left returns to the house, and
-// every position in the market is closed. A market with more holders than
-// one record holds is settled in bounded steps, in status settling
-// meanwhile (steps.go); Settle returns once the last step is durable.
+// (docs/API.md, "POST /api/admin/settle", docs/ARCHITECTURE.md, "Money and
+// the house"), what is left returns to the house, and every position in the
+// market is closed. A market with more holders than one record holds is
+// settled in bounded steps, in status settling meanwhile (docs/ARCHITECTURE.md,
+// "Bounded steps"); Settle returns once the last step is durable.
 func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, error) {
 	if req.Outcome != Yes && req.Outcome != No {
 		return SettleResult{}, fieldErr("outcome", "must be yes or no")
@@ -89,8 +90,9 @@ func (st *settlement) payRef(a *account, cur money.Currency, t TxType, amount mo
 	st.credit(ch, cur, t, amount, st.s.add(bal, amount), ref, st.now)
 }
 
-// settle runs on the market's goroutine. An open oracle proposal is
-// cancelled and its bonds returned, in the settlement's first record.
+// settle is the actor's side of Settle. An open oracle proposal is
+// cancelled and its bonds returned, in the settlement's first record. Runs
+// on the market's goroutine.
 func (e *Engine) settle(m *market, c *command) {
 	if m.info.Status == StatusResolved {
 		c.done <- ErrMarketResolved
@@ -125,9 +127,10 @@ func (e *Engine) settleMarket(m *market, c *command, kind Kind, outcome Side, pc
 	e.runSettlement(m, info, pc, c)
 }
 
-// vigPool returns what a book's vig may take at settlement (decisions.md
-// section 8): the market's profit, collateral less the payouts and the
-// subsidy, up to the vig accrued; never negative. The payouts are the
+// vigPool returns what a book's vig may take at settlement
+// (docs/ARCHITECTURE.md, "Money and the house"): the market's profit,
+// collateral less the payouts and the subsidy, up to the vig accrued;
+// never negative. The payouts are the
 // winning shares held, q - q0 + splits, as the invariant checker holds.
 func vigPool(s *sums, b *Book, q0 money.Amount, outcome Side) money.Amount {
 	owed := s.add(s.sub(b.Q[outcome], q0), b.Splits)
@@ -242,10 +245,10 @@ type refShare struct {
 }
 
 // payVig pays one currency's vig from the pool fixed when the settlement
-// started (decisions.md section 8) and records, for each referrer of a
-// holder in this step and, in the last step, for the creator, what accrued
-// and what was paid; it returns the total paid. A referrer whose referees
-// fall in several steps gets a VigPayment per step.
+// started (docs/ARCHITECTURE.md, "Money and the house") and records, for
+// each referrer of a holder in this step and, in the last step, for the
+// creator, what accrued and what was paid; it returns the total paid. A
+// referrer whose referees fall in several steps gets a VigPayment per step.
 func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Book, pool money.Amount, refs []refShare, last bool) money.Amount {
 	var vigPaid money.Amount
 	// What each account accrued and is paid, per role: every accrual gets

@@ -45,8 +45,8 @@ type State struct {
 
 	// custodyMu serialises the operations that check a lookup of idx and
 	// then change it: linking a wallet (one account per address) and
-	// crediting a deposit (once per transaction). It comes before the
-	// account locks.
+	// crediting a deposit (once per transaction). Its place in the lock
+	// order: doc.go, "Lock order".
 	custodyMu sync.Mutex
 }
 

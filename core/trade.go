@@ -70,8 +70,8 @@ func (r *TradeRequest) limitField() string {
 }
 
 // Trade buys or sells shares for an account, answering once the trade is
-// durable. Checks run in the order of decisions.md section 6 and a failed
-// one changes nothing.
+// durable. Checks run in the order of docs/API.md, "POST /api/markets/trade"
+// and a failed one changes nothing.
 func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
 	if err := req.validate(); err != nil {
 		return TradeResult{}, err
@@ -89,7 +89,7 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 	res := c.tradeRes
 	e.putCommand(c)
 	if err != nil {
-		return TradeResult{}, err
+		return TradeResult{}, e.refuseOn(ctx, m, a, err)
 	}
 	return res, nil
 }
@@ -110,7 +110,7 @@ func (e *Engine) marketAndTrader(marketID, accountID uuid.UUID) (*market, *accou
 
 // tradable reports whether the market takes trades, splits and merges at
 // nowNanos: active and before its closing time, whether or not the close
-// is logged yet. Runs only on the market's owner.
+// is logged yet. Runs on the market's goroutine.
 func (m *market) tradable(nowNanos int64) bool {
 	return m.info.Status == StatusActive && nowNanos < m.info.ClosesAt
 }
@@ -137,7 +137,7 @@ func unlockTrader(a, house *account) {
 	}
 }
 
-// trade runs on the market's goroutine.
+// trade is the actor's side of Trade. Runs on the market's goroutine.
 func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	now := e.now()
 	if !m.tradable(now) {
@@ -154,13 +154,16 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 		return
 	}
 	c.tradeRes.Time = time.Unix(0, now).UTC()
+	r := &c.trade
+	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
 	if e.commit(&sc.pending, c.done, nil) {
 		m.holders[a.id] = struct{}{}
+		m.counters.countTrade(cur, side, sell, cost)
 	}
 }
 
-// buildTrade checks a trade and builds its record in sc. Account locks
-// should be held.
+// buildTrade checks a trade and builds its record in sc. Caller holds the
+// trader's mu, and house.mu when house is not nil.
 func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) error {
 	r := &c.trade
 	a := c.acct
@@ -208,8 +211,8 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	return nil
 }
 
-// quoteTrade prices a trade and runs its checks in the order of
-// decisions.md section 6: shares, liquidity, the 1e10 limit, slippage,
+// quoteTrade prices a trade and runs its checks in the order of docs/API.md,
+// "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
 // balance.
 func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
@@ -248,8 +251,7 @@ func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance m
 
 // applyTrade computes the after-values of a quoted trade: the book, the
 // position (a sell takes the cost basis down pro rata) and the returned
-// balance. The vig splits 30% to the creator, 20% to the position's
-// referrer if any, the rest to the house (decisions.md section 8).
+// balance. Volume is a statistic: it saturates rather than refuse a trade.
 func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
 	side := int(r.Side)
 	cost, vig := q.Amount, q.Vig
@@ -272,16 +274,23 @@ func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, bal
 		book.Q[side] = s.add(book.Q[side], r.Shares)
 		book.Collateral = s.add(book.Collateral, cost)
 	}
+	accrueVig(vig, book, pos, s)
+	book.Volume = addSigned(book.Volume, cost)
+	book.Trades++
+	return balance
+}
+
+// accrueVig accrues the vig of a trade, split or merge: 30% to the
+// market's creator, 20% to the position's referrer if any, the rest to the
+// house (docs/ARCHITECTURE.md, "Money and the house").
+func accrueVig(vig money.Amount, book *Book, pos *Position, s *sums) {
 	creatorVig := vig * 3 / 10
 	var refVig money.Amount
 	if pos.Referrer != uuid.Nil {
 		refVig = vig * 2 / 10
 	}
 	pos.RefVig = s.add(pos.RefVig, refVig)
-	book.Volume = s.add(book.Volume, cost)
 	book.VigTotal = s.add(book.VigTotal, vig)
 	book.VigCreator = s.add(book.VigCreator, creatorVig)
 	book.VigHouse = s.add(book.VigHouse, vig-creatorVig-refVig)
-	book.Trades++
-	return balance
 }

@@ -13,7 +13,7 @@
 //
 // File layout (little-endian; these values never change meaning):
 //
-//	header   8 bytes magic "MKTSNAP3" ("MKTSNAP2" before format version 3, still read), 8 bytes From, 8 bytes created-at
+//	header   8 bytes magic "MKTSNAP3" ("MKTSNAP2" still read: its chunks are frames of record format 2), 8 bytes From, 8 bytes created-at
 //	         (Unix nanoseconds)
 //	chunks   uvarint length, then a frame of package wal/record (kind core.KindImage, seq =
 //	         chunk number from 1) holding an image record; each frame has

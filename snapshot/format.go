@@ -20,8 +20,8 @@ const (
 	MaxChunkBytes = record.MaxFrameBytes
 )
 
-// magic starts every snapshot written; magicV2 those of the build before
-// format version 3, still read: their chunks' frames say their version.
+// magic opens a snapshot of the current format; magicV2 one of format 2,
+// whose chunks are frames of record format 2, still read.
 var (
 	magic   = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '3'}
 	magicV2 = [8]byte{'M', 'K', 'T', 'S', 'N', 'A', 'P', '2'}
@@ -80,6 +80,11 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) && !bytes.Equal(b[:8], magicV2[:]) {
 		return Header{}, fmt.Errorf("%w: not a snapshot (%d bytes)", ErrCorrupt, len(b))
 	}
+	// A snapshot's chunks are frames of the record format of its magic.
+	version := byte(record.FormatVersion)
+	if bytes.Equal(b[:8], magicV2[:]) {
+		version = 2
+	}
 	body := b[:len(b)-4]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return Header{}, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
@@ -109,7 +114,10 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}
-		rec, err := record.DecodeVersion(fr.Payload, fr.Version)
+		if fr.Version != version {
+			return Header{}, fmt.Errorf("%w: chunk %d: record format %d in a snapshot of format %d", ErrCorrupt, n, fr.Version, version)
+		}
+		rec, err := record.DecodeVersion(fr.Version, fr.Payload)
 		if err != nil {
 			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}

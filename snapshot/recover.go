@@ -1,12 +1,15 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"strings"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // Replayer is the log as recovery reads it; *wal.Log has it.
@@ -39,19 +42,43 @@ type Recovered struct {
 // records), a state that fails its invariants, or a log that starts after
 // every usable snapshot stops recovery with an error: nothing is dropped
 // silently.
-func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
+func Recover(fsys vfs.FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
+	return recoverState(fsys, dir, log, logger, false)
+}
+
+// Inspect recovers the state as Recover does without changing anything in
+// dir, for the offline checker: it creates no directory, removes no
+// half-written snapshot and sets no damaged one aside, it only passes over
+// them (a missing dir reads as one without snapshots). The log it replays
+// should be a read-only one too (wal.Reader). It does not run the invariant
+// checker, so that the caller can report on each invariant
+// (core.State.CheckReport) of a state that breaks some.
+func Inspect(fsys vfs.FS, dir string, log Replayer, logger *slog.Logger) (*core.State, Recovered, error) {
+	return recoverState(fsys, dir, log, logger, true)
+}
+
+func recoverState(fsys vfs.FS, dir string, log Replayer, logger *slog.Logger, readOnly bool) (*core.State, Recovered, error) {
 	if fsys == nil {
-		fsys = OSFS()
+		fsys = vfs.Default()
 	}
 	if logger == nil {
 		logger = slog.Default()
 	}
 	var rec Recovered
-	if err := fsys.MkdirAll(dir, 0o750); err != nil {
-		return nil, rec, fmt.Errorf("snapshot: recover: %w", err)
+	var froms []uint64
+	var err error
+	if readOnly {
+		froms, err = list(fsys, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			froms, err = nil, nil
+		}
+	} else {
+		if err := fsys.MkdirAll(dir, 0o750); err != nil {
+			return nil, rec, fmt.Errorf("snapshot: recover: %w", err)
+		}
+		removeTemps(fsys, dir, logger)
+		froms, err = list(fsys, dir)
 	}
-	removeTemps(fsys, dir, logger)
-	froms, err := list(fsys, dir)
 	if err != nil {
 		return nil, rec, err
 	}
@@ -63,6 +90,9 @@ func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.Stat
 			// Set it aside, so that retention never counts on it.
 			logger.Warn("snapshot damaged, trying an older one", "file", name, "err", err)
 			rec.Skipped = append(rec.Skipped, fmt.Sprintf("%s: %v", name, err))
+			if readOnly {
+				continue
+			}
 			if rerr := fsys.Rename(name, name+badSuffix); rerr != nil {
 				return nil, rec, fmt.Errorf("snapshot: recover: set aside %s: %w", name, rerr)
 			}
@@ -80,22 +110,25 @@ func Recover(fsys FS, dir string, log Replayer, logger *slog.Logger) (*core.Stat
 			continue
 		}
 		rec.Snapshot = &h
-		return replayAndCheck(st, log, h.From+1, rec)
+		return replayAndCheck(st, log, h.From+1, rec, !readOnly)
 	}
 	if first > 1 {
 		return nil, rec, fmt.Errorf("snapshot: recover: no usable snapshot in %s and the log starts at %d (skipped: %s)",
 			dir, first, strings.Join(rec.Skipped, "; "))
 	}
-	return replayAndCheck(core.NewState(), log, first, rec)
+	return replayAndCheck(core.NewState(), log, first, rec, !readOnly)
 }
 
-func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered) (*core.State, Recovered, error) {
+func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered, check bool) (*core.State, Recovered, error) {
 	err := log.Replay(from, func(seq uint64, r *core.Record) error {
 		rec.Replayed++
 		return st.Apply(seq, r)
 	})
 	if err != nil {
 		return nil, rec, fmt.Errorf("snapshot: recover: replay from %d: %w", from, err)
+	}
+	if !check {
+		return st, rec, nil
 	}
 	if err := st.Check(); err != nil {
 		return nil, rec, fmt.Errorf("snapshot: recover: the recovered state fails its invariants: %w", err)
@@ -104,7 +137,7 @@ func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered) (*
 }
 
 // load reads and decodes one snapshot file into a new state.
-func load(fsys FS, name string) (*core.State, Header, error) {
+func load(fsys vfs.FS, name string) (*core.State, Header, error) {
 	b, err := fsys.ReadFile(name)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: read %s: %w", name, err)
@@ -118,7 +151,7 @@ func load(fsys FS, name string) (*core.State, Header, error) {
 }
 
 // removeTemps deletes snapshots left half-written by a crash.
-func removeTemps(fsys FS, dir string, logger *slog.Logger) {
+func removeTemps(fsys vfs.FS, dir string, logger *slog.Logger) {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return

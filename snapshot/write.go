@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // File names: snapshot-<From, 20 digits>.snap, and .tmp while written.
@@ -34,6 +35,9 @@ func parseName(name string) (uint64, bool) {
 	return from, err == nil
 }
 
+// filePerm is the permission of a snapshot file.
+const filePerm = 0o640
+
 // Durability is what publishing a snapshot needs from the log.
 type Durability interface {
 	// WaitDurable returns once every record up to seq is durable.
@@ -49,15 +53,17 @@ const syncEveryBytes = 16 << 20
 // crcWriter computes the CRC of everything written through it and fsyncs
 // the file every syncEveryBytes.
 type crcWriter struct {
-	w        File
+	w        vfs.File
 	crc      hash.Hash32
 	unsynced int
+	written  int64 // bytes written through it
 }
 
 // Write adds p to the CRC and writes it to the file.
 func (c *crcWriter) Write(p []byte) (int, error) {
 	c.crc.Write(p)
 	n, err := c.w.Write(p)
+	c.written += int64(n)
 	if err != nil {
 		return n, err
 	}
@@ -73,13 +79,13 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // write captures st into dir as the snapshot for from: written under a
 // temporary name, the log awaited through the snapshot's highest LSN,
 // fsynced, renamed into place, and the directory fsynced. A failure removes
-// the temporary file.
-func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, err error) {
+// the temporary file. sizeBytes is the file's size.
+func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, sizeBytes int64, err error) {
 	final := filepath.Join(dir, fileName(from))
 	tmp := final + tmpSuffix
-	f, err := fsys.Create(tmp)
+	f, err := fsys.Create(tmp, filePerm)
 	if err != nil {
-		return Header{}, fmt.Errorf("snapshot: create %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: create %s: %w", tmp, err)
 	}
 	closed, renamed := false, false
 	defer func() {
@@ -95,7 +101,7 @@ func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durabil
 	var buf []byte
 	buf = appendHeader(buf[:0], from, now)
 	if _, err := bw.Write(buf); err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	var chunks uint64
 	through, err := st.Capture(chunkObjects, func(rec *core.Record) (err error) {
@@ -113,49 +119,35 @@ func write(ctx context.Context, fsys FS, dir string, st *core.State, log Durabil
 		return err
 	})
 	if err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	if err := bw.Flush(); err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	buf = appendTrailer(buf[:0], through, chunks, 0)
 	crc := crc32.Update(cw.crc.Sum32(), castagnoli, buf[:len(buf)-4])
 	buf = appendTrailer(buf[:0], through, chunks, crc)
 	if _, err := f.Write(buf); err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	// The snapshot holds changes up to Through: it may replace the log only
 	// once the log itself is durable that far.
 	if err := log.WaitDurable(ctx, through); err != nil {
-		return Header{}, fmt.Errorf("snapshot: wait for the log through %d: %w", through, err)
+		return Header{}, 0, fmt.Errorf("snapshot: wait for the log through %d: %w", through, err)
 	}
 	if err := f.Sync(); err != nil {
-		return Header{}, fmt.Errorf("snapshot: fsync %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: fsync %s: %w", tmp, err)
 	}
 	closed = true
 	if err := f.Close(); err != nil {
-		return Header{}, fmt.Errorf("snapshot: close %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: close %s: %w", tmp, err)
 	}
 	if err := fsys.Rename(tmp, final); err != nil {
-		return Header{}, fmt.Errorf("snapshot: rename %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: rename %s: %w", tmp, err)
 	}
 	renamed = true
-	if err := syncDir(fsys, dir); err != nil {
-		return Header{}, err
+	if err := vfs.SyncDir(fsys, dir); err != nil {
+		return Header{}, 0, err
 	}
-	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, nil
-}
-
-func syncDir(fsys FS, dir string) error {
-	d, err := fsys.OpenDir(dir)
-	if err != nil {
-		return fmt.Errorf("snapshot: open directory %s: %w", dir, err)
-	}
-	if err := d.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("snapshot: fsync directory %s: %w", dir, err), d.Close())
-	}
-	if err := d.Close(); err != nil {
-		return fmt.Errorf("snapshot: close directory %s: %w", dir, err)
-	}
-	return nil
+	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, cw.written + int64(len(buf)), nil
 }

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +18,8 @@ import (
 )
 
 // TestRoutingErrors checks the JSON answers to unknown paths and wrong
-// methods, and that a body of exactly 64 KiB is read (decisions.md
-// section 12); TestBodyTooLarge has the bodies over it.
+// methods, and that a body of exactly 64 KiB is read (docs/API.md,
+// "Conventions"); TestBodyTooLarge has the bodies over it.
 func TestRoutingErrors(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess := ts.register("trader")
@@ -101,8 +100,8 @@ func rawExchange(t *testing.T, addr, raw string) (*http.Response, []byte) {
 
 // TestBodyTooLarge sends bodies over 64 KiB, sent whole, only declared, or
 // chunked, with and without credentials: each answers a JSON 413, after
-// the routing answers and before the credential checks (decisions.md
-// sections 2 and 12), and changes nothing. A request that is not HTTP
+// the routing answers and before the credential checks (docs/API.md,
+// "Order of checks"), and changes nothing. A request that is not HTTP
 // gets a JSON 400.
 func TestBodyTooLarge(t *testing.T) {
 	ts := newTestServer(t, Config{})
@@ -159,12 +158,12 @@ func TestBodyTooLarge(t *testing.T) {
 			ts := ts.sub(t)
 			before := ts.observe(auth{session: sess}, id)
 			resp, body := rawExchange(t, strings.TrimPrefix(ts.url, "http://"), tt.raw)
-			var e map[string]any
-			if err := json.Unmarshal(body, &e); err != nil || len(e) != 1 || e["error"] == nil {
-				t.Errorf("body %q is not {\"error\": \"...\"}", body)
+			msg, err := parseErrorBody(resp.StatusCode, resp.Header.Get(HeaderRequestID), body)
+			if err != nil {
+				t.Error(err)
 			}
 			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != contentTypeJSON ||
-				tt.msg != "" && e["error"] != tt.msg {
+				tt.msg != "" && msg != tt.msg {
 				t.Errorf("status %d, Content-Type %q, body %s; want %d, JSON, %q",
 					resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.msg)
 			}
@@ -236,8 +235,8 @@ func TestBodyDecodingErrors(t *testing.T) {
 }
 
 // TestErrorTable walks errorTable: every row's error, wrapped as callers
-// wrap them, maps to its row; the rows hold the messages the decisions
-// give; and anything else is a 500 "Internal server error".
+// wrap them, maps to its row; the rows hold the messages docs/API.md
+// gives; and anything else is a 500 "Internal server error".
 func TestErrorTable(t *testing.T) {
 	seen := map[error]bool{}
 	for _, row := range errorTable {
@@ -259,7 +258,7 @@ func TestErrorTable(t *testing.T) {
 		})
 	}
 
-	// The answers decisions.md gives by name (sections 2, 3, 6, 7).
+	// The answers docs/API.md gives by name, word for word.
 	contract := []struct {
 		err    error
 		status int
@@ -369,9 +368,8 @@ func TestHandlerFailures(t *testing.T) {
 			want := http.StatusOK
 			if strings.HasPrefix(path, "/test/") {
 				want = http.StatusInternalServerError
-				var e map[string]any
-				if err := json.Unmarshal(body, &e); err != nil || len(e) != 1 || e["error"] != "Internal server error" {
-					t.Errorf("panic answer %q, want {\"error\": \"Internal server error\"}", body)
+				if msg, err := parseErrorBody(resp.StatusCode, resp.Header.Get(HeaderRequestID), body); err != nil || msg != "Internal server error" {
+					t.Errorf("panic answer %q (%v), want the error body of \"Internal server error\"", body, err)
 				}
 			}
 			if resp.StatusCode != want || resp.Header.Get("Content-Type") != contentTypeJSON || resp.Close {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -140,14 +141,51 @@ func (r response) json(t *testing.T) map[string]any {
 	return m
 }
 
+// errorMessage returns the message of an error body, after checking it
+// with parseErrorBody: every test that looks at an error walks one error
+// path.
 func (r response) errorMessage(t *testing.T) string {
 	t.Helper()
-	m := r.json(t)
-	msg, ok := m["error"].(string)
-	if !ok || len(m) != 1 {
-		t.Fatalf("error body %s is not {\"error\": \"...\"}", r.body)
+	msg, err := parseErrorBody(r.status, r.header.Get(HeaderRequestID), r.body)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return msg
+}
+
+// parseErrorBody returns the message of an error body after checking the
+// body's shape (docs/API.md, "Errors") and its code against the list of
+// codes (checkErrorCode), and its request_id against the response's
+// X-Request-Id, requestID.
+func parseErrorBody(status int, requestID string, body []byte) (string, error) {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return "", fmt.Errorf("error body %q is not a JSON object: %v", body, err)
+	}
+	msg, ok := m["error"].(string)
+	code, codeOK := m["code"].(string)
+	if _, idOK := m["request_id"]; !ok || !codeOK || !idOK {
+		return "", fmt.Errorf("error body %s lacks a string error, a code or a request_id", body)
+	}
+	for k, v := range m {
+		switch k {
+		case "error", "code":
+		case "request_id":
+			if id, _ := v.(string); id == "" || id != requestID {
+				return "", fmt.Errorf("error body %s: request_id %v, X-Request-Id %q", body, v, requestID)
+			}
+		case "field":
+			if f, _ := v.(string); f == "" || !strings.HasPrefix(msg, f+": ") {
+				return "", fmt.Errorf("error body %s: field %v is not the one the message names", body, v)
+			}
+		default:
+			return "", fmt.Errorf("error body %s has an unknown member %q", body, k)
+		}
+	}
+	if err := checkErrorCode(status, code, msg); err != nil {
+		return "", fmt.Errorf("error body %s: %w", body, err)
+	}
+	return msg, nil
 }
 
 func (ts *testServer) do(method, path string, a auth, body string) response {

@@ -19,21 +19,28 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) error {
 	return json.NewEncoder(ctx.Response.BodyWriter()).Encode(v)
 }
 
+// errorBody is every error's answer (docs/API.md, "Errors"): the message
+// docs/API.md gives, unchanged, and beside it the stable code, the field at
+// fault and the request's id.
 type errorBody struct {
-	Error string `json:"error"`
+	Error     string `json:"error"`
+	Code      string `json:"code"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"request_id"`
 }
 
-// writeError answers with e as a {"error": "..."} body.
+// writeError answers with e as an error body.
 func writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 	if e.retryAfterSeconds > 0 {
 		ctx.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(e.retryAfterSeconds))
 	}
-	// Encoding a struct of one string cannot fail.
-	_ = writeJSON(ctx, e.status, errorBody{Error: e.msg})
+	// Encoding a struct of strings cannot fail.
+	_ = writeJSON(ctx, e.status, errorBody{Error: e.msg, Code: e.code, Field: e.field, RequestID: requestID(ctx)})
 }
 
 // timestamp is a time in Unix nanoseconds, written as ISO 8601 UTC with a
-// Z and the fraction of a second when there is one (decisions.md section 5).
+// Z and the fraction of a second when there is one (docs/API.md,
+// "Conventions").
 type timestamp int64
 
 // MarshalJSON writes the time as an RFC 3339 string in UTC.

@@ -17,7 +17,7 @@ const (
 	// or a session.
 	keyOrSession
 	// sessionOnly routes take a session only: an API key gets 403
-	// "Session required" (spec part 5, rule 5).
+	// "Session required" (docs/API.md, "Order of checks").
 	sessionOnly
 )
 
@@ -37,7 +37,7 @@ type route struct {
 }
 
 // routes is the route table: every endpoint of the service and its rules
-// (spec part 5, decisions.md sections 2 and 3).
+// (docs/API.md, "Endpoints", "Authentication").
 func (s *Server) routes() []route {
 	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
 	return []route{
@@ -79,7 +79,7 @@ func (s *Server) routes() []route {
 		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, s.markNotifications},
 
 		{get, "/api/referral/code", keyOrSession, core.ScopeRead, false, s.referralCode},
-		// The spec's two listings disagree (read, trade): either suffices.
+		// Either scope suffices (docs/API.md, "POST /api/referral/apply").
 		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral},
 		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats},
 

@@ -8,8 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// Tests of POST/DELETE /api/wallet and /api/token/* (decisions.md section
-// 9), and of trading in the USDC mode.
+// Tests of POST/DELETE /api/wallet and /api/token/* (docs/API.md, their
+// sections), and of trading in the USDC mode.
 
 // Addresses of EIP-55's reference vectors.
 const (

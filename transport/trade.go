@@ -9,10 +9,11 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// tradeRequest accepts both request shapes of spec 4.4: the reference
+// tradeRequest accepts both request shapes of docs/API.md, "POST
+// /api/markets/trade": the reference
 // shape (market_id, side, shares, type) and the workflow shape (marketId,
 // outcome, side as the direction, amount), told apart by the workflow's
-// own field names (decisions.md section 6).
+// own field names.
 type tradeRequest struct {
 	MarketID    *string           `json:"market_id"`
 	Side        *string           `json:"side"`
@@ -51,7 +52,8 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	// The caller's trading mode chooses the currency (decisions.md section 9).
+	// The caller's trading mode chooses the currency (docs/API.md, "POST
+	// /api/profile/trading-mode").
 	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
@@ -148,19 +150,28 @@ func (b *tradeRequest) limit(sell bool) (money.Amount, bool, error) {
 }
 
 type splitMergeRequest struct {
-	MarketID *string           `json:"market_id"`
-	Amount   strictjson.Number `json:"amount"`
-	Type     *string           `json:"type"`
+	MarketID    *string           `json:"market_id"`
+	Amount      strictjson.Number `json:"amount"`
+	Type        *string           `json:"type"`
+	MaxCost     strictjson.Number `json:"max_cost"`
+	MinProceeds strictjson.Number `json:"min_proceeds"`
 }
 
+// splitMergeResponse answers a split or merge, priced on the curve like a
+// trade (docs/API.md, "Split and merge"): cost is paid on a split and
+// received on a merge.
 type splitMergeResponse struct {
-	MarketID     uuid.UUID    `json:"market_id"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
+	MarketID      uuid.UUID    `json:"market_id"`
+	Type          string       `json:"type"`
+	Currency      string       `json:"currency"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
 }
 
 func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -187,6 +198,12 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	case *body.Type != "split":
 		return fieldError("type", "must be split or merge")
 	}
+	// A split is priced as a buy (max_cost), a merge as a sell
+	// (min_proceeds).
+	limits := tradeRequest{MaxCost: body.MaxCost, MinProceeds: body.MinProceeds}
+	if req.Limit, req.HasLimit, err = limits.limit(req.Merge); err != nil {
+		return err
+	}
 	r, err := s.eng.SplitMerge(ctx, req)
 	if err != nil {
 		return err
@@ -196,13 +213,17 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 		typ = "merge"
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, splitMergeResponse{
-		MarketID:     r.Market,
-		Type:         typ,
-		Currency:     r.Currency.String(),
-		Amount:       r.Amount,
-		BalanceAfter: r.BalanceAfter,
-		YesShares:    r.YesShares,
-		NoShares:     r.NoShares,
+		MarketID:      r.Market,
+		Type:          typ,
+		Currency:      r.Currency.String(),
+		Amount:        r.Amount,
+		Cost:          r.Cost,
+		Vig:           r.Vig,
+		BalanceAfter:  r.BalanceAfter,
+		YesShares:     r.YesShares,
+		NoShares:      r.NoShares,
+		PriceYesAfter: r.PriceYesAfter,
+		PriceNoAfter:  r.PriceNoAfter,
 	})
 }
 
@@ -229,7 +250,7 @@ func parseSide(field string, v *string) (core.Side, error) {
 }
 
 // positiveAmount reads a required amount in (0, 1e9] with at most 6
-// decimals (decisions.md section 1); Amount refuses an absent one.
+// decimals (docs/API.md, "Conventions"); Amount refuses an absent one.
 func positiveAmount(field string, n strictjson.Number) (money.Amount, error) {
 	a, err := n.Amount(field)
 	if err != nil {

@@ -7,7 +7,8 @@ import (
 	"marketd/core/money"
 )
 
-// The JSON shapes of responses (spec part 2, decisions.md). Field names
+// The JSON shapes of responses (docs/API.md, "Conventions" and each
+// endpoint's section). Field names
 // are snake_case; money is money.Amount (exact, at most 6 decimals);
 // prices, multipliers and alpha are float64 at full precision.
 
@@ -99,7 +100,7 @@ type marketList struct {
 }
 
 // agentJSON is an account as its owner sees it: balance is always KP
-// (decisions.md section 9); the optional profile fields are null when
+// (docs/API.md, "The agent object"); the optional profile fields are null when
 // unset.
 type agentJSON struct {
 	ID            uuid.UUID    `json:"id"`

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 	"marketd/wal/record/recordgen"
 )
 
@@ -151,7 +152,7 @@ func copyDir(t *testing.T, src string) string {
 // segmentNames lists the plain segment files of dir in order.
 func segmentNames(t *testing.T, dir string) []string {
 	t.Helper()
-	segs, err := listSegments(OSFS(), dir)
+	segs, err := listSegments(vfs.Default(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	tidwall "github.com/tidwall/wal"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // Log is a write-ahead log of core records with group commit. It
@@ -24,7 +25,7 @@ type Log struct {
 	// Owned by the goroutine that called Open until Start, then by the
 	// writer goroutine until it exits, then by Close.
 	tw        *tidwall.Log
-	dirFile   File          // the log directory, kept open for its fsyncs
+	dirFile   vfs.File      // the log directory, kept open for its fsyncs
 	batch     tidwall.Batch // reused for every commit
 	pending   []*entry      // the records of the commit in progress
 	writeNext uint64        // the next seq to write
@@ -97,7 +98,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	}
 	if !o.NoFsync {
 		// A log directory created just now must be durable in its parent.
-		if err := syncDir(fsys, filepath.Dir(filepath.Clean(dir))); err != nil {
+		if err := vfs.SyncDir(fsys, filepath.Dir(filepath.Clean(dir))); err != nil {
 			return nil, fmt.Errorf("wal: open: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 func TestAppendCloseReopenReplay(t *testing.T) {
@@ -165,7 +166,7 @@ func TestFsyncFailureIsSticky(t *testing.T) {
 	dir := t.TempDir()
 	opts := testOptions()
 	// Sync 1 of the directory is Open's; sync 2 is the first commit's.
-	opts.FS = newErrorFS(failNth("sync", dir, 2, true))
+	opts.FS = vfs.NewErrorFS(vfs.Default(), vfs.FailFrom(vfs.And(vfs.Kinds(vfs.OpSync), vfs.Under(dir)), 2))
 	l := mustOpen(t, dir, opts)
 	l.Start()
 	var seqs [4]uint64
@@ -181,7 +182,7 @@ func TestFsyncFailureIsSticky(t *testing.T) {
 	l.Append(seqs[1], recordFor(seqs[1]), dones[1])
 	l.Append(seqs[0], recordFor(seqs[0]), dones[0])
 	for i := range 3 {
-		if err := <-dones[i]; !errors.Is(err, ErrFailed) || !errors.Is(err, errInjected) {
+		if err := <-dones[i]; !errors.Is(err, ErrFailed) || !errors.Is(err, vfs.ErrInjected) {
 			t.Fatalf("seq %d: got %v, want ErrFailed wrapping the injected error", seqs[i], err)
 		}
 	}
@@ -199,7 +200,7 @@ func TestFsyncFailureIsSticky(t *testing.T) {
 	if err := l.TruncateFront(t.Context(), 1); !errors.Is(err, ErrFailed) {
 		t.Fatalf("truncate after the failure: %v, want ErrFailed", err)
 	}
-	if l.Durable() != 0 || !errors.Is(l.Err(), errInjected) {
+	if l.Durable() != 0 || !errors.Is(l.Err(), vfs.ErrInjected) {
 		t.Fatalf("durable %d, err %v", l.Durable(), l.Err())
 	}
 	if err := l.Close(); !errors.Is(err, ErrFailed) {
@@ -211,7 +212,7 @@ func TestNextUnblocksOnFailure(t *testing.T) {
 	dir := t.TempDir()
 	opts := testOptions()
 	opts.QueueRecords = 1
-	opts.FS = newErrorFS(failNth("sync", dir, 2, true))
+	opts.FS = vfs.NewErrorFS(vfs.Default(), vfs.FailFrom(vfs.And(vfs.Kinds(vfs.OpSync), vfs.Under(dir)), 2))
 	l := mustOpen(t, dir, opts)
 	l.Start()
 	s1, _ := l.Next()
@@ -424,8 +425,7 @@ func TestOptionsRejected(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if l, err := Open(t.TempDir(), tc.opts); err == nil {
-				t.Fatalf("open with %+v succeeded", tc.opts)
-				_ = l.Close()
+				t.Fatalf("open with %+v succeeded (close: %v)", tc.opts, l.Close())
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"marketd/internal/vfs"
 	"marketd/wal/record"
 )
 
@@ -55,7 +56,7 @@ type repairResult struct {
 // An emptied last segment is left in place as an empty file: tidwall
 // handles it as it handles the fresh segment it creates when it cycles,
 // with the log ending at the previous segment's last entry.
-func repair(fsys FS, dir string, logger *slog.Logger) (repairResult, error) {
+func repair(fsys vfs.FS, dir string, logger *slog.Logger) (repairResult, error) {
 	segs, err := listSegments(fsys, dir)
 	if err != nil || len(segs) == 0 {
 		return repairResult{}, err
@@ -67,18 +68,9 @@ func repair(fsys FS, dir string, logger *slog.Logger) (repairResult, error) {
 		return repairResult{}, fmt.Errorf("wal: repair: read %s: %w", path, err)
 	}
 
-	off, seq, badErr := scanFrames(data, last.index)
-	if badErr == nil {
-		return repairResult{}, nil
-	}
-	if entry, n := nextEntry(data[off:]); n > 0 && record.FrameIntact(entry) {
-		// Written whole, so not torn: misplaced, or of another version.
-		return repairResult{}, fmt.Errorf("wal: %s: frame at byte %d (seq %d) is whole but unreadable: %w",
-			path, off, seq, badErr)
-	}
-	if at, ok := findValidFrame(data, off+1, seq); ok {
-		return repairResult{}, fmt.Errorf("wal: %s: bad frame at byte %d (seq %d: %v) is followed by a whole frame at byte %d: %w",
-			path, off, seq, badErr, at, ErrCorrupt)
+	off, seq, badErr, err := checkTail(path, data, last.index)
+	if err != nil || badErr == nil {
+		return repairResult{}, err
 	}
 
 	broken, err := copyAside(fsys, path, data)
@@ -88,13 +80,35 @@ func repair(fsys FS, dir string, logger *slog.Logger) (repairResult, error) {
 	if err := truncateFile(fsys, path, int64(off)); err != nil {
 		return repairResult{}, err
 	}
-	if err := syncDir(fsys, dir); err != nil {
+	if err := vfs.SyncDir(fsys, dir); err != nil {
 		return repairResult{}, err
 	}
 	cut := int64(len(data) - off)
 	logger.Warn("wal: cut torn tail of the log",
 		"file", path, "offset", off, "seq", seq, "bytes_cut", cut, "copy", broken, "cause", badErr.Error())
 	return repairResult{repaired: true, cutBytes: cut}, nil
+}
+
+// checkTail finds where the last segment's valid frames end. badErr is nil
+// when every entry is a valid frame; otherwise off and seq are the byte
+// offset and expected seq of the first bad entry, badErr says why it is bad
+// and the entries from off on are a torn tail; err reports damage that is
+// not a torn tail (see repair), which nothing may cut.
+func checkTail(path string, data []byte, first uint64) (off int, seq uint64, badErr, err error) {
+	off, seq, badErr = scanFrames(data, first)
+	if badErr == nil {
+		return off, seq, nil, nil
+	}
+	if entry, n := nextEntry(data[off:]); n > 0 && record.FrameIntact(entry) {
+		// Written whole, so not torn: misplaced, or of another version.
+		return off, seq, badErr, fmt.Errorf("wal: %s: frame at byte %d (seq %d) is whole but unreadable: %w",
+			path, off, seq, badErr)
+	}
+	if at, ok := findValidFrame(data, off+1, seq); ok {
+		return off, seq, badErr, fmt.Errorf("wal: %s: bad frame at byte %d (seq %d: %v) is followed by a whole frame at byte %d: %w",
+			path, off, seq, badErr, at, ErrCorrupt)
+	}
+	return off, seq, badErr, nil
 }
 
 // scanFrames checks the entries of a segment whose first index is first.
@@ -149,7 +163,7 @@ func findValidFrame(data []byte, start int, minSeq uint64) (at int, ok bool) {
 // copyAside writes data to a new file next to path, NAME.broken or the
 // first free NAME.broken.N, and fsyncs it, so that the evidence of a repair
 // is durable before the original is cut.
-func copyAside(fsys FS, path string, data []byte) (string, error) {
+func copyAside(fsys vfs.FS, path string, data []byte) (string, error) {
 	for i := range maxBrokenCopies {
 		name := path + ".broken"
 		if i > 0 {
@@ -179,7 +193,7 @@ func copyAside(fsys FS, path string, data []byte) (string, error) {
 }
 
 // truncateFile cuts the file at size and fsyncs it.
-func truncateFile(fsys FS, path string, size int64) error {
+func truncateFile(fsys vfs.FS, path string, size int64) error {
 	f, err := fsys.OpenReadWrite(path)
 	if err != nil {
 		return fmt.Errorf("wal: repair: open %s: %w", path, err)
@@ -194,23 +208,6 @@ func truncateFile(fsys FS, path string, size int64) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("wal: repair: close %s: %w", path, err)
-	}
-	return nil
-}
-
-// syncDir fsyncs a directory, making the creation, removal and renaming of
-// the files in it durable.
-func syncDir(fsys FS, dir string) error {
-	d, err := fsys.OpenDir(dir)
-	if err != nil {
-		return fmt.Errorf("wal: open directory %s: %w", dir, err)
-	}
-	if err := d.Sync(); err != nil {
-		_ = d.Close() // the sync error is the one to report
-		return fmt.Errorf("wal: sync directory %s: %w", dir, err)
-	}
-	if err := d.Close(); err != nil {
-		return fmt.Errorf("wal: close directory %s: %w", dir, err)
 	}
 	return nil
 }

@@ -8,10 +8,10 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 	"marketd/wal/record"
 )
 
@@ -395,8 +395,8 @@ func TestRepairFileSystemFailures(t *testing.T) {
 	template := t.TempDir()
 	createLog(t, template, 5, testOptions())
 	seg := segmentNames(t, template)[0]
-	for _, op := range []string{"readdir", "readfile", "create", "write", "sync", "openrw", "truncate", "opendir"} {
-		t.Run(op, func(t *testing.T) {
+	for _, op := range []vfs.OpKind{vfs.OpReadDir, vfs.OpReadFile, vfs.OpCreate, vfs.OpWrite, vfs.OpSync, vfs.OpOpen, vfs.OpTruncate} {
+		t.Run(op.String(), func(t *testing.T) {
 			dir := copyDir(t, template)
 			path := filepath.Join(dir, seg)
 			data, _ := os.ReadFile(path)
@@ -405,14 +405,9 @@ func TestRepairFileSystemFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := testOptions()
-			opts.FS = newErrorFS(func(gotOp, p string) error {
-				if gotOp == op && strings.HasPrefix(p, dir) {
-					return errInjected
-				}
-				return nil
-			})
+			opts.FS = vfs.NewErrorFS(vfs.Default(), vfs.FailFrom(vfs.And(vfs.Kinds(op), vfs.Under(dir)), 1))
 			l, err := Open(dir, opts)
-			if !errors.Is(err, errInjected) {
+			if !errors.Is(err, vfs.ErrInjected) {
 				if err == nil {
 					_ = l.Close()
 				}
@@ -437,7 +432,7 @@ func createSegmentedLog(t *testing.T, dir string) (Options, []segmentFile, uint6
 	l.Start()
 	writeRecords(t, l, 40)
 	for {
-		segs, err := listSegments(OSFS(), dir)
+		segs, err := listSegments(vfs.Default(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,7 +454,7 @@ func TestReplayStopsAtFirstError(t *testing.T) {
 	opts.SegmentSizeBytes = 256 << 10
 	template := t.TempDir()
 	createLog(t, template, 1500, opts)
-	segs, err := listSegments(OSFS(), template)
+	segs, err := listSegments(vfs.Default(), template)
 	if err != nil || len(segs) < 4 {
 		t.Fatalf("segments %v, %v: want at least 4", segs, err)
 	}

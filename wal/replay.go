@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // Replay calls fn with every record from seq from to the end of the log, in
@@ -38,6 +39,14 @@ func (l *Log) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) e
 	if err != nil {
 		return err
 	}
+	return replaySegments(l.opts.FS, l.dir, segs, -1, last, from, fn)
+}
+
+// replaySegments replays the records from seq from through last, which
+// segs (as listSegments returns them) must hold. lastLen, when not
+// negative, is how many bytes of the last segment to read: the reader of
+// a log whose torn tail is reported, not cut, stops before it.
+func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, last, from uint64, fn func(seq uint64, rec *core.Record) error) error {
 	// The segment holding from is the last one starting at or before it.
 	i := sort.Search(len(segs), func(i int) bool { return segs[i].index > from }) - 1
 	if i < 0 {
@@ -45,9 +54,15 @@ func (l *Log) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) e
 	}
 	p := newReplayPipeline(fn)
 	defer p.stop()
+	limit := func(i int) int {
+		if i == len(segs)-1 {
+			return lastLen
+		}
+		return -1
+	}
 	// Segment i+1 is read while segment i is decoded: reading 20 MB takes
 	// long enough for the decoding workers to run dry otherwise.
-	next := l.readSegment(segs[i])
+	next := readSegment(fsys, dir, segs[i], limit(i))
 	defer func() {
 		if next != nil {
 			<-next // the reader's exit
@@ -59,7 +74,7 @@ func (l *Log) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) e
 		end := last + 1 // one past the last seq this segment must hold
 		if i+1 < len(segs) {
 			end = segs[i+1].index
-			next = l.readSegment(segs[i+1])
+			next = readSegment(fsys, dir, segs[i+1], limit(i+1))
 		}
 		if err := scanSegment(cur, segs[i], end, from, p); err != nil {
 			// Records before the damage are replayed first, as if read
@@ -80,13 +95,17 @@ type segmentData struct {
 	err  error
 }
 
-// readSegment reads a segment file on a goroutine of its own, which sends
-// the result on the returned channel and exits; Replay receives it.
-func (l *Log) readSegment(seg segmentFile) <-chan segmentData {
+// readSegment reads a segment file, its first maxLen bytes when maxLen is
+// not negative, on a goroutine of its own, which sends the result on the
+// returned channel and exits; Replay receives it.
+func readSegment(fsys vfs.FS, dir string, seg segmentFile, maxLen int) <-chan segmentData {
 	ch := make(chan segmentData, 1)
-	path := filepath.Join(l.dir, seg.name)
+	path := filepath.Join(dir, seg.name)
 	go func() {
-		data, err := l.opts.FS.ReadFile(path)
+		data, err := fsys.ReadFile(path)
+		if err == nil && maxLen >= 0 && maxLen < len(data) {
+			data = data[:maxLen]
+		}
 		if err != nil {
 			err = fmt.Errorf("wal: replay: read %s: %w", path, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"marketd/internal/vfs"
 )
 
 // Tidwall's on-disk layout, which repair and replay read directly: a
@@ -32,7 +34,7 @@ type segmentFile struct {
 // TruncateBack (.END file) every segment after it. Tidwall renames those
 // files when it opens the log; listSegments only reads the directory, so
 // that repair can scan the file tidwall will take as its last segment.
-func listSegments(fsys FS, dir string) ([]segmentFile, error) {
+func listSegments(fsys vfs.FS, dir string) ([]segmentFile, error) {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("wal: list %s: %w", dir, err)

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -28,6 +30,11 @@ type config struct {
 	oracleBondKP         int64
 	challengeWindow      time.Duration
 	voteWindow           time.Duration
+	logFormat            string
+	logLevel             string
+	accessLog            bool
+	metricsAddr          string
+	drainDelay           time.Duration
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -48,6 +55,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
 	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
 	fs.DurationVar(&c.voteWindow, "oracle-vote-window", core.DefaultVoteWindow, "how long a challenged oracle proposal takes votes")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log line format: text (key=value) or json")
+	fs.StringVar(&c.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
+	fs.BoolVar(&c.accessLog, "access-log", false, "log every answer with a status of 400 or more at info (5xx are logged with their cause either way)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics and /debug/pprof/ on this address instead (host:port); empty: /metrics on -addr, pprof nowhere")
+	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, answer /readyz 503 and keep serving this long before closing the listener")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -87,8 +99,15 @@ func (c *config) validate() error {
 		return fmt.Errorf("-oracle-challenge-window: must be positive")
 	case c.voteWindow <= 0:
 		return fmt.Errorf("-oracle-vote-window: must be positive")
+	case c.logFormat != "text" && c.logFormat != "json":
+		return fmt.Errorf("-log-format: %q is neither text nor json", c.logFormat)
+	case c.drainDelay < 0 || c.drainDelay > maxDrainDelay:
+		return fmt.Errorf("-drain-delay: %v is out of range 0-%v", c.drainDelay, maxDrainDelay)
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
+	}
+	if _, err := c.level(); err != nil {
+		return err
 	}
 	if _, ok := core.ParseTier(c.defaultTier); !ok {
 		return fmt.Errorf("-default-tier: %q is not standard, premium or unlimited", c.defaultTier)
@@ -113,5 +132,30 @@ func (c *config) transportConfig() transport.Config {
 		SignupBonus:       money.Units(c.signupBonusKP),
 		AnonRatePerMinute: c.anonRatePerMinute,
 		PasswordCost:      c.passwordCost,
+		AccessLog:         c.accessLog,
 	}
+}
+
+// maxDrainDelay bounds -drain-delay: a supervisor waits about this long
+// (Kubernetes' default grace period is 30 s) before it kills the process.
+const maxDrainDelay = 5 * time.Minute
+
+// level returns the -log-level as a slog.Level.
+func (c *config) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return 0, fmt.Errorf("-log-level: %q is not debug, info, warn or error", c.logLevel)
+	}
+	return l, nil
+}
+
+// newLogger returns the process' logger: -log-format lines at -log-level
+// and above, written to w.
+func (c *config) newLogger(w io.Writer) *slog.Logger {
+	l, _ := c.level() // validate checked it
+	opts := &slog.HandlerOptions{Level: l}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

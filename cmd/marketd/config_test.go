@@ -23,6 +23,8 @@ func TestParseConfig(t *testing.T) {
 		oracleBondKP:         100,
 		challengeWindow:      2 * time.Hour,
 		voteWindow:           24 * time.Hour,
+		logFormat:            "text",
+		logLevel:             "info",
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -42,11 +44,14 @@ func TestParseConfig(t *testing.T) {
 			args: []string{"-addr", "127.0.0.1:0", "-data", "/d", "-admin-password", "secret-pw", "-fsync", "off",
 				"-default-tier", "premium", "-signup-bonus", "5", "-anon-rate", "-1", "-snapshot-every", "2m",
 				"-snapshot-every-records", "10", "-password-cost", "4", "-oracle-bond", "7",
-				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s"},
+				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s",
+				"-log-format", "json", "-log-level", "debug", "-access-log", "-metrics-addr", "127.0.0.1:9100",
+				"-drain-delay", "3s"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
-				voteWindow: 90 * time.Second},
+				voteWindow: 90 * time.Second, logFormat: "json", logLevel: "debug", accessLog: true,
+				metricsAddr: "127.0.0.1:9100", drainDelay: 3 * time.Second},
 		},
 		{
 			name: "env",
@@ -74,6 +79,12 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero oracle bond", args: []string{"-oracle-bond=0"}, wantErr: "-oracle-bond"},
 		{name: "empty env is unset", env: map[string]string{"MARKETD_ADDR": ""}, want: defaults},
 		{name: "fsync", args: []string{"-fsync=sometimes"}, wantErr: "-fsync"},
+		{name: "log format", args: []string{"-log-format=xml"}, wantErr: "-log-format"},
+		{name: "log level", args: []string{"-log-level=loud"}, wantErr: "-log-level"},
+		{name: "log level env", env: map[string]string{"MARKETD_LOG_LEVEL": "warn"},
+			want: with(func(c *config) { c.logLevel = "warn" })},
+		{name: "negative drain delay", args: []string{"-drain-delay=-1s"}, wantErr: "-drain-delay"},
+		{name: "drain delay too long", args: []string{"-drain-delay=1h"}, wantErr: "-drain-delay"},
 		{name: "negative bonus", args: []string{"-signup-bonus=-1"}, wantErr: "-signup-bonus"},
 		{name: "bonus too large", args: []string{"-signup-bonus=1000000001"}, wantErr: "-signup-bonus"},
 		{name: "password cost too low", args: []string{"-password-cost=3"}, wantErr: "-password-cost"},

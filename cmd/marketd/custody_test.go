@@ -42,7 +42,7 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 	if tr.BalanceAfter != money.Units(250)-tr.Cost {
 		t.Fatalf("USDC trade %+v: balance_after is not the USDC balance less the cost", tr)
 	}
-	c.splitMerge(alice, m.ID, "split", "3")
+	sp := c.splitMerge(alice, m.ID, "split", "3")
 	var wd tokenJSON
 	c.must(http.MethodPost, "/api/token/withdraw", alice, map[string]any{"amount": 40}, http.StatusOK, &wd)
 	c.must(http.MethodPatch, "/api/settings", alice, map[string]any{"theme": "dark", "notifications": false}, http.StatusOK, nil)
@@ -71,7 +71,7 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 	// wallet stays alice's.
 	var again tokenJSON
 	c.must(http.MethodPost, "/api/token/deposit", alice, map[string]any{"amount": 250, "tx_hash": tx}, http.StatusOK, &again)
-	if again.Deposit["id"] != dep.Deposit["id"] || again.USDC != money.Units(250)-tr.Cost-money.Units(3)-money.Units(40) {
+	if again.Deposit["id"] != dep.Deposit["id"] || again.USDC != money.Units(250)-tr.Cost-sp.Cost-money.Units(40) {
 		t.Fatalf("repeated deposit after restart %+v, want the first %+v and the balance unchanged", again, dep)
 	}
 	c.mustError(http.MethodPost, "/api/token/deposit", bob, map[string]any{"amount": 1, "tx_hash": tx}, http.StatusBadRequest,

@@ -128,7 +128,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	if _, err := Decode(marketStep(4, 1, step(6, 1))); err != nil {
 		t.Fatalf("hand-built settling market record: %v", err)
 	}
-	if rec, err := DecodeVersion(marketStep(2, 1, nil), 2); err != nil || rec.Markets[0].Info.Step != (core.Step{}) {
+	if rec, err := DecodeVersion(2, marketStep(2, 1, nil)); err != nil || rec.Markets[0].Info.Step != (core.Step{}) {
 		t.Fatalf("hand-built version-2 market record: %+v, %v", rec, err)
 	}
 	key := func(scopes, tier byte) enc {

@@ -18,22 +18,22 @@ import (
 //
 // The record shares no memory with b; the caller may keep it.
 func Decode(b []byte) (*core.Record, error) {
-	return decodeInto(new(Block), b, FormatVersion)
+	return decodeInto(new(Block), FormatVersion, b)
 }
 
-// DecodeVersion is Decode for a record encoded by the format version given
-// (a Frame's Version): the fields a later version appended are left zero.
-func DecodeVersion(b []byte, version byte) (*core.Record, error) {
-	if version < OldestFormatVersion || version > FormatVersion {
+// DecodeVersion is Decode for a payload of the given format version (a
+// frame's Version): fields added after that version are left zero.
+func DecodeVersion(version byte, b []byte) (*core.Record, error) {
+	if version < MinFormatVersion || version > FormatVersion {
 		return nil, fmt.Errorf("record: decode record: unknown version %d: %w", version, ErrCorrupt)
 	}
-	return decodeInto(new(Block), b, version)
+	return decodeInto(new(Block), version, b)
 }
 
 // decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
-func decodeInto(blk *Block, b []byte, version byte) (*core.Record, error) {
+func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
 	if len(b) > MaxBytes {
 		return nil, fmt.Errorf("record: decode record: %d bytes, limit %d: %w", len(b), MaxBytes, ErrCorrupt)
 	}

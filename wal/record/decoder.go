@@ -17,7 +17,7 @@ type decoder struct {
 	b       []byte
 	off     int
 	err     error
-	version byte // the format version of b: fields added later are absent
+	version byte // the format version of b: later fields are absent
 
 	spareAccount *accountBlock // for the first account change that needs one
 	spareBook    *[1]core.Book // for the first single-book market change

@@ -9,7 +9,7 @@ import (
 	"marketd/core"
 )
 
-// The encodings of the platform's records (issue 5): profiles,
+// The encodings of the account's and market's extra lists: profiles,
 // notifications, vig payments, transfers and oracle proposals. Layouts
 // follow Append's rules.
 

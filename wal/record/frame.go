@@ -22,13 +22,12 @@ import (
 // These values are written to disk and never change meaning.
 const (
 	// FormatVersion is the version of the frame and record encoding this
-	// package writes. Version 3 appended fields to the end of the
-	// structures it extends (a market's Step, ...).
+	// package writes. Version 3 appended fields at the end of the
+	// structures it extends; a version-2 frame decodes as a record
+	// without them.
 	FormatVersion = 3
-	// OldestFormatVersion is the oldest version it reads: a version-2
-	// record decodes as one without the fields version 3 appended, so that
-	// a data directory of the build before still recovers.
-	OldestFormatVersion = 2
+	// MinFormatVersion is the oldest version this package reads.
+	MinFormatVersion = 2
 	// FrameHeaderBytes is the size of the frame header before the payload.
 	FrameHeaderBytes = 12
 	// FrameTrailerBytes is the size of the CRC after the payload.
@@ -56,7 +55,7 @@ func crc32c(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Ca
 
 // Frame is a decoded frame. Payload aliases the bytes it was decoded from.
 type Frame struct {
-	Version byte // the encoding of Payload: OldestFormatVersion to FormatVersion
+	Version byte // from MinFormatVersion to FormatVersion
 	Kind    core.Kind
 	Seq     uint64
 	Payload []byte
@@ -95,7 +94,7 @@ func sealFrame(dst []byte, start int) []byte {
 // DecodeFrame checks and splits one frame; b must hold exactly the frame.
 // It rejects, with an error wrapping ErrCorrupt, a frame shorter than
 // MinFrameBytes or longer than MaxFrameBytes, a bad magic, a CRC mismatch
-// and a version outside OldestFormatVersion to FormatVersion. The caller checks Seq against where the frame was read
+// and a version outside MinFormatVersion..FormatVersion. The caller checks Seq against where the frame was read
 // (DecodeFrameAt does both).
 func DecodeFrame(b []byte) (Frame, error) {
 	if len(b) < MinFrameBytes {
@@ -112,7 +111,7 @@ func DecodeFrame(b []byte) (Frame, error) {
 	if got := crc32c(b[:end]); got != want {
 		return Frame{}, fmt.Errorf("record: decode frame: crc %#08x, want %#08x: %w", got, want, ErrCorrupt)
 	}
-	if b[2] < OldestFormatVersion || b[2] > FormatVersion {
+	if b[2] < MinFormatVersion || b[2] > FormatVersion {
 		return Frame{}, fmt.Errorf("record: decode frame: unknown version %d: %w", b[2], ErrCorrupt)
 	}
 	return Frame{
@@ -157,7 +156,7 @@ func DecodeFramed(b []byte, seq uint64, blk *Block) (*core.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := decodeInto(blk, f.Payload, f.Version)
+	rec, err := decodeInto(blk, f.Version, f.Payload)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,16 @@
+// Package baseline serves the two reference handlers that marketd's HTTP
+// figures are measured against, on the same fasthttp server settings as
+// marketd's own server:
+//
+//   - the no-op handler answers every request with a fixed small JSON body
+//     and does no work: the ceiling of the HTTP layer on a machine;
+//   - the fsync-only handler answers a request once a group commit (one
+//     write and one fsync of a plain file for all the requests waiting)
+//     covers it, and does nothing else: the bound of any endpoint that
+//     answers only after an fsync, whatever its log (docs/PERFORMANCE.md,
+//     "Bounds of this machine").
+//
+// The benchmarks of package bench and the -compare mode of marketd-load
+// both use them, so that their figures are measured against the same
+// handlers.
+package baseline

@@ -1,0 +1,316 @@
+package client
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"marketd/core/money"
+)
+
+// Agent is the part of the agent object (docs/API.md, "The agent object")
+// the tools read.
+type Agent struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Balance     money.Amount `json:"balance"`
+	USDCBalance money.Amount `json:"usdc_balance"`
+}
+
+type agentAnswer struct {
+	Agent Agent `json:"agent"`
+}
+
+type namePassword struct {
+	Name     string `json:"name"`
+	Password string `json:"password"`
+}
+
+// Register creates an account and returns its session and agent.
+func (c *Client) Register(name, password string) (string, Agent, error) {
+	return c.session("/api/auth/register", name, password, http.StatusCreated)
+}
+
+// Login opens a session of an existing account.
+func (c *Client) Login(name, password string) (string, Agent, error) {
+	return c.session("/api/auth/login", name, password, http.StatusOK)
+}
+
+func (c *Client) session(path, name, password string, status int) (string, Agent, error) {
+	var a agentAnswer
+	token, err := c.Call(http.MethodPost, path, Credentials{}, namePassword{name, password}, status, &a)
+	if err != nil {
+		return "", Agent{}, err
+	}
+	if token == "" {
+		return "", Agent{}, fmt.Errorf("client: POST %s as %s: no %s cookie in the answer", path, name, sessionCookie)
+	}
+	return token, a.Agent, nil
+}
+
+// KeyRequest is the body of POST /api/keys.
+type KeyRequest struct {
+	Name          string   `json:"name"`
+	Scopes        []string `json:"scopes"`
+	RateLimitTier string   `json:"rate_limit_tier,omitempty"`
+}
+
+// Key is a created key, the key itself included.
+type Key struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Key           string `json:"key"`
+	RateLimitTier string `json:"rate_limit_tier"`
+}
+
+// CreateKey creates an API key with a session.
+func (c *Client) CreateKey(session string, r KeyRequest) (Key, error) {
+	var k Key
+	_, err := c.Call(http.MethodPost, "/api/keys", Credentials{Session: session}, r, http.StatusCreated, &k)
+	return k, err
+}
+
+// KeyInfo is one item of GET /api/keys.
+type KeyInfo struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// Keys lists the account's keys.
+func (c *Client) Keys(cr Credentials) ([]KeyInfo, error) {
+	var a struct {
+		Keys []KeyInfo `json:"keys"`
+	}
+	_, err := c.Call(http.MethodGet, "/api/keys", cr, nil, http.StatusOK, &a)
+	return a.Keys, err
+}
+
+// Market is the part of the market object the tools read.
+type Market struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Status    string `json:"status"`
+	Liquidity struct {
+		QYes money.Amount `json:"q_yes"`
+		QNo  money.Amount `json:"q_no"`
+	} `json:"liquidity"`
+}
+
+// MarketRequest is the body of POST /api/markets.
+type MarketRequest struct {
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Category    string `json:"category"`
+	ClosesAt    string `json:"closes_at"`
+}
+
+// CreateMarket creates a market (admin) that closes after closesIn.
+func (c *Client) CreateMarket(cr Credentials, title string, closesIn time.Duration) (Market, error) {
+	var m Market
+	_, err := c.Call(http.MethodPost, "/api/markets", cr, MarketRequest{
+		Title: title, Description: "Created by a marketd tool.", Category: "tools",
+		ClosesAt: time.Now().Add(closesIn).UTC().Format(time.RFC3339),
+	}, http.StatusCreated, &m)
+	return m, err
+}
+
+// GetMarket reads one market.
+func (c *Client) GetMarket(id string) (Market, error) {
+	var m Market
+	_, err := c.Call(http.MethodGet, "/api/markets/"+id, Credentials{}, nil, http.StatusOK, &m)
+	return m, err
+}
+
+// TradeRequest is the body of POST /api/markets/trade (reference shape).
+type TradeRequest struct {
+	MarketID string       `json:"market_id"`
+	Side     string       `json:"side"`
+	Type     string       `json:"type"`
+	Shares   money.Amount `json:"shares"`
+}
+
+// Trade is the answer of a trade.
+type Trade struct {
+	TradeID      string       `json:"trade_id"`
+	MarketID     string       `json:"market_id"`
+	Side         string       `json:"side"`
+	Type         string       `json:"type"`
+	Currency     string       `json:"currency"`
+	Shares       money.Amount `json:"shares"`
+	Cost         money.Amount `json:"cost"`
+	BalanceAfter money.Amount `json:"balance_after"`
+}
+
+// Trade buys or sells.
+func (c *Client) Trade(cr Credentials, r TradeRequest) (Trade, error) {
+	var t Trade
+	_, err := c.Call(http.MethodPost, "/api/markets/trade", cr, r, http.StatusOK, &t)
+	return t, err
+}
+
+// SplitMergeRequest is the body of POST /api/markets/split-merge.
+type SplitMergeRequest struct {
+	MarketID string       `json:"market_id"`
+	Type     string       `json:"type"`
+	Amount   money.Amount `json:"amount"`
+}
+
+// SplitMerge is the answer of a split or a merge.
+type SplitMerge struct {
+	MarketID     string       `json:"market_id"`
+	Type         string       `json:"type"`
+	Currency     string       `json:"currency"`
+	Amount       money.Amount `json:"amount"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	YesShares    money.Amount `json:"yes_shares"`
+	NoShares     money.Amount `json:"no_shares"`
+}
+
+// SplitMerge splits or merges.
+func (c *Client) SplitMerge(cr Credentials, r SplitMergeRequest) (SplitMerge, error) {
+	var s SplitMerge
+	_, err := c.Call(http.MethodPost, "/api/markets/split-merge", cr, r, http.StatusOK, &s)
+	return s, err
+}
+
+// LinkWallet links a wallet address to the account.
+func (c *Client) LinkWallet(cr Credentials, address string) error {
+	_, err := c.Call(http.MethodPost, "/api/wallet", cr, map[string]string{"address": address}, http.StatusOK, nil)
+	return err
+}
+
+// Transfer is a deposit or a withdrawal as answered.
+type Transfer struct {
+	ID     string       `json:"id"`
+	Amount money.Amount `json:"amount"`
+	TxHash string       `json:"tx_hash"`
+	Status string       `json:"status"`
+}
+
+// TransferAnswer is the answer of a deposit (Deposit set) or a withdrawal
+// (Withdrawal set).
+type TransferAnswer struct {
+	Deposit     *Transfer    `json:"deposit"`
+	Withdrawal  *Transfer    `json:"withdrawal"`
+	USDCBalance money.Amount `json:"usdc_balance"`
+}
+
+type depositRequest struct {
+	Amount money.Amount `json:"amount"`
+	TxHash string       `json:"tx_hash"`
+}
+
+// Deposit deposits USDC.
+func (c *Client) Deposit(cr Credentials, amount money.Amount, txHash string) (TransferAnswer, error) {
+	var a TransferAnswer
+	_, err := c.Call(http.MethodPost, "/api/token/deposit", cr, depositRequest{amount, txHash}, http.StatusOK, &a)
+	return a, err
+}
+
+type withdrawRequest struct {
+	Amount money.Amount `json:"amount"`
+}
+
+// Withdraw withdraws USDC to the linked wallet.
+func (c *Client) Withdraw(cr Credentials, amount money.Amount) (TransferAnswer, error) {
+	var a TransferAnswer
+	_, err := c.Call(http.MethodPost, "/api/token/withdraw", cr, withdrawRequest{amount}, http.StatusOK, &a)
+	return a, err
+}
+
+// LedgerEntry is one entry of a ledger (GET /api/points, GET
+// /api/token/balance).
+type LedgerEntry struct {
+	ID           string       `json:"id"`
+	Amount       money.Amount `json:"amount"`
+	TxType       string       `json:"tx_type"`
+	BalanceAfter money.Amount `json:"balance_after"`
+	RefID        string       `json:"ref_id"`
+}
+
+// Ledger is a whole ledger of one currency, oldest entry first, with the
+// balance read with it.
+type Ledger struct {
+	Balance money.Amount
+	Entries []LedgerEntry
+	// Deposits and Withdrawals are the newest 100 of each (USDC only).
+	Deposits, Withdrawals []Transfer
+}
+
+// maxLedgerPage is the largest page GET /api/points and GET
+// /api/token/balance give.
+const maxLedgerPage = 1000
+
+// KPLedger reads the account's whole KP ledger.
+func (c *Client) KPLedger(cr Credentials) (Ledger, error) {
+	return c.ledger(cr, "/api/points", false)
+}
+
+// USDCLedger reads the account's whole USDC ledger, its deposits and
+// withdrawals.
+func (c *Client) USDCLedger(cr Credentials) (Ledger, error) {
+	return c.ledger(cr, "/api/token/balance", true)
+}
+
+// ledger pages through a ledger, newest first on the server, and returns
+// it oldest first. The account must not change meanwhile.
+func (c *Client) ledger(cr Credentials, path string, usdc bool) (Ledger, error) {
+	var l Ledger
+	for offset := 0; ; offset += maxLedgerPage {
+		var page struct {
+			Balance     money.Amount  `json:"balance"`
+			USDC        money.Amount  `json:"usdc"`
+			Count       int           `json:"count"`
+			Ledger      []LedgerEntry `json:"ledger"`
+			Deposits    []Transfer    `json:"deposits"`
+			Withdrawals []Transfer    `json:"withdrawals"`
+		}
+		url := fmt.Sprintf("%s?limit=%d&offset=%d", path, maxLedgerPage, offset)
+		if _, err := c.Call(http.MethodGet, url, cr, nil, http.StatusOK, &page); err != nil {
+			return Ledger{}, err
+		}
+		if offset == 0 {
+			l.Balance = page.Balance
+			if usdc {
+				l.Balance = page.USDC
+			}
+			l.Deposits, l.Withdrawals = page.Deposits, page.Withdrawals
+		}
+		l.Entries = append(l.Entries, page.Ledger...)
+		if len(page.Ledger) < maxLedgerPage || len(l.Entries) >= page.Count {
+			break
+		}
+	}
+	slices.Reverse(l.Entries)
+	return l, nil
+}
+
+// Position is one item of a portfolio's positions.
+type Position struct {
+	MarketID string       `json:"market_id"`
+	Side     string       `json:"side"`
+	Currency string       `json:"currency"`
+	Shares   money.Amount `json:"shares"`
+}
+
+// Portfolio is the part of GET /api/portfolio the tools read.
+type Portfolio struct {
+	Balance     money.Amount `json:"balance"`
+	USDCBalance money.Amount `json:"usdc_balance"`
+	Positions   []Position   `json:"positions"`
+}
+
+// GetPortfolio reads the account's portfolio.
+func (c *Client) GetPortfolio(cr Credentials) (Portfolio, error) {
+	var p Portfolio
+	_, err := c.Call(http.MethodGet, "/api/portfolio", cr, nil, http.StatusOK, &p)
+	return p, err
+}
+
+// RevokeKey revokes one of the account's keys with a session.
+func (c *Client) RevokeKey(session, id string) error {
+	_, err := c.Call(http.MethodDelete, "/api/keys/"+id, Credentials{Session: session}, nil, http.StatusOK, nil)
+	return err
+}

@@ -1,0 +1,54 @@
+package load
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the comparison as a person reads it: one line per run,
+// the merged figures per target, the ratios.
+func (c *Comparison) WriteText(w io.Writer) error {
+	var b strings.Builder
+	open := len(c.Runs) > 0 && c.Runs[0].Mode == "open"
+	fmt.Fprintf(&b, "%-11s %5s %9s %9s %8s %8s %8s %8s %8s %8s %8s", "target", "round", "req/s", "2xx/s", "not-2xx",
+		"p50", "p90", "p99", "p99.9", "p99.99", "max")
+	if open {
+		fmt.Fprintf(&b, " %9s %7s %8s", "intended", "late", "not-sent")
+	}
+	b.WriteString("   (latency in ms)\n")
+	for _, r := range c.Runs {
+		l := r.Latency
+		fmt.Fprintf(&b, "%-11s %5d %9.0f %9.0f %8d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f", r.Target, r.Round, r.AchievedRate,
+			r.Throughput, r.Errors(), l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max)
+		if open {
+			fmt.Fprintf(&b, " %9.0f %7d %8d", r.IntendedRate, r.Late, r.NotSent)
+		}
+		b.WriteByte('\n')
+	}
+	if len(c.Runs) > 1 {
+		b.WriteString("\nall rounds merged:\n")
+		for _, s := range c.Targets {
+			l := s.Latency
+			fmt.Fprintf(&b, "%-11s 2xx/s median %.0f (range %.0f-%.0f), p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f p99.99 %.3f max %.3f ms, %d not 2xx",
+				s.Target, s.ThroughputMedian, s.ThroughputMin, s.ThroughputMax, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, s.Errors)
+			if open {
+				fmt.Fprintf(&b, ", %d late, %d not sent", s.Late, s.NotSent)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	for _, rt := range c.Ratios {
+		fmt.Fprintf(&b, "ratio %s/%s (2xx/s, same round):", rt.Of, rt.Over)
+		for _, x := range rt.PerRound {
+			fmt.Fprintf(&b, " %.3f", x)
+		}
+		fmt.Fprintf(&b, "; median %.3f\n", rt.Median)
+	}
+	b.WriteString("status counts:\n")
+	for _, r := range c.Runs {
+		fmt.Fprintf(&b, "  %s round %d: %s\n", r.Target, r.Round, r.StatusLine())
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

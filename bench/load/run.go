@@ -1,0 +1,200 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/valyala/fasthttp"
+)
+
+// lateAfter is how long after its due time an open-loop request may be
+// sent and still count as sent on time: more than the timer and scheduling
+// slack of an idle Go program, less than any latency worth reporting.
+const lateAfter = time.Millisecond
+
+// Options says how to send the load.
+type Options struct {
+	// Conns is the number of connections, each with its worker.
+	Conns int
+	// Duration is how long requests are sent.
+	Duration time.Duration
+	// Rate is the open loop's target in requests per second; 0 runs the
+	// closed loop.
+	Rate float64
+	Mix  Mix
+	Skew Skew
+	// Seed seeds the workers' PCGs (worker w: Seed, w).
+	Seed uint64
+	// Progress receives a progress line every second; nil: none.
+	Progress io.Writer
+}
+
+// Mode names the loop: "closed" or "open".
+func (o Options) Mode() string {
+	if o.Rate > 0 {
+		return "open"
+	}
+	return "closed"
+}
+
+// Validate checks the options against the target's bots.
+func (o Options) Validate(bots int) error {
+	switch {
+	case o.Conns < 1:
+		return fmt.Errorf("load: %d connections", o.Conns)
+	case bots < o.Conns:
+		return fmt.Errorf("load: %d bots for %d connections: every connection needs a bot of its own", bots, o.Conns)
+	case o.Duration <= 0:
+		return fmt.Errorf("load: duration %v", o.Duration)
+	case o.Rate < 0 || math.IsInf(o.Rate, 0) || math.IsNaN(o.Rate):
+		return fmt.Errorf("load: rate %v", o.Rate)
+	}
+	return nil
+}
+
+// Run sends the load to t for o.Duration (less if ctx is done first) and
+// returns what it measured.
+func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
+	if err := o.Validate(len(t.bots)); err != nil {
+		return nil, err
+	}
+	col := newCollector(o.Conns)
+	start := time.Now().Add(10 * time.Millisecond) // the workers are started by then
+	end := start.Add(o.Duration)
+	var stop atomic.Bool
+	watchDone := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop.Store(true)
+		case <-watchDone:
+		}
+	}()
+	recs := make([]*recorder, o.Conns)
+	var wg sync.WaitGroup
+	for w := range o.Conns {
+		recs[w] = newRecorder(start, col.in, col.free)
+		var bots []*botState
+		for i := w; i < len(t.bots); i += o.Conns {
+			bots = append(bots, t.bots[i])
+		}
+		wk := &worker{id: w, addr: t.Client.Addr(), client: t, opts: o, bots: bots, rec: recs[w],
+			rng: rand.New(rand.NewPCG(o.Seed, uint64(w))), stop: &stop}
+		wg.Go(func() { wk.run(start, end) })
+	}
+	progressDone := make(chan struct{})
+	if o.Progress != nil {
+		go progress(o.Progress, t.Name, start, recs, progressDone)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(watchDone)
+	if o.Progress != nil {
+		progressDone <- struct{}{}
+	}
+	close(col.in)
+	seconds := col.finish()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load: run against %s: %w", t.Name, context.Cause(ctx))
+	}
+	return summarize(t.Name, o, elapsed, recs, seconds), nil
+}
+
+// worker sends one connection's requests, for its own bots in turn.
+type worker struct {
+	id     int
+	addr   string
+	client *Target
+	opts   Options
+	bots   []*botState
+	rec    *recorder
+	rng    *rand.Rand
+	stop   *atomic.Bool
+}
+
+func (w *worker) run(start, end time.Time) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	var body []byte
+	time.Sleep(time.Until(start))
+	if w.opts.Rate > 0 {
+		w.openLoop(start, end, req, resp, body)
+	} else {
+		w.closedLoop(end, req, resp, body)
+	}
+	w.rec.flush()
+}
+
+func (w *worker) closedLoop(end time.Time, req *fasthttp.Request, resp *fasthttp.Response, body []byte) {
+	for n := 0; !w.stop.Load(); n++ {
+		began := time.Now()
+		if !began.Before(end) {
+			return
+		}
+		body = w.send(n, req, resp, body, began)
+	}
+}
+
+// openLoop sends request k of this worker at start + (id + k*Conns)/Rate:
+// the workers' schedules interleave into one at Rate. Latency runs from
+// that due time.
+func (w *worker) openLoop(start, end time.Time, req *fasthttp.Request, resp *fasthttp.Response, body []byte) {
+	conns, rate := float64(w.opts.Conns), w.opts.Rate
+	slots := rate * w.opts.Duration.Seconds() // requests due in the run, all workers
+	mine := int64(math.Ceil((slots - float64(w.id)) / conns))
+	for k := int64(0); k < mine; k++ {
+		due := start.Add(time.Duration((float64(w.id) + float64(k)*conns) / rate * float64(time.Second)))
+		now := time.Now()
+		if now.Before(due) {
+			time.Sleep(due.Sub(now))
+			now = time.Now()
+		}
+		if w.stop.Load() || !now.Before(end) {
+			w.rec.notSent += mine - k
+			return
+		}
+		if lag := now.Sub(due); lag > lateAfter {
+			w.rec.late++
+			w.rec.maxLag = max(w.rec.maxLag, lag)
+		}
+		body = w.send(int(k), req, resp, body, due)
+	}
+}
+
+// send sends the n-th request of this worker (for bot n modulo its bots)
+// and records its latency from from.
+func (w *worker) send(n int, req *fasthttp.Request, resp *fasthttp.Response, body []byte, from time.Time) []byte {
+	b := w.bots[n%len(w.bots)]
+	p := plan(w.rng, w.opts.Mix, w.opts.Skew, b)
+	body = fill(req, w.addr, w.client.Markets, b, p, body)
+	err := w.client.Client.Do(req, resp)
+	now := time.Now()
+	status := statusTransportError
+	if err == nil {
+		status = resp.StatusCode()
+		if status == fasthttp.StatusOK {
+			apply(b, p)
+		}
+	} else {
+		w.client.unanswered.Add(1)
+	}
+	w.rec.record(now, now.Sub(from), status)
+	return body
+}
+
+// merged returns the workers' histograms merged into one.
+func merged(recs []*recorder) *hdrhistogram.Histogram {
+	h := newTotalHistogram()
+	for _, r := range recs {
+		h.Merge(r.total)
+	}
+	return h
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"marketd/bench/load"
+)
+
+// config is marketd-load's configuration, from its flags.
+type config struct {
+	addr          string
+	spawn         string
+	serverArgs    []string
+	serverLog     string
+	dataDir       string
+	adminPassword string
+	bots, markets int
+	conns         int
+	duration      time.Duration
+	warmup        time.Duration
+	rate          float64
+	mix           load.Mix
+	skew          string
+	hotShare      float64
+	zipfS         float64
+	seed          uint64
+	timeout       time.Duration
+	compare       bool
+	rounds        int
+	jsonPath      string
+	plotDir       string
+	plotName      string
+	progress      string
+}
+
+func parseConfig(args []string) (config, error) {
+	var c config
+	var mix, serverArgs string
+	fs := flag.NewFlagSet("marketd-load", flag.ContinueOnError)
+	fs.StringVar(&c.addr, "addr", "", "host:port of a running marketd (or give -spawn)")
+	fs.StringVar(&c.spawn, "spawn", "", "path of a marketd binary to start on a loopback port and a temporary data directory")
+	fs.StringVar(&serverArgs, "server-args", "", "more flags for the spawned marketd, space-separated")
+	fs.StringVar(&c.serverLog, "server-log", "", "file the spawned marketd's output is appended to (default: in its data directory)")
+	fs.StringVar(&c.dataDir, "data", "", "with -spawn: its data directory (default: a new temporary one, removed after); with -addr and -compare: the directory of the fsync-only handler's file, on the server's disk")
+	fs.StringVar(&c.adminPassword, "admin-password", "", "the admin's password (default: $MARKETD_ADMIN_PASSWORD; with -spawn, a generated one)")
+	fs.IntVar(&c.bots, "bots", 0, "simulated bots (default: -conns); at least -conns")
+	fs.IntVar(&c.markets, "markets", 8, "markets the admin creates")
+	fs.IntVar(&c.conns, "conns", 64, "connections, each with a worker")
+	fs.DurationVar(&c.duration, "duration", 20*time.Second, "length of each measured run")
+	fs.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured run before each measured one")
+	fs.Float64Var(&c.rate, "rate", 0, "open loop: requests per second, all connections together (0: closed loop)")
+	fs.StringVar(&mix, "mix", load.DefaultMix, "weights of the requests: buy, sell, split, merge, active, me, points, portfolio")
+	fs.StringVar(&c.skew, "skew", "uniform", "how requests spread over the markets: uniform, hot or zipf")
+	fs.Float64Var(&c.hotShare, "hot-share", 0.9, "with -skew hot: the share of market 0")
+	fs.Float64Var(&c.zipfS, "zipf-s", 1.1, "with -skew zipf: the exponent")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed of the requests' PCG (default: random, printed)")
+	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "a request unanswered after this counts as failed")
+	fs.BoolVar(&c.compare, "compare", false, "alternate the load between marketd, a no-op handler and an fsync-only handler, and print the ratios")
+	fs.IntVar(&c.rounds, "rounds", 3, "with -compare: rounds of the three targets")
+	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file")
+	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
+	fs.StringVar(&c.plotName, "plot-name", "load", "prefix of the charts' file names")
+	fs.StringVar(&c.progress, "progress", "auto", "live progress line: auto (only on a terminal), on or off")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if c.bots == 0 {
+		c.bots = c.conns
+	}
+	if c.seed == 0 {
+		c.seed = rand.Uint64()
+	}
+	c.serverArgs = strings.Fields(serverArgs)
+	var err error
+	if c.mix, err = load.ParseMix(mix); err != nil {
+		return c, err
+	}
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	switch {
+	case (c.addr == "") == (c.spawn == ""):
+		return fmt.Errorf("give one of -addr and -spawn")
+	case c.conns < 1 || c.conns > 10_000:
+		return fmt.Errorf("-conns: %d is out of range 1-10000", c.conns)
+	case c.bots < c.conns || c.bots > 100_000:
+		return fmt.Errorf("-bots: %d is out of range -conns (%d) to 100000", c.bots, c.conns)
+	case c.markets < 1 || c.markets > 10_000:
+		return fmt.Errorf("-markets: %d is out of range 1-10000", c.markets)
+	case c.duration <= 0 || c.warmup < 0:
+		return fmt.Errorf("-duration must be positive and -warmup not negative")
+	case c.rate < 0:
+		return fmt.Errorf("-rate: %v is negative", c.rate)
+	case c.rounds < 1 || c.rounds > 100:
+		return fmt.Errorf("-rounds: %d is out of range 1-100", c.rounds)
+	case c.compare && c.spawn == "" && c.dataDir == "":
+		return fmt.Errorf("-compare against -addr needs -data: a directory on the server's disk for the fsync-only handler's file")
+	case c.progress != "auto" && c.progress != "on" && c.progress != "off":
+		return fmt.Errorf("-progress: %q is not auto, on or off", c.progress)
+	case c.timeout <= 0:
+		return fmt.Errorf("-timeout must be positive")
+	}
+	_, err := load.NewSkew(c.skew, c.markets, c.hotShare, c.zipfS)
+	return err
+}

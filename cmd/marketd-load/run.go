@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"marketd/bench/baseline"
+	"marketd/bench/chart"
+	"marketd/bench/client"
+	"marketd/bench/load"
+	"marketd/bench/spawn"
+	"marketd/internal/fstype"
+)
+
+const (
+	// spawnSignupBonusKP funds each bot for any run: a one-share buy costs
+	// under 1 KP.
+	spawnSignupBonusKP = 1_000_000
+	// stopTimeout bounds the spawned server's clean stop.
+	stopTimeout = time.Minute
+	// readyTimeout bounds the spawned server's start.
+	readyTimeout = time.Minute
+)
+
+// report is the JSON report.
+type report struct {
+	StartedAt  time.Time          `json:"started_at"`
+	Server     string             `json:"server"`
+	Mode       string             `json:"mode"`
+	Conns      int                `json:"conns"`
+	Rate       float64            `json:"rate,omitempty"`
+	Bots       int                `json:"bots"`
+	Markets    int                `json:"markets"`
+	Mix        string             `json:"mix"`
+	Skew       string             `json:"skew"`
+	Seed       uint64             `json:"seed"`
+	Duration   string             `json:"duration"`
+	Warmup     string             `json:"warmup"`
+	CPUs       int                `json:"cpus"`
+	GoVersion  string             `json:"go_version"`
+	Comparison *load.Comparison   `json:"comparison"`
+	Checks     []load.CheckResult `json:"checks"`
+}
+
+func run(ctx context.Context, cfg config, out io.Writer) (err error) {
+	started := time.Now().UTC()
+	addr, dataDir, adminPassword := cfg.addr, cfg.dataDir, cfg.adminPassword
+	if adminPassword == "" {
+		adminPassword = os.Getenv("MARKETD_ADMIN_PASSWORD")
+	}
+	server := addr
+	if cfg.spawn != "" {
+		p, dir, pw, cleanup, err := spawnServer(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, cleanup()) }()
+		addr, dataDir, adminPassword = p.Addr(), dir, pw
+		server = fmt.Sprintf("%s (spawned, pid %d, data %s)", cfg.spawn, p.Pid(), dir)
+	}
+	c := client.New(addr, cfg.conns, cfg.timeout)
+	defer c.Close()
+	fmt.Fprintf(out, "marketd-load: %s loop, %d connections, %d bots, %d markets, mix %s, skew %s, seed %d; server %s\n",
+		mode(cfg), cfg.conns, cfg.bots, cfg.markets, cfg.mix, cfg.skew, cfg.seed, server)
+	fx, err := load.Setup(ctx, c, load.SetupOptions{Bots: cfg.bots, Markets: cfg.markets, AdminPassword: adminPassword})
+	if err != nil {
+		return err
+	}
+	if fx.Throttled {
+		fmt.Fprintln(out, "marketd-load: warning: the bots' keys are not of the unlimited tier (the server's -default-tier); rate limits may refuse requests")
+	}
+	skew, err := load.NewSkew(cfg.skew, cfg.markets, cfg.hotShare, cfg.zipfS)
+	if err != nil {
+		return err
+	}
+	o := load.Options{Conns: cfg.conns, Duration: cfg.duration, Rate: cfg.rate, Mix: cfg.mix, Skew: skew, Seed: cfg.seed}
+	if showProgress(cfg.progress) {
+		o.Progress = os.Stderr
+	}
+	marketd := load.NewTarget("marketd", c, fx)
+	var cmp *load.Comparison
+	if cfg.compare {
+		targets, closeAll, err := baselineTargets(cfg, fx, dataDir)
+		if err != nil {
+			return err
+		}
+		cmp, err = load.Compare(ctx, append([]*load.Target{marketd}, targets...), cfg.rounds, cfg.warmup, o)
+		err = errors.Join(err, closeAll())
+		if err != nil {
+			return err
+		}
+	} else {
+		if cfg.warmup > 0 {
+			w := o
+			w.Duration, w.Progress = cfg.warmup, nil
+			if _, err := load.Run(ctx, marketd, w); err != nil {
+				return err
+			}
+		}
+		r, err := load.Run(ctx, marketd, o)
+		if err != nil {
+			return err
+		}
+		cmp = load.Single(r)
+	}
+	if err := cmp.WriteText(out); err != nil {
+		return err
+	}
+	checks := load.Check(marketd)
+	failed := 0
+	for _, ch := range checks {
+		verdict := "holds"
+		if !ch.OK {
+			verdict, failed = "VIOLATED", failed+1
+		}
+		fmt.Fprintf(out, "invariant %q %s: %s\n", ch.Name, verdict, ch.Detail)
+	}
+	if cfg.jsonPath != "" {
+		rep := report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
+			Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
+			Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(),
+			GoVersion: runtime.Version(), Comparison: cmp, Checks: checks}
+		if err := writeJSON(cfg.jsonPath, rep); err != nil {
+			return err
+		}
+	}
+	if cfg.plotDir != "" {
+		if err := plot(cfg, cmp); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d invariants violated", failed)
+	}
+	return nil
+}
+
+func mode(cfg config) string {
+	if cfg.rate > 0 {
+		return "open"
+	}
+	return "closed"
+}
+
+// showProgress says whether to print the live progress line: with auto,
+// only when stderr is a terminal.
+func showProgress(setting string) bool {
+	switch setting {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	st, err := os.Stderr.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// spawnServer starts marketd on a loopback port and a data directory (a
+// new temporary one unless -data), with fsync on, keys of the unlimited
+// tier, no anonymous rate limit and a generated admin password, and waits
+// until it is ready. cleanup stops it and removes a temporary directory.
+func spawnServer(ctx context.Context, cfg config) (*spawn.Process, string, string, func() error, error) {
+	dir, temporary := cfg.dataDir, false
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "marketd-load-"); err != nil {
+			return nil, "", "", nil, fmt.Errorf("create the data directory: %w", err)
+		}
+		temporary = true
+	}
+	if fs, inMemory, err := fstype.Of(dir); err != nil {
+		return nil, "", "", nil, err
+	} else if inMemory {
+		return nil, "", "", nil, fmt.Errorf("data directory %s is on %s, where fsync costs nothing; set TMPDIR or -data to a directory on disk", dir, fs)
+	}
+	var pw [12]byte
+	_, _ = rand.Read(pw[:])
+	password := hex.EncodeToString(pw[:])
+	logPath := cfg.serverLog
+	if logPath == "" {
+		logPath = filepath.Join(dir, "marketd.log")
+	}
+	args := append(spawnArgs(password), cfg.serverArgs...)
+	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath})
+	if err == nil {
+		_, err = p.WaitReady(sctx)
+		if err != nil {
+			err = errors.Join(err, p.Kill())
+		}
+	}
+	if err != nil {
+		return nil, "", "", nil, fmt.Errorf("%w (its output: %s)", err, logPath)
+	}
+	cleanup := func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		defer cancel()
+		err := p.Stop(sctx)
+		if err == nil && temporary {
+			err = os.RemoveAll(dir)
+		}
+		return err
+	}
+	return p, dir, password, cleanup, nil
+}
+
+// spawnArgs are the flags of a spawned marketd: durable (fsync on), with
+// nothing of the server's own limits in the way of the load.
+func spawnArgs(adminPassword string) []string {
+	return []string{
+		"-fsync", "always",
+		"-admin-password", adminPassword,
+		"-default-tier", "unlimited",
+		"-signup-bonus", strconv.Itoa(spawnSignupBonusKP),
+		"-anon-rate", "-1",
+		"-password-cost", "4",
+	}
+}
+
+// baselineTargets serves the no-op and the fsync-only handlers (its file
+// in dataDir) on loopback ports, as targets of the fixture's load.
+func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Target, func() error, error) {
+	var servers []*baseline.Server
+	closeAll := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		defer cancel()
+		var errs []error
+		for _, s := range servers {
+			errs = append(errs, s.Close(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	ln1, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen: %w", err)
+	}
+	servers = append(servers, baseline.ServeNoop(ln1))
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
+	}
+	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir)
+	if err != nil {
+		return nil, nil, errors.Join(err, ln2.Close(), closeAll())
+	}
+	servers = append(servers, fsyncOnly)
+	var targets []*load.Target
+	for _, s := range servers {
+		targets = append(targets, load.NewTarget(s.Name(), client.New(s.Addr(), cfg.conns, cfg.timeout), fx))
+	}
+	return targets, closeAll, nil
+}
+
+func writeJSON(path string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode the JSON report: %w", err)
+	}
+	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write the JSON report: %w", err)
+	}
+	return nil
+}
+
+// plot writes the charts: latency over time per target, and throughput
+// over time of all targets.
+func plot(cfg config, cmp *load.Comparison) error {
+	if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
+		return fmt.Errorf("create the plot directory: %w", err)
+	}
+	what := fmt.Sprintf("%s loop, %d conns", mode(cfg), cfg.conns)
+	if cfg.rate > 0 {
+		what += fmt.Sprintf(", %.0f req/s intended", cfg.rate)
+	}
+	what += fmt.Sprintf(", %d markets %s", cfg.markets, cfg.skew)
+	for _, t := range cmp.Targets {
+		if err := chart.Latency(cfg.plotDir, cfg.plotName+"-latency-"+t.Target, t.Target+" latency: "+what, t.Series); err != nil {
+			return err
+		}
+	}
+	return chart.Throughput(cfg.plotDir, cfg.plotName+"-throughput", "throughput: "+what, cmp.Targets)
+}

@@ -1,0 +1,170 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// Defaults of the oracle (docs/API.md, "The oracle").
+const (
+	// DefaultOracleBond is the KP a proposal, and a challenge, hold.
+	DefaultOracleBond = money.Amount(100 * money.Scale)
+	// DefaultChallengeWindow is how long a proposal may be challenged.
+	DefaultChallengeWindow = 2 * time.Hour
+	// DefaultVoteWindow is how long a challenged proposal takes votes.
+	DefaultVoteWindow = 24 * time.Hour
+)
+
+// oracleDefaults fills the oracle's zero settings with their defaults.
+func (cfg *Config) oracleDefaults() {
+	if cfg.OracleBond <= 0 {
+		cfg.OracleBond = DefaultOracleBond
+	}
+	if cfg.ChallengeWindow <= 0 {
+		cfg.ChallengeWindow = DefaultChallengeWindow
+	}
+	if cfg.VoteWindow <= 0 {
+		cfg.VoteWindow = DefaultVoteWindow
+	}
+	if cfg.OracleInterval == 0 {
+		cfg.OracleInterval = time.Second
+	}
+}
+
+// ProposeRequest proposes the outcome of a closed market.
+type ProposeRequest struct {
+	Account uuid.UUID
+	Market  uuid.UUID
+	Outcome Side
+}
+
+// ChallengeRequest challenges a proposal inside its challenge window.
+type ChallengeRequest struct {
+	Account  uuid.UUID
+	Proposal uuid.UUID
+}
+
+// VoteRequest votes on a challenged proposal.
+type VoteRequest struct {
+	Account  uuid.UUID
+	Proposal uuid.UUID
+	Outcome  Side
+}
+
+// ProposalView is a proposal with the market it would resolve.
+type ProposalView struct {
+	Market uuid.UUID
+	Proposal
+}
+
+// oracleRequest is what an oracle command carries to the market's actor;
+// the acting account, if any, is the command's acct.
+type oracleRequest struct {
+	proposal uuid.UUID
+	outcome  Side
+}
+
+// Propose opens an oracle proposal on a closed, unresolved market, holding
+// the proposer's bond, and answers once it is durable.
+func (e *Engine) Propose(ctx context.Context, req ProposeRequest) (ProposalView, error) {
+	if req.Outcome != Yes && req.Outcome != No {
+		return ProposalView{}, fieldErr("outcome", "must be yes or no")
+	}
+	m, a, err := e.marketAndTrader(req.Market, req.Account)
+	if err != nil {
+		return ProposalView{}, err
+	}
+	c := e.getCommand(opPropose)
+	c.acct, c.oracle.outcome = a, req.Outcome
+	return e.submitOracle(ctx, m, c)
+}
+
+// Challenge challenges a proposal, holding an equal bond from the
+// challenger, and opens its vote.
+func (e *Engine) Challenge(ctx context.Context, req ChallengeRequest) (ProposalView, error) {
+	m, a, err := e.proposalAndAccount(req.Proposal, req.Account)
+	if err != nil {
+		return ProposalView{}, err
+	}
+	c := e.getCommand(opChallenge)
+	c.acct, c.oracle.proposal = a, req.Proposal
+	return e.submitOracle(ctx, m, c)
+}
+
+// Vote records an account's vote on a challenged proposal.
+func (e *Engine) Vote(ctx context.Context, req VoteRequest) (ProposalView, error) {
+	if req.Outcome != Yes && req.Outcome != No {
+		return ProposalView{}, fieldErr("outcome", "must be yes or no")
+	}
+	m, a, err := e.proposalAndAccount(req.Proposal, req.Account)
+	if err != nil {
+		return ProposalView{}, err
+	}
+	c := e.getCommand(opVote)
+	c.acct, c.oracle = a, oracleRequest{proposal: req.Proposal, outcome: req.Outcome}
+	return e.submitOracle(ctx, m, c)
+}
+
+// Proposal returns an oracle proposal as last published.
+func (e *Engine) Proposal(id uuid.UUID) (ProposalView, error) {
+	mid, ok := e.st.proposalMarket(id)
+	if !ok {
+		return ProposalView{}, ErrProposalNotFound
+	}
+	v := e.st.market(mid).view.Load()
+	for _, p := range v.Proposals {
+		if p.ID == id {
+			return ProposalView{Market: mid, Proposal: p}, nil
+		}
+	}
+	return ProposalView{}, ErrProposalNotFound
+}
+
+// LatestProposal returns a market's newest oracle proposal.
+func (e *Engine) LatestProposal(market uuid.UUID) (ProposalView, error) {
+	m := e.st.market(market)
+	if m == nil {
+		return ProposalView{}, ErrMarketNotFound
+	}
+	p, ok := m.view.Load().LatestProposal()
+	if !ok {
+		return ProposalView{}, ErrProposalNotFound
+	}
+	return ProposalView{Market: market, Proposal: p}, nil
+}
+
+// proposalAndAccount finds the market of a proposal and the acting
+// account; the house does not take part.
+func (e *Engine) proposalAndAccount(proposal, accountID uuid.UUID) (*market, *account, error) {
+	mid, ok := e.st.proposalMarket(proposal)
+	if !ok {
+		return nil, nil, ErrProposalNotFound
+	}
+	return e.marketAndTrader(mid, accountID)
+}
+
+// oracleRefusals are the actor's answers that rest on the market's state
+// rather than on a new record.
+var oracleRefusals = []error{ErrMarketResolved, ErrMarketNotClosed, ErrProposalOpen, ErrNotChallengeable,
+	ErrChallengeClosed, ErrSelfChallenge, ErrNotVotable, ErrPartyVote, ErrAlreadyVoted, ErrInsufficientBalance}
+
+// submitOracle runs an oracle command and returns the proposal it left.
+// A refusal waits until the state it rests on is durable, as Settle's.
+func (e *Engine) submitOracle(ctx context.Context, m *market, c *command) (ProposalView, error) {
+	err := e.submit(ctx, m, c)
+	p := c.proposalRes
+	e.putCommand(c)
+	if err != nil {
+		if slices.ContainsFunc(oracleRefusals, func(r error) bool { return errors.Is(err, r) }) {
+			return ProposalView{}, e.refuse(ctx, m.view.Load().LSN, err)
+		}
+		return ProposalView{}, err
+	}
+	return ProposalView{Market: m.id, Proposal: p}, nil
+}

@@ -1,0 +1,188 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// pending is a record being built, with the objects it changes: the caller
+// holds all of them (account locks, the market goroutine, the supply and
+// auth locks) from the checks until commit returns.
+type pending struct {
+	rec     Record
+	accts   []*account // parallel to rec.Accounts
+	mkts    []*market  // parallel to rec.Markets
+	entries int        // ledger entries in rec so far: the next one's index
+}
+
+// commit refuses a record the log could not write (checkRecordSize), then
+// reserves the record's sequence number, applies it to the objects,
+// calls publish (which makes new objects findable), and hands the record to
+// the journal, whose answer goes to done. It reports whether the record was
+// applied; when the journal refuses, done has the error and nothing changed.
+//
+// The order matters twice. The number is reserved under the objects' locks,
+// so the log order of any object's records is the order of its changes. And
+// a record reaches the journal only after it is applied and published, so a
+// snapshot that starts after the journal has a record sees the record's
+// changes (docs/ARCHITECTURE.md).
+func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
+	if err := checkRecordSize(&p.rec); err != nil {
+		done <- err
+		return false
+	}
+	seq, err := e.j.Next()
+	if err != nil {
+		done <- err
+		return false
+	}
+	rec := &p.rec
+	for i := range rec.Accounts {
+		ch := &rec.Accounts[i]
+		for j := range ch.Ledger {
+			ch.Ledger[j].Seq = seq
+		}
+		a := p.accts[i]
+		if a.lsn != ch.Prev {
+			panic(fmt.Sprintf("BUG: account %s at LSN %d, record built at %d", a.id, a.lsn, ch.Prev))
+		}
+		old := a.info
+		a.applyLocked(seq, ch)
+		e.st.indexAccount(a.id, old, ch)
+	}
+	for i := range rec.Markets {
+		m := p.mkts[i]
+		mc := &rec.Markets[i]
+		if m.lsn != mc.Prev {
+			panic(fmt.Sprintf("BUG: market %s at LSN %d, record built at %d", m.id, m.lsn, mc.Prev))
+		}
+		m.apply(seq, mc)
+		m.publish()
+		e.st.indexMarket(m.id, mc.Prev == 0, mc)
+	}
+	if rec.Supply != nil {
+		e.st.supply.apply(seq, rec.Supply)
+	}
+	for _, kc := range rec.Keys {
+		e.st.auth.applyKey(seq, kc.Key)
+	}
+	for _, sc := range rec.Sessions {
+		e.st.auth.putSession(seq, sc.Session)
+	}
+	if publish != nil {
+		publish()
+	}
+	e.counters.records[rec.Kind].Add(1)
+	e.j.Append(seq, rec, done)
+	return true
+}
+
+// addAccount adds an account change to the record and returns it.
+func (p *pending) addAccount(a *account) *AccountChange {
+	p.rec.Accounts = append(p.rec.Accounts, AccountChange{ID: a.id, Prev: a.lsn})
+	p.accts = append(p.accts, a)
+	return &p.rec.Accounts[len(p.rec.Accounts)-1]
+}
+
+// addMarket adds a market change to the record and returns it.
+func (p *pending) addMarket(m *market) *MarketChange {
+	p.rec.Markets = append(p.rec.Markets, MarketChange{ID: m.id, Prev: m.lsn})
+	p.mkts = append(p.mkts, m)
+	return &p.rec.Markets[len(p.rec.Markets)-1]
+}
+
+// credit adds a signed movement to an account change: the new balance and
+// its ledger entry. Seq is filled in by commit.
+func (p *pending) credit(ch *AccountChange, cur money.Currency, t TxType, amount, after money.Amount, ref uuid.UUID, now int64) {
+	idx := p.entries
+	p.entries++
+	setBalance(ch, cur, after)
+	ch.Ledger = append(ch.Ledger, LedgerEntry{Index: uint32(idx), Currency: cur, Type: t,
+		Amount: amount, BalanceAfter: after, Ref: ref, Time: now})
+}
+
+// setBalance records a balance after-image, replacing an earlier one of the
+// same currency in the same change.
+func setBalance(ch *AccountChange, cur money.Currency, after money.Amount) {
+	for i := range ch.Balances {
+		if ch.Balances[i].Currency == cur {
+			ch.Balances[i].After = after
+			return
+		}
+	}
+	ch.Balances = append(ch.Balances, Balance{Currency: cur, After: after})
+}
+
+// scratch is the record memory a market goroutine reuses for every
+// single-account command: the journal does not retain a record after Append,
+// and apply copies what it keeps, so a trade builds its record without
+// allocating.
+type scratch struct {
+	pending
+	accts [2]AccountChange
+	ptrs  [2]*account
+	mkts  [1]MarketChange
+	mptrs [1]*market
+	bals  [4]Balance
+	ledg  [4]LedgerEntry
+	poss  [2]Position
+	trds  [1]TradeSummary
+	books [1]Book
+	minfo MarketInfo
+}
+
+// reset starts a new record in the scratch memory.
+func (sc *scratch) reset(kind Kind, now int64) {
+	sc.rec = Record{Kind: kind, Time: now, Accounts: sc.accts[:0], Markets: sc.mkts[:0]}
+	sc.entries = 0
+	sc.accts = [2]AccountChange{}
+	sc.accts[0] = AccountChange{Balances: sc.bals[0:0:2], Ledger: sc.ledg[0:0:2]}
+	sc.accts[1] = AccountChange{Balances: sc.bals[2:2:4], Ledger: sc.ledg[2:2:4]}
+	sc.pending.accts = sc.ptrs[:0]
+	sc.pending.mkts = sc.mptrs[:0]
+}
+
+// account adds an account change to the scratch record, keeping the
+// scratch's preallocated slices.
+func (sc *scratch) account(a *account) *AccountChange {
+	i := len(sc.rec.Accounts)
+	sc.rec.Accounts = sc.rec.Accounts[:i+1]
+	ch := &sc.rec.Accounts[i]
+	ch.ID, ch.Prev = a.id, a.lsn
+	sc.pending.accts = append(sc.pending.accts, a)
+	return ch
+}
+
+// market adds the market's change to the scratch record.
+func (sc *scratch) market(m *market) *MarketChange {
+	sc.rec.Markets = sc.rec.Markets[:1]
+	ch := &sc.rec.Markets[0]
+	*ch = MarketChange{ID: m.id, Prev: m.lsn}
+	sc.pending.mkts = append(sc.pending.mkts[:0], m)
+	return ch
+}
+
+// setBook sets the after-image of the market's book in the scratch record.
+func (sc *scratch) setBook(b Book) {
+	sc.books[0] = b
+	sc.rec.Markets[0].Books = sc.books[:1]
+}
+
+// setInfo sets the after-image of the market's info in the scratch record.
+func (sc *scratch) setInfo(info MarketInfo) {
+	sc.minfo = info
+	sc.rec.Markets[0].Info = &sc.minfo
+}
+
+// addPosition sets a position after-image on an account change.
+func (sc *scratch) addPosition(ch *AccountChange, p Position) {
+	i := 0
+	if ch != &sc.rec.Accounts[0] {
+		i = 1
+	}
+	sc.poss[i] = p
+	ch.Positions = sc.poss[i : i+1]
+}

@@ -1,0 +1,245 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// txHashDigits is the number of hexadecimal digits of a transaction hash
+// after its "0x".
+const txHashDigits = 64
+
+// DepositRequest is a USDC deposit to credit: the amount that reached the
+// account's wallet in transaction TxHash.
+type DepositRequest struct {
+	Account uuid.UUID
+	Amount  money.Amount
+	TxHash  string // "0x" and 64 hexadecimal digits, any case
+}
+
+// TransferResult is a deposit or withdrawal and the account's USDC balance
+// after it.
+type TransferResult struct {
+	Transfer    Transfer
+	USDCBalance money.Amount
+	// Repeat: the deposit's transaction was credited before, and this is
+	// that first deposit; nothing was credited now.
+	Repeat bool
+}
+
+// validTxHash reports whether h is "0x" and 64 hexadecimal digits.
+func validTxHash(h string) bool {
+	if len(h) != 2+txHashDigits || h[:2] != "0x" {
+		return false
+	}
+	for i := 2; i < len(h); i++ {
+		c := h[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkTransferAmount checks an amount to deposit or withdraw
+// (docs/API.md, "Conventions").
+func checkTransferAmount(amount money.Amount) error {
+	if amount <= 0 || amount > MaxAmount {
+		return fieldErr("amount", "must be positive and at most 1e9")
+	}
+	return nil
+}
+
+// Deposit credits a USDC deposit, confirmed by the custody, to an account with
+// a linked wallet: it mints the amount (docs/API.md, "POST /api/token/deposit")
+// and logs the credit, its ledger entry, the transfer and a notification in one
+// record (KindDeposit). A transaction is credited once: a repeat by the same
+// account answers the first deposit (Repeat) and credits nothing; one credited
+// to another account is ErrTxCredited.
+func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResult, error) {
+	if err := checkTransferAmount(req.Amount); err != nil {
+		return TransferResult{}, err
+	}
+	if !validTxHash(req.TxHash) {
+		return TransferResult{}, fieldErr("tx_hash", "must be 0x followed by 64 hexadecimal digits")
+	}
+	hash := strings.ToLower(req.TxHash)
+	if err := e.enter(); err != nil {
+		return TransferResult{}, err
+	}
+	defer e.leave()
+	a := e.st.account(req.Account)
+	if a == nil || req.Account == HouseID {
+		return TransferResult{}, ErrAccountNotFound
+	}
+	if ref, ok := e.st.depositByTx(hash); ok {
+		return e.repeatDeposit(ctx, a, ref)
+	}
+	a.mu.Lock()
+	wallet := a.info.Wallet
+	a.mu.Unlock()
+	if wallet == "" {
+		return TransferResult{}, ErrWalletRequired
+	}
+	t := Transfer{ID: e.ids.next(), Kind: TransferDeposit, Status: TransferCredited, Amount: req.Amount,
+		TxHash: hash, Wallet: wallet, Time: e.now()}
+	// Asked with no lock held: a chain watcher may take its time.
+	if err := e.cfg.Custody.ConfirmDeposit(ctx, a.id, t); err != nil {
+		return TransferResult{}, fmt.Errorf("core: custody: confirm deposit %s: %w", hash, err)
+	}
+	// custodyMu keeps the transaction from being credited twice between
+	// the lookup and the commit.
+	e.st.custodyMu.Lock()
+	if ref, ok := e.st.depositByTx(hash); ok {
+		e.st.custodyMu.Unlock()
+		return e.repeatDeposit(ctx, a, ref)
+	}
+	a.mu.Lock()
+	if a.info.Wallet != wallet {
+		// Unlinked or relinked since the custody confirmed it.
+		lsn := a.lsn
+		a.mu.Unlock()
+		e.st.custodyMu.Unlock()
+		return TransferResult{}, e.refuse(ctx, lsn, ErrWalletRequired)
+	}
+	after, done, err := e.commitTransfer(a, t)
+	a.mu.Unlock()
+	e.st.custodyMu.Unlock()
+	if err != nil {
+		return TransferResult{}, err
+	}
+	if err := <-done; err != nil {
+		return TransferResult{}, err
+	}
+	return TransferResult{Transfer: t, USDCBalance: after}, nil
+}
+
+// commitTransfer logs transfer t of a in one record (KindDeposit or
+// KindWithdrawal): the USDC balance moved by t.Amount (credited for a
+// deposit, debited for a withdrawal), its ledger entry, the transfer, its
+// notification, and the amount minted or burned. It returns the USDC
+// balance after it and the channel of the journal's answer. The caller
+// holds a's lock (and custodyMu for a deposit).
+func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan error, error) {
+	kind, tx, note, signed := KindDeposit, TxDeposit, NoteDepositCredited, t.Amount
+	if t.Kind == TransferWithdrawal {
+		kind, tx, note, signed = KindWithdrawal, TxWithdrawal, NoteWithdrawalQueued, -t.Amount
+	}
+	e.st.supply.mu.Lock()
+	defer e.st.supply.mu.Unlock()
+	p := &pending{}
+	p.rec = Record{Kind: kind, Time: t.Time}
+	var s sums
+	ac := p.addAccount(a)
+	after := s.add(a.balances[money.USDC], signed)
+	p.credit(ac, money.USDC, tx, signed, after, t.ID, t.Time)
+	ac.Transfers = append(ac.Transfers, t)
+	p.notify(a, ac, Note{Kind: note, Time: t.Time, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
+	minted, burned := e.st.supply.minted, e.st.supply.burned
+	if t.Kind == TransferWithdrawal {
+		burned[money.USDC] = s.add(burned[money.USDC], t.Amount)
+	} else {
+		minted[money.USDC] = s.add(minted[money.USDC], t.Amount)
+	}
+	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: burned}
+	if s.err != nil {
+		return 0, nil, s.err
+	}
+	done := make(chan error, 1)
+	e.commit(p, done, nil)
+	return after, done, nil
+}
+
+// repeatDeposit answers a deposit whose transaction was credited before:
+// the first deposit when it was a's, ErrTxCredited when another
+// account's; either only once that first deposit is durable.
+func (e *Engine) repeatDeposit(ctx context.Context, a *account, ref txRef) (TransferResult, error) {
+	if ref.account != a.id {
+		return TransferResult{}, e.refuse(ctx, e.accountLSN(ref.account), ErrTxCredited)
+	}
+	a.mu.Lock()
+	lsn, bal := a.lsn, a.balances[money.USDC]
+	i := slices.IndexFunc(a.transfers, func(t Transfer) bool { return t.ID == ref.transfer })
+	if i < 0 {
+		a.mu.Unlock()
+		panic(fmt.Sprintf("BUG: deposit %s of account %s in the lookup, not in the account", ref.transfer, a.id))
+	}
+	t := a.transfers[i]
+	a.mu.Unlock()
+	if err := e.refuse(ctx, lsn, nil); err != nil {
+		return TransferResult{}, err
+	}
+	return TransferResult{Transfer: t, USDCBalance: bal, Repeat: true}, nil
+}
+
+// Withdraw debits USDC from an account with a linked wallet, burns it and
+// queues it for the custody to send to the wallet (docs/API.md, "POST
+// /api/token/withdraw"), in one record (KindWithdrawal). The custody is told
+// once the record is durable (see Custody).
+func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.Amount) (TransferResult, error) {
+	if err := checkTransferAmount(amount); err != nil {
+		return TransferResult{}, err
+	}
+	if err := e.enter(); err != nil {
+		return TransferResult{}, err
+	}
+	defer e.leave()
+	a := e.st.account(account)
+	if a == nil || account == HouseID {
+		return TransferResult{}, ErrAccountNotFound
+	}
+	a.mu.Lock()
+	switch {
+	case a.info.Wallet == "":
+		lsn := a.lsn
+		a.mu.Unlock()
+		return TransferResult{}, e.refuse(ctx, lsn, ErrWalletRequired)
+	case a.balances[money.USDC] < amount:
+		lsn := a.lsn
+		a.mu.Unlock()
+		return TransferResult{}, e.refuse(ctx, lsn, ErrInsufficientBalance)
+	}
+	t := Transfer{ID: e.ids.next(), Kind: TransferWithdrawal, Status: TransferQueued, Amount: amount,
+		Wallet: a.info.Wallet, Time: e.now()}
+	after, done, err := e.commitTransfer(a, t)
+	a.mu.Unlock()
+	if err != nil {
+		return TransferResult{}, err
+	}
+	if err := <-done; err != nil {
+		return TransferResult{}, err
+	}
+	e.cfg.Custody.QueueWithdrawal(a.id, t)
+	return TransferResult{Transfer: t, USDCBalance: after}, nil
+}
+
+// Transfers returns up to limit of an account's transfers of a kind,
+// newest first, and how many it has of that kind.
+func (e *Engine) Transfers(id uuid.UUID, kind TransferKind, limit int) ([]Transfer, int, bool) {
+	a := e.st.account(id)
+	if a == nil {
+		return nil, 0, false
+	}
+	a.mu.Lock()
+	// Append-only, like the ledger: the prefix is safe to read unlocked.
+	ts := a.transfers[:len(a.transfers):len(a.transfers)]
+	a.mu.Unlock()
+	var out []Transfer
+	total := 0
+	for i := len(ts) - 1; i >= 0; i-- {
+		if ts[i].Kind != kind {
+			continue
+		}
+		total++
+		if len(out) < limit {
+			out = append(out, ts[i])
+		}
+	}
+	return out, total, true
+}

@@ -1,0 +1,166 @@
+package snapshot_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"marketd/core"
+	"marketd/internal/vfs"
+	"marketd/snapshot"
+	"marketd/wal"
+)
+
+// crashSnapDir is the snapshot directory inside the in-memory file system.
+const crashSnapDir = "/data/snapshots"
+
+// truncHook routes the log's truncation through the ErrorFS's count, so
+// that a crash can fall before it (nothing truncated) or after it: tidwall
+// truncates its own files, out of the FS's reach; its crash points are
+// covered by the strace tests of cmd/marketd.
+type truncHook struct {
+	*wal.Log
+	efs *vfs.ErrorFS
+}
+
+func (h truncHook) TruncateFront(ctx context.Context, seq uint64) error {
+	if err := h.efs.Inject(vfs.Op{Kind: vfs.OpExternal, Path: "wal: truncate front"}); err != nil {
+		return err
+	}
+	return h.Log.TruncateFront(ctx, seq)
+}
+
+// crashNode is an engine on a real log in walDir and snapshots in fsys.
+type crashNode struct {
+	log   *wal.Log
+	e     *core.Engine
+	snaps *snapshot.Manager
+}
+
+func startCrashNode(t *testing.T, walPath string, fsys vfs.FS, efs *vfs.ErrorFS, c *clock) *crashNode {
+	t.Helper()
+	log, err := wal.Open(walPath, wal.Options{NoFsync: true, SegmentSizeBytes: 1 << 20, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, rec, err := snapshot.Recover(fsys, crashSnapDir, log, quiet)
+	if err != nil {
+		t.Fatalf("recover: %v", err)
+	}
+	log.Start()
+	n := &crashNode{log: log}
+	n.e = core.NewEngine(st, log, core.Config{Now: c.Now, CloseInterval: -1})
+	var sl snapshot.Log = log
+	if efs != nil {
+		sl = truncHook{Log: log, efs: efs}
+	}
+	n.snaps = snapshot.NewManager(st, sl, snapshot.Options{Dir: crashSnapDir, FS: fsys, Now: c.Now, ChunkObjects: 3, Logger: quiet}, rec.Snapshot)
+	return n
+}
+
+func (n *crashNode) stop(t *testing.T) {
+	t.Helper()
+	n.e.Close()
+	if err := n.log.Close(); err != nil {
+		t.Fatalf("close log: %v", err)
+	}
+}
+
+// TestCrashAtEveryOperationOfASnapshot takes a snapshot (with two older
+// ones in place, so that it also trims the log and deletes the oldest) and
+// crashes it at each of its mutating file operations in turn: the file's
+// creation, writes, fsyncs, close, rename, the directory's fsync, the
+// log's truncation and the removal. After each crash, with only what was
+// synced kept, recovery must find the previous or the new snapshot and the
+// log that completes it, and the recovered state must equal the one
+// acknowledged before the snapshot.
+func TestCrashAtEveryOperationOfASnapshot(t *testing.T) {
+	const seed = 7
+	t.Logf("seed %d", seed)
+	base := t.TempDir()
+	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	mem := vfs.NewCrashFS()
+	n := startCrashNode(t, base, mem, nil, c)
+	w := newWorkload(t, &node{t: t, e: n.e, clock: c}, seed)
+	for round := range 3 {
+		for range 40 {
+			w.step()
+		}
+		if round < 2 {
+			if _, err := n.snaps.Take(t.Context()); err != nil {
+				t.Fatalf("snapshot %d: %v", round+1, err)
+			}
+		}
+	}
+	prev, _ := n.snaps.Last()
+	want := n.e.State().Canonical()
+	n.stop(t)
+
+	var kinds = map[vfs.OpKind]bool{}
+	fromPrev, fromNew := 0, 0
+	for k := 1; ; k++ {
+		work := t.TempDir()
+		if err := os.CopyFS(work, os.DirFS(base)); err != nil {
+			t.Fatal(err)
+		}
+		disk := mem.Crash() // everything there was synced: an exact copy
+		efs := vfs.NewErrorFS(disk, nil)
+		n := startCrashNode(t, work, efs, efs, c)
+		before := len(efs.Ops())
+		efs.SetInjector(vfs.FailFrom(vfs.Mutating, k))
+		_, takeErr := n.snaps.Take(t.Context())
+		n.stop(t)
+		ops := efs.Ops()[before:]
+		var crashedAt vfs.Op
+		if m := mutations(ops); len(m) >= k {
+			crashedAt = m[k-1]
+			kinds[crashedAt.Kind] = true
+		}
+
+		after := disk.Crash()
+		log, err := wal.Open(work, wal.Options{NoFsync: true, SegmentSizeBytes: 1 << 20, Logger: quiet})
+		if err != nil {
+			t.Fatalf("crash at %d (%v): open log: %v", k, crashedAt, err)
+		}
+		st, rec, err := snapshot.Recover(after, crashSnapDir, log, quiet)
+		if err != nil {
+			t.Fatalf("crash at %d (%v): recover: %v", k, crashedAt, err)
+		}
+		requireState(t, fmt.Sprintf("crash at operation %d (%v)", k, crashedAt), st.Canonical(), want)
+		if err := log.Close(); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case rec.Snapshot == nil:
+			t.Fatalf("crash at %d (%v): recovery used no snapshot", k, crashedAt)
+		case rec.Snapshot.From == prev.From:
+			fromPrev++
+		default:
+			fromNew++
+		}
+		if takeErr == nil {
+			t.Logf("%d crash points: %d recovered from the previous snapshot, %d from the new one", k, fromPrev, fromNew)
+			break
+		}
+	}
+	for _, want := range []vfs.OpKind{vfs.OpCreate, vfs.OpWrite, vfs.OpSync, vfs.OpRename, vfs.OpExternal, vfs.OpRemove} {
+		if !kinds[want] {
+			t.Errorf("no crash at a %v operation", want)
+		}
+	}
+	if fromPrev == 0 || fromNew == 0 {
+		t.Errorf("recovered %d times from the previous snapshot and %d from the new: want both", fromPrev, fromNew)
+	}
+}
+
+func mutations(ops []vfs.Op) []vfs.Op {
+	var out []vfs.Op
+	for _, o := range ops {
+		if o.Kind.Mutates() {
+			out = append(out, o)
+		}
+	}
+	return out
+}

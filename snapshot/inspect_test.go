@@ -1,0 +1,72 @@
+package snapshot_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"marketd/internal/vfs"
+	"marketd/snapshot"
+	"marketd/wal"
+)
+
+// TestInspectWritesNothing damages the newest snapshot and leaves a
+// half-written one behind: Inspect, on a file system that fails every
+// operation that could write, must fall back as Recover does, to the same
+// state, without setting anything aside or removing anything.
+func TestInspectWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	hist, n := runRecorded(t, dir, 6, 150, 10)
+	last := n.log.LastSeq()
+	newest, _ := n.snaps.Last()
+	n.stop()
+	name := filepath.Join(snapDir(dir), fmt.Sprintf("snapshot-%020d.snap", newest.From))
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(name, b, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name+".tmp", []byte("half"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	before := listFiles(t, snapDir(dir))
+	readOnly := vfs.NewErrorFS(vfs.Default(), vfs.FailFrom(vfs.Mutating, 1))
+	log, err := wal.OpenReader(readOnly, walDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, rec, err := snapshot.Inspect(readOnly, snapDir(dir), log, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Skipped) != 1 || rec.Snapshot == nil || rec.Snapshot.From >= newest.From {
+		t.Fatalf("inspect did not fall back to the previous snapshot: %+v", rec)
+	}
+	requireState(t, "inspect", st.Canonical(), hist[last])
+	if after := listFiles(t, snapDir(dir)); !reflect.DeepEqual(after, before) {
+		t.Fatalf("files changed: %v, were %v", after, before)
+	}
+	for _, op := range readOnly.Ops() {
+		if op.Kind.Mutates() {
+			t.Fatalf("inspect tried %v", op)
+		}
+	}
+}
+
+func listFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package transport
+
+import "github.com/valyala/fasthttp"
+
+// errorCode is one stable code of an error body, with the status it always
+// comes with and what it means. A code never changes meaning; docs/API.md
+// ("Error codes") lists the same codes, which a test holds.
+type errorCode struct {
+	code    string
+	status  int
+	meaning string
+}
+
+// errorCodes lists every code an error body can carry. Except for
+// invalid_field, invalid_request and invalid_json, whose message says
+// what is wrong with the request, a code always comes with one message.
+var errorCodes = []errorCode{
+	{codeInvalidField, fasthttp.StatusBadRequest, "one field of the body or query is wrong; field names it"},
+	{codeInvalidRequest, fasthttp.StatusBadRequest, "the fields are each valid but do not go together"},
+	{codeInvalidJSON, fasthttp.StatusBadRequest, "the body is not a JSON object"},
+	{"malformed_request", fasthttp.StatusBadRequest, "the HTTP request cannot be parsed"},
+	{"request_timeout", fasthttp.StatusRequestTimeout, "the request was not received in time"},
+	{"body_too_large", fasthttp.StatusRequestEntityTooLarge, "the body is over 64 KiB"},
+	{"not_found", fasthttp.StatusNotFound, "no endpoint has this path"},
+	{"method_not_allowed", fasthttp.StatusMethodNotAllowed, "the path does not take this method; Allow lists those it takes"},
+	{"authentication_required", fasthttp.StatusUnauthorized, "no credentials, or credentials that are malformed, unknown, revoked or expired"},
+	{"invalid_credentials", fasthttp.StatusUnauthorized, "login with a wrong name or password"},
+	{"session_required", fasthttp.StatusForbidden, "the endpoint takes a session, not an API key"},
+	{"insufficient_scope", fasthttp.StatusForbidden, "the API key lacks the endpoint's scope"},
+	{"admin_required", fasthttp.StatusForbidden, "the endpoint is for admins"},
+	{"rate_limited", fasthttp.StatusTooManyRequests, "the caller's rate-limit window is full; Retry-After says when it has room"},
+	{"too_many_clients", fasthttp.StatusServiceUnavailable, "every rate-limit window is in use by other clients"},
+	{"internal_error", fasthttp.StatusInternalServerError, "a failure of the server, logged with its cause"},
+	{"market_busy", fasthttp.StatusServiceUnavailable, "the market's queue stayed full; retry after Retry-After"},
+	{"shutting_down", fasthttp.StatusServiceUnavailable, "the server is stopping"},
+	{"recovering", fasthttp.StatusServiceUnavailable, "the server is still recovering its state at start; `/readyz` says when it is done"},
+	{"draining", fasthttp.StatusServiceUnavailable, "`/readyz` only: the server is stopping and takes no new traffic"},
+	{"log_failed", fasthttp.StatusServiceUnavailable, "the write-ahead log failed: nothing more is acknowledged until the restart that follows"},
+	{"password_checks_busy", fasthttp.StatusServiceUnavailable, "too many password checks are running"},
+	{"market_not_found", fasthttp.StatusNotFound, "no market has this id"},
+	{"account_not_found", fasthttp.StatusNotFound, "no account has this id"},
+	{"key_not_found", fasthttp.StatusNotFound, "the caller has no API key with this id"},
+	{"referral_not_found", fasthttp.StatusNotFound, "no account has this referral code"},
+	{"proposal_not_found", fasthttp.StatusNotFound, "the market has no open proposal"},
+	{"market_not_active", fasthttp.StatusBadRequest, "the market does not take trades, splits or merges (closed or resolved)"},
+	{"market_resolved", fasthttp.StatusBadRequest, "the market is resolved already"},
+	{"market_not_closed", fasthttp.StatusBadRequest, "the market is still active"},
+	{"insufficient_balance", fasthttp.StatusBadRequest, "the balance does not cover the cost"},
+	{"insufficient_shares", fasthttp.StatusBadRequest, "the position does not hold the shares"},
+	{"insufficient_liquidity", fasthttp.StatusBadRequest, "the sell would take q below q0"},
+	{"liquidity_limit", fasthttp.StatusBadRequest, "the buy would take q past the market's limit"},
+	{"slippage_exceeded", fasthttp.StatusBadRequest, "the cost is over max_cost or the proceeds under min_proceeds"},
+	{"name_taken", fasthttp.StatusBadRequest, "another account has this name"},
+	{"referral_already_applied", fasthttp.StatusBadRequest, "the account has a referrer already"},
+	{"self_referral", fasthttp.StatusBadRequest, "the code is the account's own"},
+	{"referral_cycle", fasthttp.StatusBadRequest, "the code's account was referred by the caller"},
+	{"key_limit", fasthttp.StatusBadRequest, "the account has its most active keys"},
+	{"proposal_open", fasthttp.StatusBadRequest, "the market has an open proposal already"},
+	{"not_challengeable", fasthttp.StatusBadRequest, "the proposal is not open for challenge"},
+	{"challenge_closed", fasthttp.StatusBadRequest, "the challenge window has passed"},
+	{"self_challenge", fasthttp.StatusBadRequest, "the proposal is the caller's own"},
+	{"not_votable", fasthttp.StatusBadRequest, "the proposal is not open for voting"},
+	{"party_vote", fasthttp.StatusBadRequest, "the proposer and the challenger cannot vote"},
+	{"already_voted", fasthttp.StatusBadRequest, "the caller voted on this proposal already"},
+	{"wallet_required", fasthttp.StatusBadRequest, "the operation needs a linked wallet"},
+	{"wallet_linked", fasthttp.StatusBadRequest, "the account has a wallet linked already"},
+	{"wallet_taken", fasthttp.StatusBadRequest, "another account has linked this wallet"},
+	{"no_wallet", fasthttp.StatusBadRequest, "the account has no wallet to unlink"},
+	{"usdc_held", fasthttp.StatusBadRequest, "USDC balance or positions remain"},
+	{"tx_already_credited", fasthttp.StatusBadRequest, "the deposit's transaction was credited to another account"},
+	{"deposit_rejected", fasthttp.StatusBadRequest, "custody did not confirm the deposit"},
+	{"too_many_holders", fasthttp.StatusConflict, "the market has too many holders to settle at once"},
+}
