@@ -60,8 +60,8 @@ var (
 	// cannot confirm; nothing changed.
 	ErrDepositRejected = errors.New("deposit not confirmed by custody")
 	// ErrTooManyHolders reports a market with more holders than one
-	// settlement record can pay (MaxSettleHolders); nothing changed.
-	ErrTooManyHolders = errors.New("market has too many holders to settle at once")
+	// oracle record can notify (MaxNotifiedHolders); nothing changed.
+	ErrTooManyHolders = errors.New("market has too many holders to notify at once")
 	// ErrBusy reports a market inbox that stayed full for the engine's
 	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")

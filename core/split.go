@@ -82,6 +82,9 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 	if err != nil {
 		return SplitResult{}, err
 	}
+	if err := e.refuseInSteps(ctx, m); err != nil {
+		return SplitResult{}, err
+	}
 	c := e.getCommand(opSplitMerge)
 	c.acct, c.split = a, req
 	err = e.submit(ctx, m, c)

@@ -94,6 +94,9 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 	if err != nil {
 		return TradeResult{}, err
 	}
+	if err := e.refuseInSteps(ctx, m); err != nil {
+		return TradeResult{}, err
+	}
 	c := e.getCommand(opTrade)
 	c.acct, c.trade = a, req
 	err = e.submit(ctx, m, c)

@@ -126,7 +126,7 @@ var errorTable = []struct {
 	{core.ErrUSDCHeld, fasthttp.StatusBadRequest, "usdc_held", "USDC balance or positions remain", 0},
 	{core.ErrTxCredited, fasthttp.StatusBadRequest, "tx_already_credited", "tx_hash already credited to another account", 0},
 	{core.ErrDepositRejected, fasthttp.StatusBadRequest, "deposit_rejected", "Deposit not confirmed by custody", 0},
-	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to settle at once", 0},
+	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to notify at once", 0},
 	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "shutting_down", "Server is shutting down", 1},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "password_checks_busy", "Too many password checks in progress, retry later", 1},

@@ -228,6 +228,9 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 		}
 		in.Outcome = d.side()
 		in.ResolvedAt = d.varint()
+		if d.version >= 3 {
+			d.step(&in.Step)
+		}
 		m.Info = in
 	}
 	minBook := minBookBytes

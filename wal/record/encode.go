@@ -15,15 +15,16 @@ import (
 // the encoder treats a record over them as a bug, so that every record the
 // log accepts can also be read back.
 const (
-	// MaxBytes is the largest encoded record. A settlement touching
-	// every holder of a large market is the biggest record core makes;
-	// 64 MiB is about 250,000 account changes of a typical size.
-	MaxBytes = 64 << 20
+	// MaxBytes is the largest encoded record: core's limit, which core
+	// checks before it applies a record, so that the encoder's check is
+	// an assertion. Core's writers bound what they put in one record (a
+	// settlement walks its holders in steps of a few thousand).
+	MaxBytes = core.MaxRecordBytes
 	// MaxStringBytes is the longest string or byte field, in bytes. Request
 	// bodies are at most 64 KiB, so no field can be longer.
 	MaxStringBytes = 64 << 10
 	// MaxListItems is the longest list of any kind in one record.
-	MaxListItems = 1 << 20
+	MaxListItems = core.MaxRecordListItems
 )
 
 // Smallest encoded size of each list item: the encoding of its zero value
@@ -71,7 +72,7 @@ func validKind(k core.Kind) bool {
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
-func validStatus(s core.Status) bool { return s <= core.StatusResolved }
+func validStatus(s core.Status) bool { return s <= core.StatusSettling }
 func validRole(r core.Role) bool     { return r == core.RoleSpeculator || r == core.RoleAdmin }
 func validTier(t core.Tier) bool     { return t <= core.TierUnlimited }
 func validTheme(t core.Theme) bool   { return t < core.NumThemes }
@@ -264,6 +265,7 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = append(dst, byte(in.Status))
 		dst = appendSide(dst, in.Outcome)
 		dst = binary.AppendVarint(dst, in.ResolvedAt)
+		dst = appendStep(dst, m.ID, &in.Step)
 	}
 	dst = appendCount(dst, len(m.Books), "books")
 	for i := range m.Books {

@@ -164,7 +164,20 @@ func (g *Gen) marketChange() core.MarketChange {
 		m.Info = &core.MarketInfo{
 			Title: g.str(40), Description: g.str(200), Category: g.str(10), Creator: g.uuid(),
 			Alpha: g.float(), Q0: g.amount(), ClosesAt: g.i64(), CreatedAt: g.i64(),
-			Status: core.Status(g.r.IntN(3)), Outcome: core.Side(g.r.IntN(2)), ResolvedAt: g.i64(),
+			Status: core.Status(g.r.IntN(int(core.NumStatuses))), Outcome: core.Side(g.r.IntN(2)), ResolvedAt: g.i64(),
+		}
+		if g.r.IntN(2) == 0 {
+			s := &m.Info.Step
+			s.Kind, s.Cursor = core.KindSettle, g.uuid()
+			if g.r.IntN(2) == 0 {
+				s.Oracle = g.uuid()
+			}
+			for c := range money.NumCurrencies {
+				s.Pool[c] = g.amount()
+				for side := range core.NumSides {
+					s.Closed[c][side] = g.amount()
+				}
+			}
 		}
 	}
 	m.Books = genList(g, 2, func() core.Book {
