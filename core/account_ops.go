@@ -98,6 +98,21 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	return v, nil
 }
 
+// NameAvailable returns nil when no account has name (ignoring case), else
+// ErrNameTaken once the account that holds it is durable: a caller that
+// checks before paying for a password hash must not refuse a name on the
+// strength of an account that a crash could still undo. CreateAccount
+// checks again under its lock.
+func (e *Engine) NameAvailable(ctx context.Context, name string) error {
+	e.st.namesMu.Lock()
+	id, taken := e.st.names[nameKey(name)]
+	e.st.namesMu.Unlock()
+	if !taken {
+		return nil
+	}
+	return e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
+}
+
 // newReferralCode draws a referral code no account has. Codes are drawn
 // only under namesMu, so none can be taken between the check and the
 // commit. With 40 random bits a draw collides once in a million at a

@@ -44,8 +44,8 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 	}
 	// Refuse a taken name before paying for a hash; CreateAccount checks
 	// again under its lock, so a race still ends in one account.
-	if _, taken := s.eng.AccountByName(*req.Name); taken {
-		return core.ErrNameTaken
+	if err := s.eng.NameAvailable(ctx, *req.Name); err != nil {
+		return err
 	}
 	hash, err := s.hasher.Hash(ctx, *req.Password)
 	if err != nil {

@@ -194,6 +194,7 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 // snapshot and closes the log.
 func (n *node) shutdown(logger *slog.Logger, drainDelay time.Duration) error {
 	n.srv.Drain()
+	logger.Info("draining", "delay", drainDelay)
 	if drainDelay > 0 {
 		time.Sleep(drainDelay)
 	}
