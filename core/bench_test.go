@@ -16,8 +16,8 @@ import (
 	"marketd/core/money"
 	"marketd/internal/cputime"
 	"marketd/internal/fstype"
-	"marketd/wal"
 	"marketd/internal/memjournal"
+	"marketd/wal"
 )
 
 // benchEngine runs an engine on a real log in a temporary directory, with

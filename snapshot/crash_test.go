@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/manualclock"
 	"marketd/internal/vfs"
 	"marketd/snapshot"
 	"marketd/wal"
-	"marketd/internal/manualclock"
 )
 
 // crashSnapDir is the snapshot directory inside the in-memory file system.

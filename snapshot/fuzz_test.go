@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/manualclock"
 	"marketd/snapshot"
 	"marketd/wal/record"
-	"marketd/internal/manualclock"
 )
 
 // FuzzDecodeSnapshot feeds arbitrary bytes to the snapshot decoder, seeded

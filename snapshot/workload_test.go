@@ -15,9 +15,9 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 	"marketd/snapshot"
 	"marketd/wal"
-	"marketd/internal/manualclock"
 )
 
 // newClock is the tests' clock: recovery tests compare whole states,

@@ -37,6 +37,14 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
+// SetStep sets how far each reading moves the clock from now on; 0 freezes
+// it between calls of Advance and Set.
+func (c *Clock) SetStep(step time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = step
+}
+
 // Advance moves the clock by d (backwards when d is negative).
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
