@@ -153,10 +153,8 @@ func TestSettleStepsResumeAfterCrashAtEveryRecord(t *testing.T) {
 	mkt, _ := stepScenario(h, stepTestHolders)
 	// One instant for the settlement, so that the resumed steps write the
 	// very records the first engine wrote.
-	h.clock.mu.Lock()
 	h.clock.SetStep(0)
-	at := h.clock.t
-	h.clock.mu.Unlock()
+	at := h.clock.Now()
 	if _, err := h.e.Settle(h.ctx, core.SettleRequest{Market: mkt, Outcome: core.No}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +168,9 @@ func TestCloseStepsResumeAfterCrashAtEveryRecord(t *testing.T) {
 	cfg := core.Config{CloseInterval: -1, UsageFlushInterval: -1, StepAccounts: stepTestAccounts}
 	h := newHarnessConfig(t, cfg)
 	mkt, ids := stepScenario(h, stepTestHolders)
-	h.clock.mu.Lock()
-	h.clock.t = h.clock.t.Add(25 * time.Hour)
 	h.clock.SetStep(0)
-	at := h.clock.t
-	h.clock.mu.Unlock()
+	h.clock.Advance(25 * time.Hour)
+	at := h.clock.Now()
 	if n, err := h.e.CloseDue(h.ctx); err != nil || n != 1 {
 		t.Fatalf("close due: %d, %v", n, err)
 	}
