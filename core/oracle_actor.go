@@ -27,12 +27,18 @@ func (m *market) findProposal(id uuid.UUID) (Proposal, bool) {
 	return Proposal{}, false
 }
 
-// holderAccounts returns the market's holders, bounded as a settlement's
-// so that a notification to each fits in one record.
+// MaxNotifiedHolders bounds the holders an oracle proposal or challenge
+// notifies, all in its one record: a change of about 100 bytes each keeps
+// the record far inside the log's limit. A close or a settlement has no
+// such bound: it walks the holders in steps (steps.go).
+const MaxNotifiedHolders = 200_000
+
+// holderAccounts returns the market's holders, bounded so that a
+// notification to each fits in one record.
 // Runs on the market's goroutine.
 func (e *Engine) holderAccounts(m *market) ([]*account, error) {
-	if len(m.holders) > MaxSettleHolders {
-		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
+	if len(m.holders) > MaxNotifiedHolders {
+		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxNotifiedHolders)
 	}
 	return e.holdersOf(m), nil
 }
