@@ -139,6 +139,16 @@ func absAmount(x money.Amount) money.Amount {
 	return x
 }
 
+// ledgerEntries returns the number of entries in the ledgers of every
+// currency.
+func ledgerEntries(ledger *[money.NumCurrencies][]LedgerEntry) int {
+	n := 0
+	for cur := range ledger {
+		n += len(ledger[cur])
+	}
+	return n
+}
+
 // pushTrade adds t to the recent trades, dropping the oldest when full.
 // Caller holds a.mu.
 func (a *account) pushTrade(t TradeSummary) {

@@ -141,7 +141,7 @@ func (c *capturer) flush() {
 func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
 	sortPositions(ch.Positions)
 	c.bytes += estAccountImageBytes(&ch)
-	n := len(ledger[money.KP]) + len(ledger[money.USDC])
+	n := ledgerEntries(&ledger)
 	if n <= c.piece {
 		c.bufs.addLedger(&ch, ledger)
 		c.bytes += n * estLedgerBytes
