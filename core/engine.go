@@ -146,15 +146,16 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	})
 	if cfg.CloseInterval > 0 {
 		e.wg.Add(1)
-		go e.closeLoop()
+		go e.every(e.cfg.CloseInterval, false, func(ctx context.Context) { _, _ = e.CloseDue(ctx) })
 	}
 	if cfg.UsageFlushInterval > 0 {
 		e.wg.Add(1)
-		go e.usageLoop()
+		go e.every(e.cfg.UsageFlushInterval, false, func(ctx context.Context) { _, _ = e.FlushKeyUsage(ctx) })
 	}
 	if cfg.OracleInterval > 0 {
+		// At start too, for the deadlines that passed while it was down.
 		e.wg.Add(1)
-		go e.oracleLoop()
+		go e.every(e.cfg.OracleInterval, true, func(ctx context.Context) { _, _ = e.OracleDue(ctx) })
 	}
 	return e
 }
@@ -257,23 +258,6 @@ func (e *Engine) run(m *market) {
 		e.handle(m, sc, c)
 	}
 	e.retire(m, sc)
-}
-
-// closeLoop closes markets past their closing time, every CloseInterval.
-func (e *Engine) closeLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.cfg.CloseInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.CloseInterval)
-			_, _ = e.CloseDue(ctx) // a busy market is closed on the next tick
-			cancel()
-		case <-e.stopping:
-			return
-		}
-	}
 }
 
 // submit hands a command to a market's goroutine and waits for its outcome:

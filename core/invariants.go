@@ -82,15 +82,15 @@ func (s *State) runChecks() *checker {
 }
 
 type checker struct {
-	counts  [numInvariants]int // violations found, by invariant
-	s       sums
+	counts [numInvariants]int // violations found, by invariant
+	s      sums
 	// The three parts of conservation's left side, per currency: all
 	// balances, all market collateral, the bonds held by oracle proposals
 	// (KP only).
 	balances, collateral, bonds [money.NumCurrencies]money.Amount
-	held    map[posKey][NumSides]money.Amount
-	errs    []error
-	dropped int
+	held                        map[posKey][NumSides]money.Amount
+	errs                        []error
+	dropped                     int
 }
 
 func (c *checker) failf(inv invariant, format string, args ...any) {
