@@ -44,13 +44,25 @@ type Config struct {
 	// VoteWindow is how long a challenged proposal takes votes; default
 	// DefaultVoteWindow.
 	VoteWindow time.Duration
+	// VoteStake is the least stake of an oracle vote and the stake of a
+	// vote that names none; default DefaultVoteStake. VoteQuorum is the
+	// stake, and MinVoters the number of voters, a vote needs to decide;
+	// defaults DefaultVoteQuorum and DefaultMinVoters (decisions of too
+	// little weight escalate to the admin).
+	VoteStake  money.Amount
+	VoteQuorum money.Amount
+	MinVoters  int
 	// OracleInterval is how often proposals past their deadline are
 	// decided (OracleDue); default one second, as decisions.md section 10
 	// asks; negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
-	// Custody confirms deposits and takes withdrawals (custody.go); default
-	// a new RecordingCustody.
+	// CustodyMode chooses who lets USDC in and out; default
+	// CustodyModeManual (an admin confirms each deposit and marks each
+	// withdrawal).
+	CustodyMode CustodyMode
+	// Custody confirms deposits and takes withdrawals in CustodyModeRecord
+	// (custody.go); default a new RecordingCustody.
 	Custody Custody
 }
 

@@ -66,5 +66,10 @@ var errorCodes = []errorCode{
 	{"usdc_held", fasthttp.StatusBadRequest, "USDC balance or positions remain"},
 	{"tx_already_credited", fasthttp.StatusBadRequest, "the deposit's transaction was credited to another account"},
 	{"deposit_rejected", fasthttp.StatusBadRequest, "custody did not confirm the deposit"},
+	{"too_many_open_transfers", fasthttp.StatusBadRequest, "the account has its most pending deposits or queued withdrawals"},
+	{"transfer_not_found", fasthttp.StatusNotFound, "no account has a deposit or withdrawal with this id"},
+	{"transfer_final", fasthttp.StatusBadRequest, "the deposit is not pending or the withdrawal not queued: it is final"},
+	{"transfers_open", fasthttp.StatusBadRequest, "a wallet with pending deposits or queued withdrawals cannot be unlinked"},
+	{"total_limit", fasthttp.StatusBadRequest, "the operation would take a balance, the supply or a market's collateral past its bound"},
 	{"too_many_holders", fasthttp.StatusConflict, "the market has too many holders to settle at once"},
 }

@@ -107,6 +107,9 @@ func start(cfg config, logger *slog.Logger) (n *node, err error) {
 	logger.Info("recovered", "snapshot", rec.Snapshot != nil, "replayed_records", rec.Replayed,
 		"skipped_snapshots", len(rec.Skipped), "took", time.Since(began))
 	log.Start()
+	if cfg.custody == "record" {
+		logger.Warn("custody record: every USDC deposit is credited and every withdrawal sent without an operator; for tests and demos only")
+	}
 	n = &node{lock: lock, log: log}
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{

@@ -45,7 +45,7 @@ func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
 	}
 	rec.Time = d.varint()
 
-	if n := d.count(minAccountChangeBytes, "accounts"); n > 0 {
+	if n := d.count(d.since3(minAccountChangeBytes, minAccountChangeBytesV2), "accounts"); n > 0 {
 		rec.Accounts = blk.acc[:]
 		if n > 1 {
 			rec.Accounts = make([]core.AccountChange, n)
