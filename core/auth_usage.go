@@ -14,8 +14,8 @@ import (
 const maxUsageKeys = 50_000
 
 // DefaultUsageFlushInterval is how often key usage is logged by default:
-// decisions.md section 3 lets total_requests lag by at most a second after
-// a crash.
+// total_requests may lag by at most a second after a crash (docs/API.md,
+// "Authentication").
 const DefaultUsageFlushInterval = time.Second
 
 // AuthenticateKey looks an API key up by the SHA-256 of its secret and

@@ -91,7 +91,8 @@ func TestInsufficientLiquidityAndLimit(t *testing.T) {
 	h := newHarness(t)
 	alice := h.account("alice", core.RoleSpeculator, 1000)
 	mkt := h.market("m", 0, 1000)
-	// A split moves q on the curve (decisions.md section 5), so the shares
+	// A split moves q on the curve (docs/API.md, "POST
+	// /api/markets/split-merge"), so the shares
 	// it gives can be sold back down to q0, and no further.
 	sp, err := h.e.SplitMerge(h.ctx, core.SplitRequest{Account: alice, Market: mkt, Amount: money.Units(10)})
 	if err != nil {

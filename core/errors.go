@@ -17,9 +17,12 @@ var (
 	ErrInsufficientLiquidity = errors.New("insufficient liquidity")
 	ErrLiquidityLimit        = errors.New("market liquidity limit")
 	ErrSlippage              = errors.New("slippage limit exceeded")
-	ErrNameTaken             = errors.New("name already taken")
-	ErrReferrerSet           = errors.New("referral already applied")
-	ErrSelfReferral          = errors.New("cannot refer oneself")
+	// ErrMarketMoved reports an expect_seq that is no longer the book's
+	// market_seq: the price the caller saw is gone.
+	ErrMarketMoved  = errors.New("market moved")
+	ErrNameTaken    = errors.New("name already taken")
+	ErrReferrerSet  = errors.New("referral already applied")
+	ErrSelfReferral = errors.New("cannot refer oneself")
 	// ErrReferralCycle reports a referral back to one's own referee.
 	ErrReferralCycle    = errors.New("referral cycle")
 	ErrReferralNotFound = errors.New("unknown referral code")
@@ -27,7 +30,7 @@ var (
 	ErrKeyLimit         = errors.New("active key limit reached")
 	ErrAdminRequired    = errors.New("admin role required")
 	ErrSessionNotFound  = errors.New("session not found")
-	// The oracle's refusals (decisions.md section 10).
+	// The oracle's refusals (docs/API.md, "The oracle").
 	ErrProposalNotFound = errors.New("proposal not found")
 	ErrMarketNotClosed  = errors.New("market is not closed")
 	ErrProposalOpen     = errors.New("proposal already open")
@@ -41,7 +44,7 @@ var (
 	// (USDC mode, a deposit, a withdrawal) on an account without one.
 	ErrWalletRequired = errors.New("link a wallet first")
 	// ErrWalletLinked reports linking a wallet to an account that has a
-	// different one: one wallet per account (decisions.md section 9).
+	// different one: one wallet per account (docs/API.md, "POST /api/wallet").
 	ErrWalletLinked = errors.New("wallet already linked")
 	// ErrWalletTaken reports an address linked to another account.
 	ErrWalletTaken = errors.New("wallet linked to another account")
@@ -75,10 +78,10 @@ var (
 	// nothing changed.
 	ErrTotalLimit = errors.New("total limit exceeded")
 	// ErrTooManyHolders reports a market with more holders than one
-	// settlement record can pay (MaxSettleHolders); nothing changed.
-	ErrTooManyHolders = errors.New("market has too many holders to settle at once")
-	// ErrBusy reports a market inbox that stayed full until the request's
-	// deadline: the caller should retry later (503).
+	// oracle record can notify (MaxNotifiedHolders); nothing changed.
+	ErrTooManyHolders = errors.New("market has too many holders to notify at once")
+	// ErrBusy reports a market inbox that stayed full for the engine's
+	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")
 	// ErrClosed reports an operation on an engine that is shutting down.
 	ErrClosed = errors.New("engine closed")

@@ -9,7 +9,7 @@ import (
 )
 
 // MaxNotes is how many notifications an account keeps: past it, the oldest
-// are dropped (issue 5).
+// are dropped (docs/API.md, "GET /api/notifications").
 const MaxNotes = 1000
 
 // NoteKind is what a notification is about. Values are written to disk.
@@ -74,7 +74,7 @@ type Note struct {
 }
 
 // applyNotes appends notes, dropping the oldest past MaxNotes, and marks
-// the read ones. Lock should be held.
+// the read ones. Caller holds a.mu.
 func (a *account) applyNotes(notes []Note, read []uint64) {
 	for _, n := range notes {
 		if len(a.notes) == MaxNotes {
@@ -96,7 +96,7 @@ func (a *account) applyNotes(notes []Note, read []uint64) {
 }
 
 // noteIndex finds a kept notification by ID: IDs ascend, so it searches.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) noteIndex(id uint64) (int, bool) {
 	lo, hi := 0, len(a.notes)
 	for lo < hi {

@@ -11,7 +11,7 @@ import (
 	"marketd/core/money"
 )
 
-// Defaults of the oracle (decisions.md section 10).
+// Defaults of the oracle (docs/API.md, "The oracle").
 const (
 	// DefaultOracleBond is the KP a proposal, and a challenge, hold.
 	DefaultOracleBond = money.Amount(100 * money.Scale)

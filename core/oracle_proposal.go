@@ -8,8 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// ProposalStatus is where an oracle proposal stands (decisions.md section
-// 10). Values are written to disk.
+// ProposalStatus is where an oracle proposal stands (docs/API.md, "The
+// oracle"). Values are written to disk.
 type ProposalStatus uint8
 
 // The proposal statuses: proposed -> accepted (undisputed past its window)
@@ -104,7 +104,7 @@ type voteKey struct{ proposal, account uuid.UUID }
 
 // applyOracle applies a change's proposals and votes. Proposals are
 // replaced, never changed in place, because published views share them.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) applyOracle(ch *MarketChange) {
 	if len(ch.Proposals) > 0 {
 		ps := make([]Proposal, len(m.proposals), len(m.proposals)+len(ch.Proposals))

@@ -48,7 +48,7 @@ func validTxHash(h string) bool {
 }
 
 // checkTransferAmount checks an amount to deposit or withdraw
-// (decisions.md section 1).
+// (docs/API.md, "Conventions").
 func checkTransferAmount(amount money.Amount) error {
 	if amount <= 0 || amount > MaxAmount {
 		return fieldErr("amount", "must be positive and at most 1e9")

@@ -50,7 +50,8 @@ func (ts *testServer) decode(r response, status int, v any) {
 }
 
 // expectField fails the test unless r is a 400 whose message names field
-// ("field: reason"): the decisions ask for the field, not for the wording.
+// ("field: reason"): docs/API.md, "Conventions", asks for the field, not
+// for the wording.
 func (ts *testServer) expectField(r response, field string) {
 	ts.t.Helper()
 	ts.expect(r, http.StatusBadRequest, "")
@@ -101,6 +102,7 @@ type marketOut struct {
 	Outcome     *string      `json:"outcome"`
 	Volume      money.Amount `json:"volume"`
 	ResolvedAt  *string      `json:"resolved_at"`
+	MarketSeq   uint64       `json:"market_seq"`
 }
 
 type marketListOut struct {
@@ -370,8 +372,8 @@ func checkKind(v any, kind fieldKind) error {
 	return nil
 }
 
-// marketFields are the fields of a market object: spec 2.1 plus
-// decisions.md section 5. Outcome and resolved_at are null until settled.
+// marketFields are the fields of a market object (docs/API.md, "The market
+// object"). Outcome and resolved_at are null until settled.
 var marketFields = map[string]fieldKind{
 	"id": kindUUID, "title": kindString, "description": kindString, "category": kindString,
 	"prices": kindObject, "multipliers": kindObject, "liquidity": kindObject,

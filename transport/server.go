@@ -7,9 +7,11 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fasthttp/router"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
@@ -39,9 +41,10 @@ const (
 // where one is stated.
 type Config struct {
 	// DefaultTier is the tier of keys created without rate_limit_tier;
-	// only an admin may ask for another (decisions.md section 3).
+	// only an admin may ask for another (docs/API.md, "POST /api/keys").
 	DefaultTier core.Tier
-	// SignupBonus is minted to every new account (decisions.md section 2).
+	// SignupBonus is minted to every new account (docs/API.md, "POST
+	// /api/auth/register").
 	SignupBonus money.Amount
 	// AnonRatePerMinute limits requests without credentials per client IP;
 	// negative: no limit. Default DefaultAnonRatePerMinute.
@@ -69,6 +72,20 @@ type Config struct {
 	// Logger receives 500s with their causes and panics. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Metrics, when set, receives the HTTP metrics and the readiness
+	// gauges; nil turns every request metric off (for the benchmark that
+	// measures their cost).
+	Metrics prometheus.Registerer
+	// ServeMetrics, when set, is served at GET /metrics on this server's
+	// listener, without credentials or rate limit, like Prometheus' own
+	// exporters.
+	ServeMetrics prometheus.Gatherer
+	// LogErr reports the log's sticky failure; /readyz is 503 once it
+	// returns an error. Nil: never failed.
+	LogErr func() error
+	// AccessLog logs every answer with a status of 400 or more at info
+	// (5xx are logged at error level with their cause either way).
+	AccessLog bool
 }
 
 // StatusSource reports the durability positions shown by the admin stats.
@@ -96,13 +113,24 @@ type Server struct {
 	router  *router.Router
 	http    *fasthttp.Server
 	ids     *requestIDs
+	metrics *httpMetrics // nil when Config.Metrics is
+
+	// phase is a Phase: recovering until Open, then serving until Drain
+	// or Fail. eng is set before it leaves recovering and never after.
+	phase atomic.Int32
+
+	// inflight holds the Idempotency-Keys being answered.
+	inflight inFlight
 
 	stop    chan struct{}
 	stopped sync.Once
 	wg      sync.WaitGroup
 }
 
-// New returns a server for eng. Serve starts it; Shutdown stops it.
+// New returns a server for eng. Serve starts it; Shutdown stops it. With
+// a nil eng the server starts in PhaseRecovering: /healthz, /readyz and
+// /metrics answer, every other route 503 Recovering, until Attach gives it
+// the recovered engine and Open opens the routes.
 func New(eng *core.Engine, cfg Config) *Server {
 	cfg = withDefaults(cfg)
 	s := &Server{
@@ -114,6 +142,13 @@ func New(eng *core.Engine, cfg Config) *Server {
 		guard:   password.NewGuard(DefaultLoginFailures, DefaultLoginBlock),
 		stop:    make(chan struct{}),
 		ids:     newRequestIDs(),
+	}
+	if eng != nil {
+		s.phase.Store(int32(PhaseServing))
+	}
+	if cfg.Metrics != nil {
+		s.metrics = newHTTPMetrics(cfg.Metrics)
+		cfg.Metrics.MustRegister(newPhaseCollector(s))
 	}
 	s.router = s.newRouter()
 	s.http = &fasthttp.Server{

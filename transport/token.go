@@ -109,9 +109,9 @@ func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller) error {
 	return writeJSON(ctx, fasthttp.StatusOK, withdrawResponse{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance})
 }
 
-// tokenBalanceJSON answers GET /api/token/balance (decisions.md section
-// 9): the USDC balance, the wallet, the newest transfers and a page of the
-// USDC ledger, shaped like the points ledger.
+// tokenBalanceJSON answers GET /api/token/balance (docs/API.md, "GET
+// /api/token/balance"): the USDC balance, the wallet, the newest transfers and
+// a page of the USDC ledger, shaped like the points ledger.
 type tokenBalanceJSON struct {
 	USDC          money.Amount `json:"usdc"`
 	WalletAddress *string      `json:"wallet_address"`

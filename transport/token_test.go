@@ -8,8 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// Tests of POST/DELETE /api/wallet and /api/token/* (decisions.md section
-// 9), and of trading in the USDC mode.
+// Tests of POST/DELETE /api/wallet and /api/token/* (docs/API.md, their
+// sections), and of trading in the USDC mode.
 
 // Addresses of EIP-55's reference vectors.
 const (
@@ -188,7 +188,7 @@ func TestTokenFlow(t *testing.T) {
 	if !ok {
 		t.Fatalf("market without its usdc book: %v", mj)
 	}
-	checkShape(t, "market.usdc", usdc, map[string]shape{"prices": sObject, "multipliers": sObject, "liquidity": sObject, "volume": sNumber})
+	checkShape(t, "market.usdc", usdc, map[string]shape{"prices": sObject, "multipliers": sObject, "liquidity": sObject, "volume": sNumber, "market_seq": sNumber})
 	port := decodeExact(t, ts.do("GET", "/api/portfolio", me, "").body)
 	if port["trading_mode"] != "usdc" {
 		t.Fatalf("portfolio trading_mode %v", port["trading_mode"])

@@ -16,7 +16,7 @@ import (
 
 // tradeModel is what a market and one trader should look like after a
 // run of trades, computed with the pricing package and the cost-basis rule
-// of decisions.md section 6, independently of the server.
+// of docs/API.md, "GET /api/agents/me", independently of the server.
 type tradeModel struct {
 	alpha   float64
 	q       [2]money.Amount
@@ -210,7 +210,8 @@ func TestTrade(t *testing.T) {
 		}
 		for i, e := range p.Ledger[:len(steps)] {
 			st := steps[len(steps)-1-i]
-			// A buy is recorded with a negative amount (spec 2.4), a
+			// A buy is recorded with a negative amount (docs/API.md, "GET
+			// /api/points"), a
 			// sell with a positive one.
 			wantType := "trade_buy"
 			if st.sell {
@@ -237,10 +238,10 @@ func TestTrade(t *testing.T) {
 	})
 }
 
-// TestTradeRefused sends trades that fail each check of decisions.md
-// section 6, alone and together with later checks (the earliest answers),
-// and checks that none changed the trader's balance, positions or ledger,
-// or the market.
+// TestTradeRefused sends trades that fail each check of docs/API.md, "POST
+// /api/markets/trade", alone and together with later checks (the earliest
+// answers), and checks that none changed the trader's balance, positions or
+// ledger, or the market.
 func TestTradeRefused(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
@@ -364,9 +365,9 @@ func TestTradeAtClosingTime(t *testing.T) {
 }
 
 // TestTradeLiquidityLimit buys a market's q_yes up to 1e10, the most
-// decisions.md section 1 allows, and checks that any further buy of yes
-// answers 400 "Market liquidity limit", before the slippage and balance
-// checks, while no can still be bought.
+// docs/API.md, "POST /api/markets/trade", allows, and checks that any further
+// buy of yes answers 400 "Market liquidity limit", before the slippage and
+// balance checks, while no can still be bought.
 func TestTradeLiquidityLimit(t *testing.T) {
 	// Each buyer has the largest bonus core takes (1e9) and buys 1e9 yes,
 	// which costs it a little less: nine of them take q_yes from 1e9 to

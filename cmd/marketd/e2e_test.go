@@ -10,7 +10,8 @@ import (
 	"marketd/core/money"
 )
 
-// TestBotWorkflow runs the client workflow of spec part 1 against the real
+// TestBotWorkflow runs the client workflow of README.md, "A bot's first
+// minutes", against the real
 // binary: register, create a key, read the profile with it, list markets
 // (created by the admin), read the points, trade in both request shapes,
 // split and merge, then the admin settles and reads the stats.
@@ -51,8 +52,8 @@ func TestBotWorkflow(t *testing.T) {
 	rain := c.createMarket(admin, "Will it rain", nil)
 	snow := c.createMarket(admin, "Will it snow", map[string]any{"liquidity": 500, "category": "weather"})
 	for _, m := range []marketJSON{rain, snow} {
-		// At q_yes = q_no the prices sum to 1 + alpha 2 ln 2 (decisions.md
-		// section 5).
+		// At q_yes = q_no the prices sum to 1 + alpha 2 ln 2 (docs/API.md,
+		// "The market object").
 		sum, want := m.Prices.Yes+m.Prices.No, 1+m.Liquidity.Alpha*2*math.Ln2
 		if m.Status != "active" || m.Prices.Yes != m.Prices.No || math.Abs(sum-want) > 1e-12 || m.Outcome != nil {
 			t.Fatalf("new market %+v: want active, equal prices summing to %v, no outcome", m, want)
@@ -87,7 +88,7 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	checkCostBetween(t, "buy 10 yes", buy.Cost, 10, rain.Prices.Yes, buy.PriceYesAfter)
 
-	// The workflow shape of spec 4.4 (decisions.md section 6).
+	// The workflow shape of docs/API.md, "POST /api/markets/trade".
 	var wf tradeJSON
 	c.must(http.MethodPost, "/api/markets/trade", bot, map[string]any{"marketId": snow.ID, "outcome": "no",
 		"side": "buy", "amount": 5, "reasoning": "snow is unlikely"}, http.StatusOK, &wf)

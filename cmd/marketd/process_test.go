@@ -79,6 +79,8 @@ type procOptions struct {
 	// generatedAdmin leaves out -admin-password, so that the server draws
 	// one (or finds the admin account already there).
 	generatedAdmin bool
+	// noWaitReady returns once the listener is open, before recovery ends.
+	noWaitReady bool
 }
 
 // proc is one running marketd child.
@@ -94,7 +96,12 @@ type proc struct {
 	addr    string // host:port from the listening line
 }
 
-var listeningRE = regexp.MustCompile(`\bmsg=listening addr=(\S+)`)
+// listeningRE finds the listening address in a line of either log format.
+var listeningRE = regexp.MustCompile(`\bmsg=listening addr=(\S+)|"msg":"listening","addr":"([^"]+)"`)
+
+// readyRE finds the line logged once recovery is done and every route
+// serves; the listener opens before recovery (docs/API.md, "Health").
+var readyRE = regexp.MustCompile(`\bmsg=ready\b|"msg":"ready"`)
 
 // startProc starts marketd and returns once it logged its listening
 // address. The child is killed at the end of the test if still running;
@@ -142,7 +149,13 @@ func startProc(t *testing.T, name string, o procOptions) *proc {
 	if err != nil {
 		t.Fatalf("%s: no listening line: %v\nargs: %q\n%s", name, err, args, p.output())
 	}
-	p.addr = listeningRE.FindStringSubmatch(line)[1]
+	m := listeningRE.FindStringSubmatch(line)
+	p.addr = m[1] + m[2]
+	if !o.noWaitReady {
+		if _, err := p.stderr.waitFor(readyRE.MatchString, startTimeout); err != nil {
+			t.Fatalf("%s: no ready line: %v\nargs: %q\n%s", name, err, args, p.output())
+		}
+	}
 	return p
 }
 
