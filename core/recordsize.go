@@ -22,7 +22,7 @@ const (
 const (
 	maxVarintBytes        = 10
 	maxRecordHeadBytes    = 1 + maxVarintBytes + 5*maxVarintBytes + 1 + 5*maxVarintBytes
-	maxAccountHeadBytes   = 16 + maxVarintBytes + 1 + 10*maxVarintBytes
+	maxAccountHeadBytes   = 16 + maxVarintBytes + 1 + 11*maxVarintBytes
 	maxAccountInfoBytes   = 1 + 16 + 16 + 14*maxVarintBytes
 	maxBalanceBytes       = 1 + maxVarintBytes
 	maxLedgerBytes        = 2 + 16 + 6*maxVarintBytes
@@ -31,15 +31,15 @@ const (
 	maxNoteBytes          = 4 + 32 + 4*maxVarintBytes
 	maxVigPaymentBytes    = 2 + 16 + 4*maxVarintBytes
 	maxTransferBytes      = 2 + 32 + 7*maxVarintBytes
-	maxIdemEntryBytes     = 32 + 5*maxVarintBytes
 	maxMarketHeadBytes    = 16 + maxVarintBytes + 1 + 4*maxVarintBytes
 	maxMarketInfoBytes    = 4 + 16 + 8 + 10*maxVarintBytes + maxStepBytes
 	maxStepBytes          = 2 + 32 + 6*maxVarintBytes
-	maxBookBytes          = 1 + 11*maxVarintBytes
+	maxBookBytes          = 1 + 12*maxVarintBytes
 	maxProposalBytes      = 2 + 48 + 11*maxVarintBytes
 	maxVoteBytes          = 1 + 32 + 2*maxVarintBytes
 	maxKeyChangeBytes     = 2 + 32 + 32 + 10*maxVarintBytes
 	maxSessionChangeBytes = 32 + 16 + 5*maxVarintBytes
+	maxIdemBytes          = 32 + 3*maxVarintBytes // and its key and answer
 )
 
 // ErrRecordTooLarge reports an operation whose record would pass the
@@ -75,13 +75,13 @@ func maxEncodedBytes(r *Record) int {
 		for j := range a.Trades {
 			n += maxTradeBytes + str(a.Trades[j].Reasoning)
 		}
-		for j := range a.Idem {
-			n += maxIdemEntryBytes + str(a.Idem[j].Key) + len(a.Idem[j].Answer)
-		}
 		for _, ts := range [2][]Transfer{a.Transfers, a.TransferUpdates} {
 			for j := range ts {
 				n += maxTransferBytes + str(ts[j].TxHash) + str(ts[j].Wallet) + str(ts[j].ChainTx)
 			}
+		}
+		for j := range a.Idem {
+			n += maxIdemBytes + str(a.Idem[j].Key) + len(a.Idem[j].Answer) + maxVarintBytes
 		}
 	}
 	for i := range r.Markets {
