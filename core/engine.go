@@ -297,7 +297,7 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 }
 
 // send puts c in m's inbox, waiting for room at most InboxWait or until ctx
-// is done (ErrBusy). m.sendMu should be held shared.
+// is done (ErrBusy). Caller holds m.sendMu, shared.
 func (e *Engine) send(ctx context.Context, m *market, c *command) error {
 	select {
 	case m.inbox <- c:
