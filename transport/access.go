@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"net/netip"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -171,12 +170,11 @@ func (s *Server) limitAnonymous(ctx *fasthttp.RequestCtx) error {
 	if s.cfg.AnonRatePerMinute <= 0 {
 		return nil
 	}
-	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	return s.applyLimit(ctx, ratelimit.IPKey(ip), s.cfg.AnonRatePerMinute)
+	return s.applyLimit(ctx, ratelimit.IPKey(s.clientAddr(ctx)), s.cfg.AnonRatePerMinute)
 }
 
 func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int) error {
-	d := s.limiter.Allow(k, limit, s.now())
+	d := s.lim.table(k).Allow(k, limit, s.now())
 	if d.Full {
 		// Every window of the shard is in use by other clients: shed
 		// this one rather than grow without bound.
