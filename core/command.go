@@ -72,8 +72,8 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 	}
 }
 
-// lockAccounts locks accounts in ascending ID order, the one order every
-// multi-account operation uses, so that no two can deadlock; it returns the
+// lockAccounts locks accounts in the order of doc.go, "Lock order"
+// (ascending ID), which every multi-account operation uses; it returns the
 // function that unlocks them. Duplicates are locked once.
 func lockAccounts(accts ...*account) (unlock func()) {
 	if len(accts) == 1 {

@@ -44,7 +44,7 @@ type marketCounters struct {
 	volume [money.NumCurrencies]atomic.Int64
 }
 
-// countTrade counts one applied trade. Runs only on the market's goroutine.
+// countTrade counts one applied trade. Runs on the market's goroutine.
 func (c *marketCounters) countTrade(cur money.Currency, side Side, sell bool, cost money.Amount) {
 	t := 0
 	if sell {

@@ -60,9 +60,15 @@ type Config struct {
 	// negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
+	// Idempotency bounds the idempotency keys kept: their retention and
+	// the live keys per account; zero fields take their defaults.
+	Idempotency IdempotencyLimits
 	// Custody confirms deposits and takes withdrawals (custody.go); default
 	// a new RecordingCustody.
 	Custody Custody
+	// StepAccounts bounds the holders one record of a close or settlement
+	// changes (steps.go); default DefaultStepAccounts. Tests make it small.
+	StepAccounts int
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -112,10 +118,14 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
 	}
+	if cfg.StepAccounts <= 0 {
+		cfg.StepAccounts = DefaultStepAccounts
+	}
 	if cfg.UsageFlushInterval == 0 {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
 	cfg.oracleDefaults()
+	cfg.Idempotency = cfg.Idempotency.withDefaults()
 	if cfg.Custody == nil {
 		cfg.Custody = NewRecordingCustody()
 	}
@@ -123,9 +133,15 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
 	e.rebuildHolders()
+	st.idemLimits = cfg.Idempotency
+	st.DropExpiredIdempotency(cfg.Idempotency, cfg.Now())
 	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
-		e.start(m)
+		if m.info.Status == StatusResolved {
+			m.retireIdle()
+		} else {
+			e.start(m)
+		}
 		return true
 	})
 	if cfg.CloseInterval > 0 {
@@ -154,7 +170,11 @@ func (e *Engine) Close() {
 		e.closed = true
 		close(e.stopping)
 		e.st.rangeMarkets(func(m *market) bool {
-			close(m.inbox)
+			m.sendMu.Lock()
+			if m.inbox != nil {
+				close(m.inbox)
+			}
+			m.sendMu.Unlock()
 			return true
 		})
 	}
@@ -221,14 +241,22 @@ func (e *Engine) start(m *market) {
 	go e.run(m)
 }
 
-// run is a market's goroutine: it handles commands one at a time until Close
-// closes its inbox, which happens only once no operation is in flight.
+// run is a market's goroutine: it resumes a close or settlement a restart
+// found in progress, then handles commands one at a time until Close
+// closes its inbox, which happens only once no operation is in flight, or
+// until the market is resolved (retire.go).
 func (e *Engine) run(m *market) {
 	defer e.wg.Done()
 	sc := &scratch{}
-	for c := range m.inbox {
+	e.resume(m)
+	for m.info.Status != StatusResolved {
+		c, ok := <-m.inbox
+		if !ok {
+			return
+		}
 		e.handle(m, sc, c)
 	}
+	e.retire(m, sc)
 }
 
 // closeLoop closes markets past their closing time, every CloseInterval.
@@ -259,24 +287,38 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		return err
 	}
 	defer e.leave()
-	select {
-	case m.inbox <- c:
-	default:
-		// Only a full inbox pays for the timer.
-		t := time.NewTimer(e.cfg.InboxWait)
-		select {
-		case m.inbox <- c:
-			t.Stop()
-		case <-t.C:
-			e.counters.busy.Add(1)
-			return ErrBusy
-		case <-ctx.Done():
-			t.Stop()
-			e.counters.busy.Add(1)
-			return ErrBusy
-		}
+	m.sendMu.RLock()
+	if m.retired.Load() {
+		m.sendMu.RUnlock()
+		return e.handleRetired(m, c)
+	}
+	err := e.send(ctx, m, c)
+	m.sendMu.RUnlock()
+	if err != nil {
+		return err
 	}
 	return <-c.done
+}
+
+// send puts c in m's inbox, waiting for room at most InboxWait or until ctx
+// is done (ErrBusy). m.sendMu should be held shared.
+func (e *Engine) send(ctx context.Context, m *market, c *command) error {
+	select {
+	case m.inbox <- c:
+		return nil
+	default:
+	}
+	// Only a full inbox pays for the timer.
+	t := time.NewTimer(e.cfg.InboxWait)
+	defer t.Stop()
+	select {
+	case m.inbox <- c:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	e.counters.busy.Add(1)
+	return ErrBusy
 }
 
 // refuseOn returns a market command's refusal err once the market's and

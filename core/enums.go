@@ -32,16 +32,21 @@ func (s Side) Other() Side { return 1 - s }
 type Status uint8
 
 // The market statuses: active -> closed (at closes_at) -> resolved; a market
-// may also be resolved straight from active.
+// may also be resolved straight from active. Closing and settling are the
+// statuses of a close or a settlement done in bounded steps, one record
+// each, over more holders than one record holds (docs/ARCHITECTURE.md,
+// "Bounded steps"): the market takes no trade while in either.
 const (
 	StatusActive   Status = 0
 	StatusClosed   Status = 1
 	StatusResolved Status = 2
+	StatusClosing  Status = 3 // on its way from active to closed
+	StatusSettling Status = 4 // on its way to resolved, its outcome decided
 )
 
 // NumStatuses is the number of market statuses, for arrays indexed by
 // Status.
-const NumStatuses = 3
+const NumStatuses = 5
 
 // String returns the wire name of the status.
 func (s Status) String() string {
@@ -52,6 +57,10 @@ func (s Status) String() string {
 		return "closed"
 	case StatusResolved:
 		return "resolved"
+	case StatusClosing:
+		return "closing"
+	case StatusSettling:
+		return "settling"
 	}
 	return fmt.Sprintf("status(%d)", uint8(s))
 }

@@ -17,9 +17,12 @@ var (
 	ErrInsufficientLiquidity = errors.New("insufficient liquidity")
 	ErrLiquidityLimit        = errors.New("market liquidity limit")
 	ErrSlippage              = errors.New("slippage limit exceeded")
-	ErrNameTaken             = errors.New("name already taken")
-	ErrReferrerSet           = errors.New("referral already applied")
-	ErrSelfReferral          = errors.New("cannot refer oneself")
+	// ErrMarketMoved reports an expect_seq that is no longer the book's
+	// market_seq: the price the caller saw is gone.
+	ErrMarketMoved  = errors.New("market moved")
+	ErrNameTaken    = errors.New("name already taken")
+	ErrReferrerSet  = errors.New("referral already applied")
+	ErrSelfReferral = errors.New("cannot refer oneself")
 	// ErrReferralCycle reports a referral back to one's own referee.
 	ErrReferralCycle    = errors.New("referral cycle")
 	ErrReferralNotFound = errors.New("unknown referral code")
@@ -57,8 +60,8 @@ var (
 	// cannot confirm; nothing changed.
 	ErrDepositRejected = errors.New("deposit not confirmed by custody")
 	// ErrTooManyHolders reports a market with more holders than one
-	// settlement record can pay (MaxSettleHolders); nothing changed.
-	ErrTooManyHolders = errors.New("market has too many holders to settle at once")
+	// oracle record can notify (MaxNotifiedHolders); nothing changed.
+	ErrTooManyHolders = errors.New("market has too many holders to notify at once")
 	// ErrBusy reports a market inbox that stayed full for the engine's
 	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")

@@ -40,3 +40,7 @@ func CapturePieces(s *State, chunk, piece int, visit func(*Record) error) (uint6
 func EstImageBytes(a *AccountChange, m *MarketChange) (account, market int) {
 	return estAccountImageBytes(a), estMarketImageBytes(m)
 }
+
+// MaxEncodedBytes is the upper bound of a record's encoded size that
+// commit holds to MaxRecordBytes.
+func MaxEncodedBytes(r *Record) int { return maxEncodedBytes(r) }

@@ -85,8 +85,9 @@ func (j *memJournal) records(t testing.TB) []*core.Record {
 
 // clock is a settable time source.
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	t      time.Time
+	frozen bool // Now returns t without moving it
 }
 
 func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
@@ -94,7 +95,9 @@ func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, t
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Microsecond) // distinct, increasing timestamps
+	if !c.frozen {
+		c.t = c.t.Add(time.Microsecond) // distinct, increasing timestamps
+	}
 	return c.t
 }
 

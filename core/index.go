@@ -10,10 +10,10 @@ import (
 // indexes are lookups derived from the accounts and markets, never logged:
 // every change to what they index goes through indexAccount or indexMarket,
 // live (commit) and at recovery (Apply, LoadImage) alike, so they cannot
-// drift from the state. mu is a leaf lock: nothing else is taken while it
-// is held. An operation that must check a lookup and change it atomically
-// (a wallet linked once, a deposit credited once) serialises on a lock of
-// its own, taken before the account locks (State.custodyMu).
+// drift from the state. mu is a leaf of the lock order (doc.go, "Lock
+// order"). An operation that must check a lookup and change it atomically
+// (a wallet linked once, a deposit credited once) serialises on
+// State.custodyMu instead.
 type indexes struct {
 	mu        sync.Mutex
 	codes     map[string]uuid.UUID      // referral code -> account
@@ -50,8 +50,8 @@ func (s *State) indexAccount(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	s.idx.account(id, old, ch)
 }
 
-// account updates x for a change applied to account id (see indexAccount);
-// the caller holds x.mu or owns x alone.
+// account updates x for a change applied to account id (see indexAccount).
+// Caller holds x.mu, or owns x alone (recovery).
 func (x *indexes) account(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	if in := ch.Info; in != nil {
 		if in.ReferralCode != old.ReferralCode {
@@ -92,8 +92,8 @@ func (s *State) indexMarket(id uuid.UUID, created bool, ch *MarketChange) {
 	s.idx.market(id, created, ch)
 }
 
-// market updates x for a change applied to market id (see indexMarket);
-// the caller holds x.mu or owns x alone.
+// market updates x for a change applied to market id (see indexMarket).
+// Caller holds x.mu, or owns x alone (recovery).
 func (x *indexes) market(id uuid.UUID, created bool, ch *MarketChange) {
 	if created && ch.Info != nil {
 		x.created[ch.Info.Creator] = append(x.created[ch.Info.Creator], id)

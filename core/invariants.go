@@ -20,7 +20,11 @@ const maxReported = 20
 //   - per unresolved market, currency and side, the shares held equal
 //     q - q0 (plus the sets split at par before splits moved to the curve),
 //     q never below q0, and the collateral covers what the market owes
-//     whichever side wins and C(q), rounded for the house;
+//     whichever side wins and C(q), rounded for the house; in the middle of
+//     a settlement, the shares held plus those its steps closed (paid, on
+//     the winning side) equal that, and the collateral covers the winning
+//     shares still held;
+//   - a market not closing or settling has a zero Step;
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
@@ -139,6 +143,9 @@ func (c *checker) market(v *MarketView) {
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
 		c.failf(invProposals, "market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
 	}
+	if s := v.Info.Status; s != StatusClosing && s != StatusSettling && v.Info.Step != (Step{}) {
+		c.failf(invPositions, "market %s (%s): step in progress %+v", v.ID, s, v.Info.Step)
+	}
 	for cur := range money.NumCurrencies {
 		key := posKey{v.ID, money.Currency(cur)}
 		held, holders := c.held[key]
@@ -156,16 +163,23 @@ func (c *checker) market(v *MarketView) {
 			}
 			continue
 		}
+		// In the middle of a settlement the steps have closed some
+		// positions (Step.Closed); paid plus held is still what the market
+		// owes, and the collateral covers the winners not yet paid.
+		settling := v.Info.Status == StatusSettling
 		var owed money.Amount
 		for side := range NumSides {
 			want := c.s.add(c.s.sub(b.Q[side], v.Info.Q0), b.Splits)
-			if held[side] != want {
-				c.failf(invPositions, "market %s %s %s: held %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side), held[side], want)
+			if got := c.s.add(held[side], v.Info.Step.Closed[cur][side]); got != want {
+				c.failf(invPositions, "market %s %s %s: held %s and closed %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side),
+					held[side], v.Info.Step.Closed[cur][side], want)
 			}
 			if b.Q[side] < v.Info.Q0 {
 				c.failf(invPositions, "market %s %s: q_%s %s below q0 %s", v.ID, money.Currency(cur), Side(side), b.Q[side], v.Info.Q0)
 			}
-			owed = max(owed, held[side])
+			if !settling || Side(side) == v.Info.Outcome {
+				owed = max(owed, held[side])
+			}
 		}
 		if b.Collateral < owed {
 			c.failf(invCollateral, "market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
@@ -175,6 +189,11 @@ func (c *checker) market(v *MarketView) {
 		// when sets bought at par were sold on the curve (docs/API.md,
 		// "Split and merge"). Sets split at par before splits moved to the
 		// curve are held outside q, paid in at 1 each.
+		// A settlement's steps pay out of the collateral while q stays:
+		// only what is still held is owed then (above).
+		if settling {
+			continue
+		}
 		if inCurveRange(v.Info.Alpha, b.Q) {
 			if need := c.s.add(pricing.MinCollateral(v.Info.Alpha, b.Q), b.Splits); b.Collateral < need {
 				c.failf(invCurve, "market %s %s: collateral %s below C(q) %s at q %v (par sets %s)", v.ID, money.Currency(cur), b.Collateral, need, b.Q, b.Splits)

@@ -65,7 +65,7 @@ type Note struct {
 }
 
 // applyNotes appends notes, dropping the oldest past MaxNotes, and marks
-// the read ones. Lock should be held.
+// the read ones. Caller holds a.mu.
 func (a *account) applyNotes(notes []Note, read []uint64) {
 	for _, n := range notes {
 		if len(a.notes) == MaxNotes {
@@ -87,7 +87,7 @@ func (a *account) applyNotes(notes []Note, read []uint64) {
 }
 
 // noteIndex finds a kept notification by ID: IDs ascend, so it searches.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) noteIndex(id uint64) (int, bool) {
 	lo, hi := 0, len(a.notes)
 	for lo < hi {

@@ -39,7 +39,7 @@ func (p *Proposal) due(nowNanos int64) bool {
 
 // cancelProposal returns how an admin's settlement ends the market's open
 // proposal: cancelled, every bond back to whoever posted it; nil when none
-// is open. Runs only on the market's owner.
+// is open. Runs on the market's goroutine.
 func (m *market) cancelProposal() *proposalClose {
 	p, ok := m.openProposal()
 	if !ok {
@@ -67,7 +67,8 @@ func (pc *proposalClose) accounts(st *State) []*account {
 }
 
 // apply adds the proposal's after-image, its bond movements and its
-// notifications to the settlement being built. Accounts must be locked.
+// notifications to the settlement being built. Caller holds the mu of
+// every account of pc.accounts and of holders.
 func (pc *proposalClose) apply(e *Engine, st *settlement, mc *MarketChange, holders []*account) {
 	if pc == nil {
 		return

@@ -94,7 +94,7 @@ type voteKey struct{ proposal, account uuid.UUID }
 
 // applyOracle applies a change's proposals and votes. Proposals are
 // replaced, never changed in place, because published views share them.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) applyOracle(ch *MarketChange) {
 	if len(ch.Proposals) > 0 {
 		ps := make([]Proposal, len(m.proposals), len(m.proposals)+len(ch.Proposals))

@@ -119,8 +119,8 @@ func (e *Engine) changeInfo(ctx context.Context, id uuid.UUID, edit func(a *acco
 }
 
 // editInfo is changeInfo for an operation already admitted by enter.
-// held, when not nil, is a lock the caller took before the account's
-// (State.custodyMu); editInfo releases it with the account's, so that
+// held, when not nil, is State.custodyMu, which the caller holds;
+// editInfo releases it with the account's, so that
 // nobody waits on it for a commit.
 func (e *Engine) editInfo(ctx context.Context, id uuid.UUID, held *sync.Mutex, edit func(a *account, in *AccountInfo) (bool, error)) (AccountInfo, error) {
 	unlockHeld := func() {

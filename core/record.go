@@ -73,6 +73,9 @@ type AccountChange struct {
 	NotesRead []uint64     // IDs of notifications marked read
 	Vig       []VigPayment // vig settlements appended
 	Transfers []Transfer   // deposits and withdrawals appended
+	// Idem holds the stored answers of idempotent requests: the one an
+	// operation answers (all of them in an image).
+	Idem []IdemEntry
 }
 
 // AccountInfo is the after-image of an account's scalar fields.
@@ -162,8 +165,31 @@ type MarketInfo struct {
 	ClosesAt    int64        // Unix nanoseconds
 	CreatedAt   int64
 	Status      Status
-	Outcome     Side // meaningful when Status is StatusResolved
+	Outcome     Side // meaningful when Status is StatusResolved or StatusSettling
 	ResolvedAt  int64
+	// Step is the progress of a close or settlement in bounded steps; the
+	// zero Step unless Status is StatusClosing or StatusSettling.
+	Step Step
+}
+
+// Step is the durable progress of a close or a settlement done in bounded
+// steps (docs/ARCHITECTURE.md, "Bounded steps"): the holders are walked in
+// ascending ID order, at most Config.StepAccounts of them per record, and
+// Cursor is the last one done, so that a restart resumes after it.
+type Step struct {
+	Kind   Kind      // the kind of every record of the steps
+	Cursor uuid.UUID // the last holder done; Nil before the first
+	// Oracle is the proposal whose oracle_resolved notification each
+	// holder gets with its payout; Nil when the admin settled.
+	Oracle uuid.UUID
+	// Pool is the vig pool of each currency's book, fixed when the
+	// settlement starts: min(profit, vig accrued), never negative.
+	Pool [money.NumCurrencies]money.Amount
+	// Closed is the shares of each currency and side in the positions the
+	// steps have closed so far: the winning side's is what they paid, so
+	// that the invariant checker can hold paid plus held to what the
+	// market owes in the middle of a settlement.
+	Closed [money.NumCurrencies][NumSides]money.Amount
 }
 
 // Book is one currency's LS-LMSR state and money in a market.
@@ -178,6 +204,9 @@ type Book struct {
 	VigCreator money.Amount           // of which the creator's
 	VigHouse   money.Amount           // of which the house's
 	Trades     uint64                 // number of trades
+	// Seq is the book's state version, market_seq: it counts the changes
+	// of Q, by trades, splits and merges (MarketSeq).
+	Seq uint64
 }
 
 // SupplyChange is the after-image of the minted and burned totals.
@@ -244,6 +273,7 @@ func (r *Record) Clone() *Record {
 		a.NotesRead = slices.Clone(a.NotesRead)
 		a.Vig = slices.Clone(a.Vig)
 		a.Transfers = slices.Clone(a.Transfers)
+		a.Idem = slices.Clone(a.Idem)
 	}
 	c.Markets = slices.Clone(r.Markets)
 	for i := range c.Markets {

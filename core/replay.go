@@ -113,7 +113,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		if a == nil {
 			a = newAccount(ch.ID)
 			a.mu.Lock()
-			a.applyLocked(seq, ch)
+			a.applyLocked(seq, ch, s.idemLimits)
 			a.mu.Unlock()
 			s.addAccount(a)
 			s.indexAccount(a.id, AccountInfo{}, ch)
@@ -122,7 +122,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		a.mu.Lock()
 		if a.lsn < seq {
 			old := a.info
-			a.applyLocked(seq, ch)
+			a.applyLocked(seq, ch, s.idemLimits)
 			s.indexAccount(a.id, old, ch)
 		}
 		a.mu.Unlock()
@@ -164,8 +164,8 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 	s.auth.mu.Unlock()
 }
 
-// apply sets the totals from an after-image. Lock should be held, or the
-// state not yet shared.
+// apply sets the totals from an after-image. Caller holds sp.mu, or owns
+// the state alone (recovery).
 func (sp *supply) apply(seq uint64, sc *SupplyChange) {
 	sp.minted = sc.Minted
 	sp.burned = sc.Burned
@@ -195,10 +195,10 @@ func (s *State) LoadImage(rec *Record) error {
 		switch {
 		case a == nil:
 			a = newAccount(ch.ID)
-			a.applyLocked(ch.Prev, ch)
+			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.addAccount(a)
 		case ch.ID == HouseID && a.lsn == 0 && len(a.ledger[0])+len(a.ledger[1]) == 0:
-			a.applyLocked(ch.Prev, ch) // the house exists from the start
+			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)
 		}

@@ -67,7 +67,7 @@ func (e *Engine) UnlinkWallet(ctx context.Context, id uuid.UUID) (AccountInfo, e
 
 // holdsUSDCLocked reports whether the account has a USDC balance or USDC
 // shares. A position at zero shares holds nothing: it stays only for the
-// settlement's referrer cap. Lock should be held.
+// settlement's referrer cap. Caller holds a.mu.
 func (a *account) holdsUSDCLocked() bool {
 	if a.balances[money.USDC] != 0 {
 		return true

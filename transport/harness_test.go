@@ -44,12 +44,19 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 // add routes of their own without a production hook.
 func startTestServer(t *testing.T, cfg Config, clk *clock, before func(*Server)) *testServer {
 	t.Helper()
+	return startTestServerEngine(t, cfg, core.Config{}, clk, before)
+}
+
+// startTestServerEngine is startTestServer with the engine's settings
+// besides its loops (off) and its clock (clk's).
+func startTestServerEngine(t *testing.T, cfg Config, ecfg core.Config, clk *clock, before func(*Server)) *testServer {
+	t.Helper()
 	log, err := wal.Open(t.TempDir(), wal.Options{NoFsync: true, Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Start()
-	ecfg := core.Config{CloseInterval: -1, OracleInterval: -1}
+	ecfg.CloseInterval, ecfg.OracleInterval = -1, -1
 	if clk != nil {
 		ecfg.Now, cfg.Now = clk.Now, clk.Now
 	}
@@ -201,6 +208,12 @@ func parseErrorBody(status int, requestID string, body []byte) (string, error) {
 
 func (ts *testServer) do(method, path string, a auth, body string) response {
 	ts.t.Helper()
+	return ts.doHeaders(method, path, a, body, nil)
+}
+
+// doHeaders is do with more request headers.
+func (ts *testServer) doHeaders(method, path string, a auth, body string, headers map[string]string) response {
+	ts.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -217,6 +230,9 @@ func (ts *testServer) do(method, path string, a auth, body string) response {
 	}
 	if a.session != "" {
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: a.session})
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := ts.client.Do(req)
 	if err != nil {

@@ -102,6 +102,7 @@ type marketOut struct {
 	Outcome     *string      `json:"outcome"`
 	Volume      money.Amount `json:"volume"`
 	ResolvedAt  *string      `json:"resolved_at"`
+	MarketSeq   uint64       `json:"market_seq"`
 }
 
 type marketListOut struct {

@@ -27,7 +27,7 @@ const (
 
 // marketQuery is a parsed GET /api/markets query.
 type marketQuery struct {
-	status   string // active, closed, resolved or all
+	status   string // active, closed, resolved, closing, settling or all
 	category string
 	sort     string // newest, closing_soon or multiplier
 	search   string // lowercased
@@ -61,9 +61,9 @@ func parseMarketQuery(args *fasthttp.Args) (marketQuery, error) {
 	if v := args.Peek("status"); v != nil {
 		q.status = string(v)
 		switch q.status {
-		case "active", "closed", "resolved", "all":
+		case "active", "closed", "resolved", "closing", "settling", "all":
 		default:
-			return q, fieldError("status", "must be one of active, closed, resolved, all")
+			return q, fieldError("status", "must be one of active, closed, resolved, closing, settling, all")
 		}
 	}
 	if v := args.Peek("sort"); v != nil {
@@ -164,7 +164,7 @@ func (s *Server) getMarket(ctx *fasthttp.RequestCtx, _ *caller) error {
 	// /api/markets/trade and /split-merge are POST routes that the {id}
 	// route also matches for GET: a wrong method answers 405 (docs/API.md,
 	// "Order of checks"), not a malformed id.
-	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" {
+	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" || raw == "quote" || raw == "trades" {
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, fasthttp.MethodPost)
 		return errMethod
 	}

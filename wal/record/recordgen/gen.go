@@ -140,6 +140,21 @@ func (g *Gen) accountChange() core.AccountChange {
 			Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
 		}
 	})
+	a.Idem = genList(g, 2, func() core.IdemEntry {
+		key := g.str(core.MaxIdempotencyKeyBytes)
+		if key == "" {
+			key = "k"
+		}
+		var answer []byte
+		if g.r.IntN(2) == 0 {
+			answer = []byte(g.str(300))
+		}
+		if len(answer) == 0 {
+			answer = nil
+		}
+		return core.IdemEntry{Key: key, Index: uint32(g.Uint64()), Fingerprint: g.hash(), Time: g.i64(),
+			Status: uint16(g.Uint64()), Answer: answer}
+	})
 	return a
 }
 
@@ -149,14 +164,27 @@ func (g *Gen) marketChange() core.MarketChange {
 		m.Info = &core.MarketInfo{
 			Title: g.str(40), Description: g.str(200), Category: g.str(10), Creator: g.uuid(),
 			Alpha: g.float(), Q0: g.amount(), ClosesAt: g.i64(), CreatedAt: g.i64(),
-			Status: core.Status(g.r.IntN(3)), Outcome: core.Side(g.r.IntN(2)), ResolvedAt: g.i64(),
+			Status: core.Status(g.r.IntN(int(core.NumStatuses))), Outcome: core.Side(g.r.IntN(2)), ResolvedAt: g.i64(),
+		}
+		if g.r.IntN(2) == 0 {
+			s := &m.Info.Step
+			s.Kind, s.Cursor = core.KindSettle, g.uuid()
+			if g.r.IntN(2) == 0 {
+				s.Oracle = g.uuid()
+			}
+			for c := range money.NumCurrencies {
+				s.Pool[c] = g.amount()
+				for side := range core.NumSides {
+					s.Closed[c][side] = g.amount()
+				}
+			}
 		}
 	}
 	m.Books = genList(g, 2, func() core.Book {
 		b := core.Book{
 			Currency: g.currency(), Subsidy: g.amount(), Collateral: g.amount(), Volume: g.amount(),
 			Splits: g.amount(), VigTotal: g.amount(), VigCreator: g.amount(), VigHouse: g.amount(),
-			Trades: g.Uint64(),
+			Trades: g.Uint64(), Seq: g.Uint64(),
 		}
 		for s := range core.NumSides {
 			b.Q[s] = g.amount()
