@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -97,6 +98,16 @@ func (d *deviceSigner) verify(value []byte, account uuid.UUID, now time.Time) (i
 	}
 	copy(id[:], p[17:33])
 	return id, true
+}
+
+// SetDeviceKey replaces the key that signs device cookies, for a server
+// made before the data directory that keeps the key could be read; it must
+// be called before Open. key must be DeviceKeyBytes long.
+func (s *Server) SetDeviceKey(key []byte) {
+	if len(key) != DeviceKeyBytes || s.Phase() != PhaseRecovering {
+		panic(fmt.Sprintf("BUG: transport: SetDeviceKey with %d bytes in phase %v", len(key), s.Phase()))
+	}
+	s.devices.key = key
 }
 
 // setDeviceCookie sets a fresh device cookie for account on the response.

@@ -37,6 +37,11 @@ type config struct {
 	accessLog            bool
 	metricsAddr          string
 	drainDelay           time.Duration
+	trustedProxies       string
+	registrationsPerHour int
+	keyChangesPerHour    int
+	passwordChecksPerMin int
+	maxConnsPerClient    int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -64,6 +69,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.BoolVar(&c.accessLog, "access-log", false, "log every answer with a status of 400 or more at info (5xx are logged with their cause either way)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics and /debug/pprof/ on this address instead (host:port); empty: /metrics on -addr, pprof nowhere")
 	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, answer /readyz 503 and keep serving this long before closing the listener")
+	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For names the client (empty: the peer is the client)")
+	fs.IntVar(&c.registrationsPerHour, "registrations-per-client", transport.DefaultRegistrationsPerHour, "accounts one client address (IPv6: /64) may register an hour (negative: no limit)")
+	fs.IntVar(&c.keyChangesPerHour, "key-changes-per-account", transport.DefaultKeyChangesPerHour, "API key creations and rotations one account may make an hour (negative: no limit)")
+	fs.IntVar(&c.passwordChecksPerMin, "password-checks-per-client", transport.DefaultPasswordChecksPerMinute, "password checks (login, register, password change) one client address may start a minute (negative: no limit)")
+	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", transport.DefaultMaxConnsPerClient, "open connections one client address (IPv6: /64) may hold (negative: no limit)")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -113,6 +123,17 @@ func (c *config) validate() error {
 		return fmt.Errorf("-drain-delay: %v is out of range 0-%v", c.drainDelay, maxDrainDelay)
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
+	case c.registrationsPerHour == 0:
+		return fmt.Errorf("-registrations-per-client: 0 would refuse every registration; use a negative value for no limit")
+	case c.keyChangesPerHour == 0:
+		return fmt.Errorf("-key-changes-per-account: 0 would refuse every key creation; use a negative value for no limit")
+	case c.passwordChecksPerMin == 0:
+		return fmt.Errorf("-password-checks-per-client: 0 would refuse every login; use a negative value for no limit")
+	case c.maxConnsPerClient == 0:
+		return fmt.Errorf("-max-conns-per-client: 0 would refuse every connection; use a negative value for no limit")
+	}
+	if _, err := transport.ParseTrustedProxies(c.trustedProxies); err != nil {
+		return fmt.Errorf("-trusted-proxies: %w", err)
 	}
 	if _, err := c.level(); err != nil {
 		return err
@@ -142,7 +163,21 @@ func (c *config) transportConfig() transport.Config {
 		AnonRatePerMinute: c.anonRatePerMinute,
 		PasswordCost:      c.passwordCost,
 		AccessLog:         c.accessLog,
+		// validate parsed it already.
+		TrustedProxies:          must(transport.ParseTrustedProxies(c.trustedProxies)),
+		RegistrationsPerHour:    c.registrationsPerHour,
+		KeyChangesPerHour:       c.keyChangesPerHour,
+		PasswordChecksPerMinute: c.passwordChecksPerMin,
+		MaxConnsPerClient:       c.maxConnsPerClient,
 	}
+}
+
+// must returns v of a call whose error validate has ruled out.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("BUG: validated configuration failed: %v", err))
+	}
+	return v
 }
 
 // maxDrainDelay bounds -drain-delay: a supervisor waits about this long

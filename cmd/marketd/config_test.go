@@ -27,6 +27,10 @@ func TestParseConfig(t *testing.T) {
 		idemKeys:             1000,
 		logFormat:            "text",
 		logLevel:             "info",
+		registrationsPerHour: transport.DefaultRegistrationsPerHour,
+		keyChangesPerHour:    transport.DefaultKeyChangesPerHour,
+		passwordChecksPerMin: transport.DefaultPasswordChecksPerMinute,
+		maxConnsPerClient:    transport.DefaultMaxConnsPerClient,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -48,13 +52,20 @@ func TestParseConfig(t *testing.T) {
 				"-snapshot-every-records", "10", "-password-cost", "4", "-oracle-bond", "7",
 				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s",
 				"-log-format", "json", "-log-level", "debug", "-access-log", "-metrics-addr", "127.0.0.1:9100",
-				"-drain-delay", "3s", "-idempotency-retention", "3h", "-idempotency-keys", "12"},
+				"-drain-delay", "3s", "-idempotency-retention", "3h", "-idempotency-keys", "12",
+				"-trusted-proxies", "10.0.0.0/8", "-registrations-per-client", "2", "-key-changes-per-account", "3",
+				"-password-checks-per-client", "-1", "-max-conns-per-client", "5000"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
 				voteWindow: 90 * time.Second, logFormat: "json", logLevel: "debug", accessLog: true,
-				metricsAddr: "127.0.0.1:9100", drainDelay: 3 * time.Second, idemRetention: 3 * time.Hour, idemKeys: 12},
+				metricsAddr: "127.0.0.1:9100", drainDelay: 3 * time.Second, idemRetention: 3 * time.Hour, idemKeys: 12,
+				trustedProxies: "10.0.0.0/8", registrationsPerHour: 2, keyChangesPerHour: 3, passwordChecksPerMin: -1,
+				maxConnsPerClient: 5000},
 		},
+		{name: "bad trusted proxy", args: []string{"-trusted-proxies=10.0.0.0/40"}, wantErr: "-trusted-proxies"},
+		{name: "zero registrations", args: []string{"-registrations-per-client=0"}, wantErr: "-registrations-per-client"},
+		{name: "zero connections", args: []string{"-max-conns-per-client=0"}, wantErr: "-max-conns-per-client"},
 		{
 			name: "idempotency env",
 			env:  map[string]string{"MARKETD_IDEMPOTENCY_RETENTION": "48h", "MARKETD_IDEMPOTENCY_KEYS": "5000"},
