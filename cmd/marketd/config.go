@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/core/eip55"
 	"marketd/core/money"
 	"marketd/snapshot"
 	"marketd/transport"
@@ -42,6 +43,11 @@ type config struct {
 	keyChangesPerHour    int
 	passwordChecksPerMin int
 	maxConnsPerClient    int
+	custody              string
+	depositAddress       string
+	voteStakeKP          int64
+	voteQuorumKP         int64
+	minVoters            int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -68,6 +74,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
 	fs.BoolVar(&c.accessLog, "access-log", false, "log every answer with a status of 400 or more at info (5xx are logged with their cause either way)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics and /debug/pprof/ on this address instead (host:port); empty: /metrics on -addr, pprof nowhere")
+	fs.Int64Var(&c.voteStakeKP, "oracle-vote-stake", int64(core.DefaultVoteStake/money.Scale), "least stake of an oracle vote, and the stake of a vote that names none, in whole KP")
+	fs.Int64Var(&c.voteQuorumKP, "oracle-vote-quorum", int64(core.DefaultVoteQuorum/money.Scale), "stake an oracle vote needs in all to decide, in whole KP; less escalates to the admin")
+	fs.IntVar(&c.minVoters, "oracle-min-voters", core.DefaultMinVoters, "voters an oracle vote needs to decide; fewer escalates to the admin")
+	fs.StringVar(&c.custody, "custody", "manual", "manual: an admin confirms each USDC deposit and marks each withdrawal sent or failed; record: UNSAFE, credits every deposit and sends every withdrawal at once, for tests and demos only")
+	fs.StringVar(&c.depositAddress, "deposit-address", "", "the custody's address to which users send USDC, shown by GET /api/token/balance (0x and 40 hexadecimal digits; empty: none shown)")
 	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, answer /readyz 503 and keep serving this long before closing the listener")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For names the client (empty: the peer is the client)")
 	fs.IntVar(&c.registrationsPerHour, "registrations-per-client", transport.DefaultRegistrationsPerHour, "accounts one client address (IPv6: /64) may register an hour (negative: no limit)")
@@ -121,6 +132,14 @@ func (c *config) validate() error {
 		return fmt.Errorf("-log-format: %q is neither text nor json", c.logFormat)
 	case c.drainDelay < 0 || c.drainDelay > maxDrainDelay:
 		return fmt.Errorf("-drain-delay: %v is out of range 0-%v", c.drainDelay, maxDrainDelay)
+	case c.voteStakeKP <= 0 || c.voteStakeKP > 1_000_000_000:
+		return fmt.Errorf("-oracle-vote-stake: %d is out of range 1-1e9", c.voteStakeKP)
+	case c.voteQuorumKP <= 0 || c.voteQuorumKP > 1_000_000_000_000:
+		return fmt.Errorf("-oracle-vote-quorum: %d is out of range 1-1e12", c.voteQuorumKP)
+	case c.minVoters < 1 || c.minVoters > core.MaxVotesPerProposal:
+		return fmt.Errorf("-oracle-min-voters: %d is out of range 1-%d", c.minVoters, core.MaxVotesPerProposal)
+	case c.custody != "manual" && c.custody != "record":
+		return fmt.Errorf("-custody: %q is neither manual nor record", c.custody)
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
 	case c.registrationsPerHour == 0:
@@ -134,6 +153,13 @@ func (c *config) validate() error {
 	}
 	if _, err := transport.ParseTrustedProxies(c.trustedProxies); err != nil {
 		return fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	if c.depositAddress != "" {
+		addr, err := eip55.Parse(c.depositAddress)
+		if err != nil {
+			return fmt.Errorf("-deposit-address: %w", err)
+		}
+		c.depositAddress = addr
 	}
 	if _, err := c.level(); err != nil {
 		return err
@@ -151,7 +177,19 @@ func (c *config) engineConfig() core.Config {
 		ChallengeWindow: c.challengeWindow,
 		VoteWindow:      c.voteWindow,
 		Idempotency:     core.IdempotencyLimits{Retention: c.idemRetention, Keys: c.idemKeys},
+		CustodyMode:     c.custodyMode(),
+		VoteStake:       money.Units(c.voteStakeKP),
+		VoteQuorum:      money.Units(c.voteQuorumKP),
+		MinVoters:       c.minVoters,
 	}
+}
+
+// custodyMode is the engine's custody mode of -custody.
+func (c *config) custodyMode() core.CustodyMode {
+	if c.custody == "record" {
+		return core.CustodyModeRecord
+	}
+	return core.CustodyModeManual
 }
 
 // transportConfig is the part of c the HTTP server takes.
@@ -169,6 +207,7 @@ func (c *config) transportConfig() transport.Config {
 		KeyChangesPerHour:       c.keyChangesPerHour,
 		PasswordChecksPerMinute: c.passwordChecksPerMin,
 		MaxConnsPerClient:       c.maxConnsPerClient,
+		DepositAddress:          c.depositAddress,
 	}
 }
 
