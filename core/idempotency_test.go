@@ -62,7 +62,7 @@ func TestIdempotentTrade(t *testing.T) {
 	if _, err := h.e.State().Capture(2, func(r *core.Record) error { images = append(images, r.Clone()); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	recs := h.j.records(t)
+	recs := h.j.Records(t)
 	requireEqual(t, fromImage(t, images, recs, uint64(len(recs))), h.e.State())
 }
 
@@ -78,7 +78,7 @@ func TestIdempotencyRetentionAndCap(t *testing.T) {
 		if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, fmt.Sprint("k", i), "b", money.Units(1))); err != nil {
 			t.Fatal(err)
 		}
-		h.clock.advance(10 * time.Minute)
+		h.clock.Advance(10 * time.Minute)
 	}
 	bal := h.balance(a, money.KP)
 	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k3", "b", money.Units(1))); !errors.Is(err, core.ErrIdempotencyKeyLimit) {
@@ -88,7 +88,7 @@ func TestIdempotencyRetentionAndCap(t *testing.T) {
 		t.Fatal("the refused key changed the balance")
 	}
 	// k0 expires at 60 min after its trade; we are at 30 min.
-	h.clock.advance(31 * time.Minute)
+	h.clock.Advance(31 * time.Minute)
 	if es, _ := h.e.Idempotent(h.ctx, a, "k0"); len(es) != 0 {
 		t.Fatalf("expired key still answers: %+v", es)
 	}
@@ -102,7 +102,7 @@ func TestIdempotencyRetentionAndCap(t *testing.T) {
 		t.Fatalf("%d keys held, want 3", n)
 	}
 	// An expired key may be used again, for another request.
-	h.clock.advance(2 * time.Hour)
+	h.clock.Advance(2 * time.Hour)
 	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k1", "another", money.Units(1))); err != nil {
 		t.Fatalf("expired key reused: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 )
 
 // withKey returns the headers of a request with an Idempotency-Key.
@@ -124,7 +125,7 @@ func TestIdempotentTradeHTTP(t *testing.T) {
 // a long run.
 func TestIdempotencyRetention(t *testing.T) {
 	const keys = 5
-	clk := &clock{now: testEpoch}
+	clk := manualclock.New(testEpoch)
 	ts := startTestServerEngine(t, Config{}, core.Config{Idempotency: core.IdempotencyLimits{Retention: time.Hour, Keys: keys}}, clk, nil)
 	sess, id := ts.registerAccount("bot")
 	mkt := ts.createMarket(ts.admin(), map[string]any{"closes_at": iso(testEpoch.Add(1000 * time.Hour))}).ID
