@@ -184,6 +184,7 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	}, rec.Snapshot)
 	logMetrics.Watch(reg, log)
 	metrics.RegisterEngine(reg, n.eng)
+	metrics.RegisterCustody(reg, n.eng, time.Now)
 	metrics.RegisterSnapshots(reg, n.snaps, started, time.Now)
 	metrics.RegisterRecovery(reg, metrics.Recovery{Replayed: rec.Replayed, Took: took,
 		SnapshotUsed: rec.Snapshot != nil, SkippedSnapshots: len(rec.Skipped)})
