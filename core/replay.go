@@ -183,13 +183,12 @@ func (s *State) LoadImage(rec *Record) error {
 		ch := &rec.Accounts[i]
 		a := s.account(ch.ID)
 		if ch.Info == nil {
-			// The rest of a long ledger, continuing the account's image.
-			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Positions)+len(ch.Trades) > 0 {
+			// The rest of long lists, continuing the account's image.
+			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Trades)+len(ch.Notes)+len(ch.NotesRead) > 0 {
 				return fmt.Errorf("core: load image: account %s continued without its image", ch.ID)
 			}
-			for _, l := range ch.Ledger {
-				a.appendLedger(l)
-			}
+			a.applyLocked(ch.Prev, ch)
+			s.indexAccount(a.id, a.info, ch)
 			continue
 		}
 		switch {
@@ -206,8 +205,18 @@ func (s *State) LoadImage(rec *Record) error {
 	}
 	for i := range rec.Markets {
 		ch := &rec.Markets[i]
-		if ch.Info == nil || s.market(ch.ID) != nil {
-			return fmt.Errorf("core: load image: market %s without info or twice", ch.ID)
+		if ch.Info == nil {
+			// The rest of a long vote list, continuing the market's image.
+			m := s.market(ch.ID)
+			if m == nil || m.lsn != ch.Prev || len(ch.Books)+len(ch.Proposals) > 0 {
+				return fmt.Errorf("core: load image: market %s continued without its image", ch.ID)
+			}
+			m.apply(ch.Prev, ch)
+			s.markDirty(m)
+			continue
+		}
+		if s.market(ch.ID) != nil {
+			return fmt.Errorf("core: load image: market %s twice", ch.ID)
 		}
 		m := newMarket(ch.ID)
 		m.apply(ch.Prev, ch)
