@@ -44,3 +44,9 @@ func EstImageBytes(a *AccountChange, m *MarketChange) (account, market int) {
 // MaxEncodedBytes is the upper bound of a record's encoded size that
 // commit holds to MaxRecordBytes.
 func MaxEncodedBytes(r *Record) int { return maxEncodedBytes(r) }
+
+// PurgeAuthBatch is PurgeAuth with at most limit items per record, so that
+// tests cover the split into several records.
+func PurgeAuthBatch(ctx context.Context, e *Engine, limit int) (int, error) {
+	return e.purgeAuth(ctx, limit)
+}

@@ -73,6 +73,8 @@ func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*
 		var lsn uint64
 		if e := s.auth.keys[kc.Key.ID]; e != nil {
 			lsn = e.lsn
+		} else if kc.Purged {
+			continue // gone already: purged before a snapshot replayed into
 		}
 		if !follows(lsn, kc.Prev, seq) {
 			return notFollowing("key", kc.Key.ID, lsn, kc.Prev, seq)
@@ -83,6 +85,8 @@ func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*
 		var lsn uint64
 		if e := s.auth.sessions[sc.Session.Hash]; e != nil {
 			lsn = e.lsn
+		} else if sc.Purged {
+			continue
 		}
 		if !follows(lsn, sc.Prev, seq) {
 			return notFollowing("session", sessionName(sc.Session.Hash), lsn, sc.Prev, seq)
@@ -152,12 +156,22 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 	}
 	s.auth.mu.Lock()
 	for _, kc := range rec.Keys {
-		if e := s.auth.keys[kc.Key.ID]; e == nil || e.lsn < seq {
+		switch e := s.auth.keys[kc.Key.ID]; {
+		case kc.Purged:
+			if e != nil && e.lsn < seq {
+				s.auth.removeKey(kc.Key.ID)
+			}
+		case e == nil || e.lsn < seq:
 			s.auth.putKey(seq, kc.Key)
 		}
 	}
 	for _, sc := range rec.Sessions {
-		if e := s.auth.sessions[sc.Session.Hash]; e == nil || e.lsn < seq {
+		switch e := s.auth.sessions[sc.Session.Hash]; {
+		case sc.Purged:
+			if e != nil && e.lsn < seq {
+				delete(s.auth.sessions, sc.Session.Hash)
+			}
+		case e == nil || e.lsn < seq:
 			s.auth.putSession(seq, sc.Session)
 		}
 	}
@@ -228,12 +242,15 @@ func (s *State) LoadImage(rec *Record) error {
 		s.supply.apply(sc.Prev, sc)
 	}
 	for _, kc := range rec.Keys {
-		if s.auth.keys[kc.Key.ID] != nil {
-			return fmt.Errorf("core: load image: key %s twice", kc.Key.ID)
+		if s.auth.keys[kc.Key.ID] != nil || kc.Purged {
+			return fmt.Errorf("core: load image: key %s twice or purged", kc.Key.ID)
 		}
 		s.auth.putKey(kc.Prev, kc.Key)
 	}
 	for _, sc := range rec.Sessions {
+		if sc.Purged {
+			return fmt.Errorf("core: load image: session %s purged", sessionName(sc.Session.Hash))
+		}
 		s.auth.putSession(sc.Prev, sc.Session)
 	}
 	return nil

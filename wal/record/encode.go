@@ -47,8 +47,8 @@ const (
 	minTransferBytes      = 22
 	minProposalBytes      = 57
 	minVoteBytes          = 34
-	minKeyChangeBytes     = 74
-	minSessionChangeBytes = 52
+	minKeyChangeBytes     = 75 // 74 in format 2, without Purged
+	minSessionChangeBytes = 53 // 52 in format 2, without Purged
 )
 
 // Presence flag values for optional parts (Info pointers, Supply) and the
@@ -62,7 +62,7 @@ const (
 // validKind reports whether k is a record kind this version knows. The set
 // is closed: a new kind needs a new decoder, never a reinterpretation.
 func validKind(k core.Kind) bool {
-	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) || k == core.KindImage
+	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) || k == core.KindAuthPurged || k == core.KindImage
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
@@ -123,11 +123,13 @@ func Append(dst []byte, rec *core.Record) []byte {
 	for i := range rec.Keys {
 		dst = binary.AppendUvarint(dst, rec.Keys[i].Prev)
 		dst = appendKey(dst, &rec.Keys[i].Key)
+		dst = appendBool(dst, rec.Keys[i].Purged)
 	}
 	dst = appendCount(dst, len(rec.Sessions), "sessions")
 	for i := range rec.Sessions {
 		dst = binary.AppendUvarint(dst, rec.Sessions[i].Prev)
 		dst = appendSession(dst, &rec.Sessions[i].Session)
+		dst = appendBool(dst, rec.Sessions[i].Purged)
 	}
 	if n := len(dst) - start; n > MaxBytes {
 		panic(fmt.Sprintf("BUG: record: encode record: %d bytes, limit %d", n, MaxBytes))
