@@ -49,6 +49,11 @@ type account struct {
 	vig       []VigPayment
 	transfers []Transfer
 
+	// idem holds the stored answers of idempotent requests by key, each
+	// key's entries in index order (idempotency.go); at most
+	// Config.IdempotencyKeys live keys.
+	idem map[string][]IdemEntry
+
 	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
 	// are appended (appendLedger) so that the leaderboard never walks a
 	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
@@ -64,7 +69,7 @@ func newAccount(id uuid.UUID) *account {
 
 // applyLocked applies a change whose Prev the caller has checked.
 // Caller holds a.mu.
-func (a *account) applyLocked(seq uint64, ch *AccountChange) {
+func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimits) {
 	if ch.Info != nil {
 		a.info = *ch.Info
 		// The record's memory may be reused after replay applies it.
@@ -93,6 +98,9 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 	a.applyNotes(ch.Notes, ch.NotesRead)
 	a.vig = append(a.vig, ch.Vig...)
 	a.transfers = append(a.transfers, ch.Transfers...)
+	for _, ie := range ch.Idem {
+		a.putIdem(ie, lim)
+	}
 	a.lsn = seq
 }
 
@@ -164,11 +172,13 @@ type imageBuffers struct {
 	pos    []Position
 	trades []TradeSummary
 	notes  []Note
+	idem   []IdemEntry
 }
 
 func (b *imageBuffers) reset() {
 	b.infos, b.bals, b.ledger = b.infos[:0], b.bals[:0], b.ledger[:0]
 	b.pos, b.trades, b.notes = b.pos[:0], b.trades[:0], b.notes[:0]
+	b.idem = b.idem[:0]
 }
 
 // imageLocked returns the whole account as an image change (Prev holds its
@@ -208,6 +218,14 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 	// Append-only: a prefix stays as it is.
 	ch.Vig = a.vig[:len(a.vig):len(a.vig)]
 	ch.Transfers = a.transfers[:len(a.transfers):len(a.transfers)]
+	if len(a.idem) > 0 {
+		// Entries are replaced in place by putIdem: copy them.
+		start := len(b.idem)
+		for _, es := range a.idem {
+			b.idem = append(b.idem, es...)
+		}
+		ch.Idem = b.idem[start:len(b.idem):len(b.idem)]
+	}
 	return ch, ledger
 }
 

@@ -34,7 +34,7 @@ func TestPurgeAuth(t *testing.T) {
 	if err := h.e.RevokeSession(h.ctx, sessions[1].Hash); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(2 * time.Minute)
+	h.clock.Advance(2 * time.Minute)
 
 	// Now: the revoked and the expired session go; every key stays
 	// listed, the revoked one for the retention.
@@ -51,11 +51,11 @@ func TestPurgeAuth(t *testing.T) {
 		t.Fatalf("%d keys listed within the retention, want 3", len(ks))
 	}
 	h.check()
-	from := h.j.contiguous()
+	from := h.j.Contiguous()
 
 	// Past the retention: the revoked and the expired key go too, and the
 	// last session, expired by then.
-	h.clock.advance(core.KeyRetention + time.Hour)
+	h.clock.Advance(core.KeyRetention + time.Hour)
 	if n, err := core.PurgeAuthBatch(h.ctx, h.e, 2); err != nil || n != 3 {
 		t.Fatalf("purge past the retention: %d, %v; want 3", n, err)
 	}
@@ -73,7 +73,7 @@ func TestPurgeAuth(t *testing.T) {
 	}
 	h.check()
 
-	recs := h.j.records(t)
+	recs := h.j.Records(t)
 	purges := 0
 	for _, r := range recs {
 		if r.Kind == core.KindAuthPurged {

@@ -2,9 +2,11 @@ package core
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"marketd/core/money"
 )
@@ -36,6 +38,7 @@ const (
 	estTransferBytes = 64 // and its tx hash and wallet
 	estProposalBytes = 128
 	estVoteBytes     = 64
+	estIdemBytes     = 64 // and its key and answer
 )
 
 // Capture walks the whole state while the engine keeps trading and hands it
@@ -249,6 +252,9 @@ func estAccountImageBytes(ch *AccountChange) int {
 	for _, t := range ch.Transfers {
 		n += estTransferBytes + len(t.TxHash) + len(t.Wallet)
 	}
+	for _, ie := range ch.Idem {
+		n += estIdemBytes + len(ie.Key) + len(ie.Answer)
+	}
 	if in := ch.Info; in != nil {
 		n += len(in.Name) + len(in.PasswordHash) + len(in.ReferralCode) + len(in.Wallet) +
 			len(in.Persona) + len(in.TOSVersion)
@@ -314,6 +320,15 @@ func (s *State) Canonical() *Record {
 	}
 	rec.Accounts = joinContinuations(rec.Accounts)
 	rec.Markets = joinMarketContinuations(rec.Markets)
+	for i := range rec.Accounts {
+		// An account's idempotency entries come from a map.
+		slices.SortFunc(rec.Accounts[i].Idem, func(a, b IdemEntry) int {
+			if c := strings.Compare(a.Key, b.Key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Index, b.Index)
+		})
+	}
 	slices.SortFunc(rec.Accounts, func(a, b AccountChange) int { return compareIDs(a.ID, b.ID) })
 	slices.SortFunc(rec.Markets, func(a, b MarketChange) int { return compareIDs(a.ID, b.ID) })
 	slices.SortFunc(rec.Keys, func(a, b KeyChange) int { return compareIDs(a.Key.ID, b.Key.ID) })

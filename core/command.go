@@ -38,6 +38,12 @@ type command struct {
 	settleRes   SettleResult
 	proposalRes Proposal
 
+	// acted is set by the actor when the command was due and it built a
+	// record for it (a close, a deadline applied): CloseDue and OracleDue
+	// count these, not the markets they found due, which another call may
+	// have acted on first.
+	acted bool
+
 	done chan error // room for one value; reused with the command
 }
 

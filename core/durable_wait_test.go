@@ -3,7 +3,7 @@ package core_test
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,128 +11,20 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/memjournal"
 )
 
-// heldJournal is an in-memory core.Journal whose durability a test holds
-// back: while held, appended records are kept but not acknowledged, and
-// WaitDurable waits, as a real log does during a slow fsync. With a gate,
-// Next blocks until the gate is opened, so that a market goroutine can be
-// stalled inside a command.
-type heldJournal struct {
-	mu      sync.Mutex
-	cond    sync.Cond // broadcast on every change below
-	next    uint64
-	recs    map[uint64]*core.Record
-	dones   map[uint64]chan<- error
-	durable uint64
-	held    bool
-	waiters int           // calls inside WaitDurable
-	gate    chan struct{} // when not nil, Next waits for it to close
-	atGate  int           // calls of Next waiting at the gate
-}
-
-func newHeldJournal() *heldJournal {
-	j := &heldJournal{recs: make(map[uint64]*core.Record), dones: make(map[uint64]chan<- error)}
-	j.cond.L = &j.mu
-	return j
-}
-
-func (j *heldJournal) Next() (uint64, error) {
-	j.mu.Lock()
-	gate := j.gate
-	if gate != nil {
-		j.atGate++
-		j.cond.Broadcast()
-	}
-	j.mu.Unlock()
-	if gate != nil {
-		<-gate
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if gate != nil {
-		j.atGate--
-	}
-	j.next++
-	return j.next, nil
-}
-
-func (j *heldJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.recs[seq], j.dones[seq] = rec.Clone(), done
-	j.advance()
-}
-
-// advance acknowledges every record up to the first gap unless held.
-// j.mu must be held.
-func (j *heldJournal) advance() {
-	for !j.held && j.recs[j.durable+1] != nil {
-		j.durable++
-		j.dones[j.durable] <- nil
-		delete(j.dones, j.durable)
-	}
-	j.cond.Broadcast()
-}
-
-func (j *heldJournal) WaitDurable(_ context.Context, seq uint64) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.waiters++
-	j.cond.Broadcast()
-	for j.durable < seq {
-		j.cond.Wait()
-	}
-	j.waiters--
-	return nil
-}
-
-// hold stops acknowledging; release acknowledges what was held and
-// resumes.
-func (j *heldJournal) hold() {
-	j.mu.Lock()
-	j.held = true
-	j.mu.Unlock()
-}
-
-func (j *heldJournal) release() {
-	j.mu.Lock()
-	j.held = false
-	j.advance()
-	j.mu.Unlock()
-}
-
-// appended reports the number of records handed over so far.
-func (j *heldJournal) appended() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return len(j.recs)
-}
-
-// waitUntil blocks until cond, called with the journal locked, holds.
-func (j *heldJournal) waitUntil(cond func() bool) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for !cond() {
-		j.cond.Wait()
-	}
-}
-
+// heldHarness is a harness whose journal a test holds back or stalls.
 type heldHarness struct {
 	*harness
-	hj *heldJournal
+	hj *memjournal.Journal
 }
 
 func newHeldHarness(t *testing.T, cfg core.Config) *heldHarness {
 	t.Helper()
-	hj := newHeldJournal()
-	h := &harness{t: t, ctx: context.Background(), clock: newClock()}
-	cfg.Now = h.clock.Now
 	cfg.CloseInterval, cfg.UsageFlushInterval, cfg.OracleInterval = -1, -1, -1
-	h.e = core.NewEngine(core.NewState(), hj, cfg)
-	t.Cleanup(h.e.Close)
-	h.admin = h.account("admin", core.RoleAdmin, 0)
-	return &heldHarness{harness: h, hj: hj}
+	h := newHarnessConfig(t, cfg)
+	return &heldHarness{harness: h, hj: h.j}
 }
 
 // answeredBeforeDurable runs refusal while the journal holds back the
@@ -144,21 +36,17 @@ func (h *heldHarness) answeredBeforeDurable(refusal func() error) (early bool, e
 	// Either the refusal answers at once (early), or it waits on the
 	// journal: both are seen without a timer.
 	var got error
-	returned := false
+	var returned atomic.Bool
 	done := make(chan struct{})
 	go func() {
 		got = <-errc
-		h.hj.mu.Lock()
-		returned = true
-		h.hj.cond.Broadcast()
-		h.hj.mu.Unlock()
+		returned.Store(true)
+		h.hj.Wake()
 		close(done)
 	}()
-	h.hj.waitUntil(func() bool { return returned || h.hj.waiters > 0 })
-	h.hj.mu.Lock()
-	early = returned
-	h.hj.mu.Unlock()
-	h.hj.release()
+	h.hj.WaitUntil(func(s memjournal.State) bool { return returned.Load() || s.Waiters > 0 })
+	early = returned.Load()
+	h.hj.Release()
 	<-done
 	return early, got
 }
@@ -204,11 +92,11 @@ func TestRefusalWaitsForDurability(t *testing.T) {
 				t.Fatal(err)
 			}
 			first, second := tt.run(h, acct, mkt)
-			h.hj.hold()
-			before := h.hj.appended()
+			h.hj.Hold()
+			before := h.hj.Appended()
 			firstErr := make(chan error, 1)
 			go func() { firstErr <- first() }()
-			h.hj.waitUntil(func() bool { return len(h.hj.recs) > before })
+			h.hj.WaitUntil(func(s memjournal.State) bool { return len(s.Records) > before })
 			early, err := h.answeredBeforeDurable(second)
 			if early {
 				t.Errorf("refusal %v answered while the change it rests on was not durable", err)
@@ -232,10 +120,7 @@ func TestMarketBusyAfterBoundedWait(t *testing.T) {
 	h := newHeldHarness(t, core.Config{InboxSize: 1, InboxWait: 20 * time.Millisecond})
 	acct := h.account("bob", core.RoleSpeculator, 1000)
 	mkt := h.market("m", 0.05, 100)
-	gate := make(chan struct{})
-	h.hj.mu.Lock()
-	h.hj.gate = gate
-	h.hj.mu.Unlock()
+	open := h.hj.Gate()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	buy := func() error {
@@ -248,7 +133,7 @@ func TestMarketBusyAfterBoundedWait(t *testing.T) {
 	// is the busy one.
 	errs := make(chan error, 3)
 	go func() { errs <- buy() }()
-	h.hj.waitUntil(func() bool { return h.hj.atGate == 1 })
+	h.hj.WaitUntil(func(s memjournal.State) bool { return s.AtGate == 1 })
 	go func() { errs <- buy() }()
 	go func() { errs <- buy() }()
 	err := <-errs
@@ -259,10 +144,7 @@ func TestMarketBusyAfterBoundedWait(t *testing.T) {
 	if ctxErr != nil {
 		t.Errorf("ErrBusy came only when the caller's context ended (%v), not after the engine's bounded wait", ctxErr)
 	}
-	close(gate)
-	h.hj.mu.Lock()
-	h.hj.gate = nil
-	h.hj.mu.Unlock()
+	open()
 	for range 2 {
 		if err := <-errs; err != nil {
 			t.Errorf("trade: %v", err)

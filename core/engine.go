@@ -60,6 +60,9 @@ type Config struct {
 	// negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
+	// Idempotency bounds the idempotency keys kept: their retention and
+	// the live keys per account; zero fields take their defaults.
+	Idempotency IdempotencyLimits
 	// Custody confirms deposits and takes withdrawals (custody.go); default
 	// a new RecordingCustody.
 	Custody Custody
@@ -129,6 +132,7 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
 	cfg.oracleDefaults()
+	cfg.Idempotency = cfg.Idempotency.withDefaults()
 	if cfg.Custody == nil {
 		cfg.Custody = NewRecordingCustody()
 	}
@@ -136,6 +140,8 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
 	e.rebuildHolders()
+	st.idemLimits = cfg.Idempotency
+	st.DropExpiredIdempotency(cfg.Idempotency, cfg.Now())
 	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
 		if m.info.Status == StatusResolved {

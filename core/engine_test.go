@@ -23,7 +23,7 @@ func TestTradeErrorsInOrderAndChangeNothing(t *testing.T) {
 	}
 	closedMkt := h.market("soon closed", 0, 1000)
 	before := h.e.State().Canonical()
-	h.clock.advance(0)
+	h.clock.Advance(0)
 
 	huge := core.MaxAmount
 	cases := []struct {
@@ -65,7 +65,7 @@ func TestTradeErrorsInOrderAndChangeNothing(t *testing.T) {
 	requireEqualRecords(t, h.e.State().Canonical(), before)
 
 	// A market past its closing time refuses trades before it is logged closed.
-	h.clock.advance(25 * time.Hour)
+	h.clock.Advance(25 * time.Hour)
 	if _, err := h.buy(alice, closedMkt, core.Yes, 1); !errors.Is(err, core.ErrMarketNotActive) {
 		t.Fatalf("trade after closes_at = %v, want ErrMarketNotActive", err)
 	}

@@ -17,9 +17,12 @@ var (
 	ErrInsufficientLiquidity = errors.New("insufficient liquidity")
 	ErrLiquidityLimit        = errors.New("market liquidity limit")
 	ErrSlippage              = errors.New("slippage limit exceeded")
-	ErrNameTaken             = errors.New("name already taken")
-	ErrReferrerSet           = errors.New("referral already applied")
-	ErrSelfReferral          = errors.New("cannot refer oneself")
+	// ErrMarketMoved reports an expect_seq that is no longer the book's
+	// market_seq: the price the caller saw is gone.
+	ErrMarketMoved  = errors.New("market moved")
+	ErrNameTaken    = errors.New("name already taken")
+	ErrReferrerSet  = errors.New("referral already applied")
+	ErrSelfReferral = errors.New("cannot refer oneself")
 	// ErrReferralCycle reports a referral back to one's own referee.
 	ErrReferralCycle    = errors.New("referral cycle")
 	ErrReferralNotFound = errors.New("unknown referral code")

@@ -98,6 +98,7 @@ func (e *Engine) decide(m *market, c *command) {
 		c.done <- nil
 		return
 	}
+	c.acted = true
 	pc := &proposalClose{p: p, notify: true}
 	if p.Status == ProposalProposed {
 		pc.p.Status = ProposalAccepted
@@ -128,8 +129,9 @@ func (e *Engine) decide(m *market, c *command) {
 
 // OracleDue applies every deadline that has passed: undisputed proposals
 // past their challenge window and challenged ones past their vote. It
-// returns how many proposals it found due; each market's actor checks
-// again before it acts. The engine runs it every OracleInterval, and once
+// returns how many deadlines this call applied (each market's actor checks
+// again before it acts, so one another call applied first is not counted);
+// after an error, how many it applied before it. The engine runs it every OracleInterval, and once
 // at start for the deadlines that passed while it was down.
 func (e *Engine) OracleDue(ctx context.Context) (int, error) {
 	now := e.now()
@@ -144,16 +146,21 @@ func (e *Engine) OracleDue(ctx context.Context) (int, error) {
 		}
 		return true
 	})
+	applied := 0
 	for _, d := range list {
 		c := e.getCommand(opOracleDeadline)
 		c.oracle.proposal = d.proposal
 		err := e.submit(ctx, d.m, c)
+		acted := c.acted
 		e.putCommand(c)
 		if err != nil {
-			return 0, err
+			return applied, err
+		}
+		if acted {
+			applied++
 		}
 	}
-	return len(list), nil
+	return applied, nil
 }
 
 // oracleLoop applies the oracle's deadlines at start, then every

@@ -10,6 +10,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/memjournal"
 )
 
 // Addresses of EIP-55's reference vectors.
@@ -143,7 +144,7 @@ func TestSettingsSilenceNotesAndHideFromLeaderboard(t *testing.T) {
 	if _, err := h.e.UpdateSettings(h.ctx, alice, core.SettingsPatch{Notifications: &f, ShowOnLeaderboard: &f}); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(core.LeaderboardMaxAge)
+	h.clock.Advance(core.LeaderboardMaxAge)
 	total, leaders := h.e.Leaderboard(10)
 	// The admin never traded and alice asked to be hidden: bob alone.
 	if total != 1 || len(leaders) != 1 || leaders[0].Account != bob {
@@ -172,12 +173,12 @@ func TestWalletLinkUnlink(t *testing.T) {
 	if err != nil || info.Wallet != walletA {
 		t.Fatalf("LinkWallet = %q, %v; want %q", info.Wallet, err, walletA)
 	}
-	lsn := h.j.contiguous()
+	lsn := h.j.Contiguous()
 	// The same address again, in another case: answered, nothing logged.
 	if info, err := h.e.LinkWallet(h.ctx, alice, "0x"+strings.ToUpper(walletA[2:])); err != nil || info.Wallet != walletA {
 		t.Fatalf("LinkWallet again = %q, %v", info.Wallet, err)
 	}
-	if got := h.j.contiguous(); got != lsn {
+	if got := h.j.Contiguous(); got != lsn {
 		t.Fatalf("repeated link logged %d records", got-lsn)
 	}
 	cases := []struct {
@@ -244,10 +245,10 @@ func TestDepositTradeWithdraw(t *testing.T) {
 		first.Transfer.Status != core.TransferCredited || first.Transfer.Wallet != walletA {
 		t.Fatalf("deposit = %+v", first)
 	}
-	lsn := h.j.contiguous()
+	lsn := h.j.Contiguous()
 	again := h.deposit(alice, 70, txHash(10))
-	if !again.Repeat || again.Transfer != first.Transfer || again.USDCBalance != money.Units(50) || h.j.contiguous() != lsn {
-		t.Fatalf("repeat = %+v (log %d -> %d), want the first deposit and nothing logged", again, lsn, h.j.contiguous())
+	if !again.Repeat || again.Transfer != first.Transfer || again.USDCBalance != money.Units(50) || h.j.Contiguous() != lsn {
+		t.Fatalf("repeat = %+v (log %d -> %d), want the first deposit and nothing logged", again, lsn, h.j.Contiguous())
 	}
 	if len(rc.Deposits()) != 1 || rc.Deposits()[0].Transfer != first.Transfer {
 		t.Fatalf("custody saw deposits %+v", rc.Deposits())
@@ -362,7 +363,7 @@ func TestDepositTradeWithdraw(t *testing.T) {
 
 	// A restart tells the custody again of the withdrawals still queued.
 	rc2 := core.NewRecordingCustody()
-	e2 := core.NewEngine(replayed, newMemJournal(), core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: rc2})
+	e2 := core.NewEngine(replayed, memjournal.New(), core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: rc2})
 	defer e2.Close()
 	if ws := rc2.Withdrawals(); len(ws) != 1 || ws[0].Transfer != w.Transfer {
 		t.Fatalf("requeued withdrawals %+v", ws)

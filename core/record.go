@@ -76,6 +76,9 @@ type AccountChange struct {
 	NotesRead []uint64     // IDs of notifications marked read
 	Vig       []VigPayment // vig settlements appended
 	Transfers []Transfer   // deposits and withdrawals appended
+	// Idem holds the stored answers of idempotent requests: the one an
+	// operation answers (all of them in an image).
+	Idem []IdemEntry
 }
 
 // AccountInfo is the after-image of an account's scalar fields.
@@ -204,6 +207,9 @@ type Book struct {
 	VigCreator money.Amount           // of which the creator's
 	VigHouse   money.Amount           // of which the house's
 	Trades     uint64                 // number of trades
+	// Seq is the book's state version, market_seq: it counts the changes
+	// of Q, by trades, splits and merges (MarketSeq).
+	Seq uint64
 }
 
 // SupplyChange is the after-image of the minted and burned totals.
@@ -275,6 +281,7 @@ func (r *Record) Clone() *Record {
 		a.NotesRead = slices.Clone(a.NotesRead)
 		a.Vig = slices.Clone(a.Vig)
 		a.Transfers = slices.Clone(a.Transfers)
+		a.Idem = slices.Clone(a.Idem)
 	}
 	c.Markets = slices.Clone(r.Markets)
 	for i := range c.Markets {

@@ -50,7 +50,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 			panic(fmt.Sprintf("BUG: account %s at LSN %d, record built at %d", a.id, a.lsn, ch.Prev))
 		}
 		old := a.info
-		a.applyLocked(seq, ch)
+		a.applyLocked(seq, ch, e.st.idemLimits)
 		e.st.indexAccount(a.id, old, ch)
 	}
 	for i := range rec.Markets {
@@ -138,6 +138,7 @@ type scratch struct {
 	ledg  [4]LedgerEntry
 	poss  [2]Position
 	trds  [1]TradeSummary
+	idem  [1]IdemEntry
 	books [1]Book
 	minfo MarketInfo
 }
@@ -193,4 +194,17 @@ func (sc *scratch) addPosition(ch *AccountChange, p Position) {
 	}
 	sc.poss[i] = p
 	ch.Positions = sc.poss[i : i+1]
+}
+
+// storeIdem adds an idempotent request's stored answer to a's change in
+// the scratch record: it is logged and applied with the operation.
+func (sc *scratch) storeIdem(a *account, ie IdemEntry) {
+	for i := range sc.rec.Accounts {
+		if ch := &sc.rec.Accounts[i]; ch.ID == a.id {
+			sc.idem[0] = ie
+			ch.Idem = sc.idem[:1]
+			return
+		}
+	}
+	panic(fmt.Sprintf("BUG: idempotent answer for account %s, which the record does not change", a.id))
 }

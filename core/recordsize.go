@@ -22,7 +22,7 @@ const (
 const (
 	maxVarintBytes        = 10
 	maxRecordHeadBytes    = 1 + maxVarintBytes + 5*maxVarintBytes + 1 + 5*maxVarintBytes
-	maxAccountHeadBytes   = 16 + maxVarintBytes + 1 + 10*maxVarintBytes
+	maxAccountHeadBytes   = 16 + maxVarintBytes + 1 + 11*maxVarintBytes
 	maxAccountInfoBytes   = 1 + 16 + 16 + 14*maxVarintBytes
 	maxBalanceBytes       = 1 + maxVarintBytes
 	maxLedgerBytes        = 2 + 16 + 6*maxVarintBytes
@@ -31,14 +31,16 @@ const (
 	maxNoteBytes          = 4 + 32 + 4*maxVarintBytes
 	maxVigPaymentBytes    = 2 + 16 + 4*maxVarintBytes
 	maxTransferBytes      = 2 + 16 + 5*maxVarintBytes
+	maxIdemEntryBytes     = 32 + 3*maxVarintBytes
 	maxMarketHeadBytes    = 16 + maxVarintBytes + 1 + 4*maxVarintBytes
 	maxMarketInfoBytes    = 4 + 16 + 8 + 10*maxVarintBytes + maxStepBytes
 	maxStepBytes          = 2 + 32 + 6*maxVarintBytes
-	maxBookBytes          = 1 + 11*maxVarintBytes
+	maxBookBytes          = 1 + 12*maxVarintBytes
 	maxProposalBytes      = 2 + 48 + 8*maxVarintBytes
 	maxVoteBytes          = 1 + 32 + maxVarintBytes
 	maxKeyChangeBytes     = 2 + 32 + 32 + 10*maxVarintBytes
 	maxSessionChangeBytes = 32 + 16 + 5*maxVarintBytes
+	maxIdemBytes          = 32 + 3*maxVarintBytes // and its key and answer
 )
 
 // ErrRecordTooLarge reports an operation whose record would pass the
@@ -77,6 +79,12 @@ func maxEncodedBytes(r *Record) int {
 		for j := range a.Transfers {
 			n += maxTransferBytes + str(a.Transfers[j].TxHash) + str(a.Transfers[j].Wallet)
 		}
+		for j := range a.Idem {
+			n += maxIdemEntryBytes + str(a.Idem[j].Key) + len(a.Idem[j].Answer) + maxVarintBytes
+		}
+		for j := range a.Idem {
+			n += maxIdemBytes + str(a.Idem[j].Key) + len(a.Idem[j].Answer) + maxVarintBytes
+		}
 	}
 	for i := range r.Markets {
 		m := &r.Markets[i]
@@ -101,7 +109,7 @@ func longestList(r *Record) int {
 	for i := range r.Accounts {
 		a := &r.Accounts[i]
 		n = max(n, len(a.Balances), len(a.Ledger), len(a.Positions), len(a.Trades), len(a.Notes),
-			len(a.NotesRead), len(a.Vig), len(a.Transfers))
+			len(a.NotesRead), len(a.Vig), len(a.Transfers), len(a.Idem))
 	}
 	for i := range r.Markets {
 		m := &r.Markets[i]

@@ -117,7 +117,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		if a == nil {
 			a = newAccount(ch.ID)
 			a.mu.Lock()
-			a.applyLocked(seq, ch)
+			a.applyLocked(seq, ch, s.idemLimits)
 			a.mu.Unlock()
 			s.addAccount(a)
 			s.indexAccount(a.id, AccountInfo{}, ch)
@@ -126,7 +126,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		a.mu.Lock()
 		if a.lsn < seq {
 			old := a.info
-			a.applyLocked(seq, ch)
+			a.applyLocked(seq, ch, s.idemLimits)
 			s.indexAccount(a.id, old, ch)
 		}
 		a.mu.Unlock()
@@ -201,17 +201,17 @@ func (s *State) LoadImage(rec *Record) error {
 			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Trades)+len(ch.Notes)+len(ch.NotesRead) > 0 {
 				return fmt.Errorf("core: load image: account %s continued without its image", ch.ID)
 			}
-			a.applyLocked(ch.Prev, ch)
+			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.indexAccount(a.id, a.info, ch)
 			continue
 		}
 		switch {
 		case a == nil:
 			a = newAccount(ch.ID)
-			a.applyLocked(ch.Prev, ch)
+			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.addAccount(a)
 		case ch.ID == HouseID && a.lsn == 0 && len(a.ledger[0])+len(a.ledger[1]) == 0:
-			a.applyLocked(ch.Prev, ch) // the house exists from the start
+			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)
 		}

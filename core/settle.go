@@ -200,6 +200,7 @@ func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
 		c.done <- nil
 		return
 	}
+	c.acted = true
 	info := m.info
 	if len(m.holders) == 0 {
 		info.Status = StatusClosed
@@ -214,8 +215,10 @@ func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
 }
 
 // CloseDue closes every active market past its closing time and returns how
-// many it closed. Trading stops at the closing time whether or not this has
-// run; this makes the status durable.
+// many this call closed (a market another call closed first is not
+// counted); after an error, how many it closed before it. Trading stops at
+// the closing time whether or not this has run; this makes the status
+// durable.
 func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 	now := e.now()
 	var due []*market
@@ -225,15 +228,20 @@ func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 		}
 		return true
 	})
+	closed := 0
 	for _, m := range due {
 		c := e.getCommand(opClose)
 		err := e.submit(ctx, m, c)
+		acted := c.acted
 		e.putCommand(c)
 		if err != nil {
-			return 0, err
+			return closed, err
+		}
+		if acted {
+			closed++
 		}
 	}
-	return len(due), nil
+	return closed, nil
 }
 
 // refShare is the vig one holder's trades accrued to its referrer, and its

@@ -27,6 +27,11 @@ type SplitRequest struct {
 	// least a merge must pay (min_proceeds).
 	Limit    money.Amount
 	HasLimit bool
+	// ExpectSeq, Idem and Answer are a trade's (TradeRequest).
+	ExpectSeq    uint64
+	HasExpectSeq bool
+	Idem         *Idempotent
+	Answer       func(*SplitResult) []byte
 }
 
 // SplitResult is the outcome of a split or a merge.
@@ -42,6 +47,7 @@ type SplitResult struct {
 	NoShares      money.Amount
 	PriceYesAfter float64
 	PriceNoAfter  float64
+	MarketSeq     uint64 // the book's market_seq after the split or merge
 }
 
 func (r *SplitRequest) validate() error {
@@ -54,6 +60,8 @@ func (r *SplitRequest) validate() error {
 		return fieldErr("amount", "must be at most 1e9")
 	case r.HasLimit && r.Limit < 0:
 		return fieldErr(r.limitField(), "must not be negative")
+	case r.Idem != nil && r.Answer == nil:
+		panic("BUG: an idempotent split or merge without an answer encoder")
 	}
 	return nil
 }
@@ -96,14 +104,27 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 		c.done <- ErrMarketNotActive
 		return
 	}
+	if err := m.checkExpectSeq(c.split.Currency, c.split.HasExpectSeq, c.split.ExpectSeq); err != nil {
+		c.done <- err
+		return
+	}
 	// c belongs to its caller again once commit has handed the record to
 	// the journal: keep what is needed after that.
 	a := c.acct
 	house := e.lockTrader(m, a, c.split.Currency)
 	defer unlockTrader(a, house)
+	if idem := c.split.Idem; idem != nil {
+		if err := e.checkIdem(a, idem, now); err != nil {
+			c.done <- err
+			return
+		}
+	}
 	if err := e.buildSplit(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
+	}
+	if idem := c.split.Idem; idem != nil {
+		sc.storeIdem(a, idemEntry(idem, now, c.split.Answer(&c.splitRes)))
 	}
 	if e.commit(&sc.pending, c.done, nil) {
 		m.holders[a.id] = struct{}{}
@@ -133,7 +154,7 @@ func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, 
 	if pos.Referrer == uuid.Nil {
 		pos.Referrer = a.info.Referrer
 	}
-	q, err := quoteSplit(m, r, &book, &pos, a.balances[r.Currency])
+	q, err := quoteSplit(&m.info, r, &book, &pos, a.balances[r.Currency])
 	if err != nil {
 		return err
 	}
@@ -155,7 +176,7 @@ func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, 
 	sc.setBook(book)
 	c.splitRes = SplitResult{Market: m.id, Currency: r.Currency, Merge: r.Merge, Amount: r.Amount,
 		Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No],
-		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1]}
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
 	return nil
 }
 
@@ -176,7 +197,7 @@ type setQuote struct {
 // still owes exactly what is held (docs/API.md, "POST
 // /api/markets/split-merge"). A par merge
 // pays 1 a set, never more than the curve would, so it opens no profit.
-func quoteSplit(m *market, r *SplitRequest, book *Book, pos *Position, balance money.Amount) (setQuote, error) {
+func quoteSplit(info *MarketInfo, r *SplitRequest, book *Book, pos *Position, balance money.Amount) (setQuote, error) {
 	n := r.Amount
 	if r.Merge {
 		if pos.Shares[Yes] < n || pos.Shares[No] < n {
@@ -184,18 +205,18 @@ func quoteSplit(m *market, r *SplitRequest, book *Book, pos *Position, balance m
 		}
 		par := min(n, max(0, book.Splits))
 		curveSets := n - par
-		if book.Q[Yes]-curveSets < m.info.Q0 || book.Q[No]-curveSets < m.info.Q0 {
+		if book.Q[Yes]-curveSets < info.Q0 || book.Q[No]-curveSets < info.Q0 {
 			return setQuote{}, ErrInsufficientLiquidity
 		}
 		q := setQuote{par: par}
 		if curveSets > 0 {
 			var err error
-			if q.Quote, err = pricing.QuoteMerge(m.info.Alpha, book.Q, curveSets); err != nil {
+			if q.Quote, err = pricing.QuoteMerge(info.Alpha, book.Q, curveSets); err != nil {
 				return q, fmt.Errorf("core: merge proceeds: %w", err)
 			}
 		} else {
 			q.QAfter = book.Q
-			q.PricesAfter[0], q.PricesAfter[1] = pricing.Prices(m.info.Alpha, book.Q)
+			q.PricesAfter[0], q.PricesAfter[1] = pricing.Prices(info.Alpha, book.Q)
 		}
 		q.Amount += par // at most 2e9 units: no overflow
 		if r.HasLimit && q.Amount < r.Limit {
@@ -206,7 +227,7 @@ func quoteSplit(m *market, r *SplitRequest, book *Book, pos *Position, balance m
 	if book.Q[Yes] > pricing.MaxQ-n || book.Q[No] > pricing.MaxQ-n {
 		return setQuote{}, ErrLiquidityLimit
 	}
-	pq, err := pricing.QuoteSplit(m.info.Alpha, book.Q, n)
+	pq, err := pricing.QuoteSplit(info.Alpha, book.Q, n)
 	q := setQuote{Quote: pq}
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
@@ -250,6 +271,9 @@ func applySplit(r *SplitRequest, q setQuote, book *Book, pos *Position, balance 
 		pos.PaidIn = s.add(pos.PaidIn, q.Amount)
 		balance = s.sub(balance, q.Amount)
 		book.Collateral = s.add(book.Collateral, q.Amount)
+	}
+	if book.Q != q.QAfter {
+		book.Seq++
 	}
 	book.Q = q.QAfter
 	accrueVig(q.Vig, book, pos, s)

@@ -268,7 +268,7 @@ func TestCheckerCollateralCoversCost(t *testing.T) {
 	book.Collateral -= money.Units(25)
 	rec := &core.Record{Kind: core.KindTrade, Time: 1,
 		Markets: []core.MarketChange{{ID: mkt, Prev: v.LSN, Books: []core.Book{book}}}}
-	if err := st.Apply(uint64(len(h.j.records(t))+1), rec); err != nil {
+	if err := st.Apply(uint64(len(h.j.Records(t))+1), rec); err != nil {
 		t.Fatal(err)
 	}
 	err := st.Check()

@@ -48,6 +48,11 @@ type State struct {
 	// crediting a deposit (once per transaction). Its place in the lock
 	// order: doc.go, "Lock order".
 	custodyMu sync.Mutex
+
+	// idemLimits are the idempotency keys' retention and cap, by which
+	// applying a record drops expired keys (idempotency.go): none while
+	// the state replays, the engine's from NewEngine on.
+	idemLimits IdempotencyLimits
 }
 
 // supply is the minted and burned totals per currency: what the

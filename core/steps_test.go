@@ -13,6 +13,8 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
+	"marketd/internal/memjournal"
 )
 
 // stepTestHolders and stepTestAccounts: a few thousand holders walked in
@@ -98,11 +100,11 @@ func TestSettleInBoundedSteps(t *testing.T) {
 		t.Fatalf("house: %s after steps, %s after one record", gs, gw)
 	}
 
-	first, steps := recordsOfKind(small.j.records(t), core.KindSettle)
+	first, steps := recordsOfKind(small.j.Records(t), core.KindSettle)
 	if want := (stepTestHolders + stepTestAccounts - 1) / stepTestAccounts; len(steps) != want {
 		t.Fatalf("%d settle records, want %d", len(steps), want)
 	}
-	if _, one := recordsOfKind(whole.j.records(t), core.KindSettle); len(one) != 1 {
+	if _, one := recordsOfKind(whole.j.Records(t), core.KindSettle); len(one) != 1 {
 		t.Fatalf("one-record settlement wrote %d records", len(one))
 	}
 	for i, r := range steps {
@@ -125,7 +127,7 @@ func TestSettleInBoundedSteps(t *testing.T) {
 		}
 	}
 	// The state after each step: settling, and every invariant holds.
-	recs := small.j.records(t)
+	recs := small.j.Records(t)
 	st := core.NewState()
 	for i, r := range recs {
 		if err := st.Apply(uint64(i+1), r); err != nil {
@@ -151,10 +153,8 @@ func TestSettleStepsResumeAfterCrashAtEveryRecord(t *testing.T) {
 	mkt, _ := stepScenario(h, stepTestHolders)
 	// One instant for the settlement, so that the resumed steps write the
 	// very records the first engine wrote.
-	h.clock.mu.Lock()
-	h.clock.frozen = true
-	at := h.clock.t
-	h.clock.mu.Unlock()
+	h.clock.SetStep(0)
+	at := h.clock.Now()
 	if _, err := h.e.Settle(h.ctx, core.SettleRequest{Market: mkt, Outcome: core.No}); err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +168,9 @@ func TestCloseStepsResumeAfterCrashAtEveryRecord(t *testing.T) {
 	cfg := core.Config{CloseInterval: -1, UsageFlushInterval: -1, StepAccounts: stepTestAccounts}
 	h := newHarnessConfig(t, cfg)
 	mkt, ids := stepScenario(h, stepTestHolders)
-	h.clock.mu.Lock()
-	h.clock.t = h.clock.t.Add(25 * time.Hour)
-	h.clock.frozen = true
-	at := h.clock.t
-	h.clock.mu.Unlock()
+	h.clock.SetStep(0)
+	h.clock.Advance(25 * time.Hour)
+	at := h.clock.Now()
 	if n, err := h.e.CloseDue(h.ctx); err != nil || n != 1 {
 		t.Fatalf("close due: %d, %v", n, err)
 	}
@@ -192,7 +190,7 @@ func TestCloseStepsResumeAfterCrashAtEveryRecord(t *testing.T) {
 			t.Fatalf("holder %s has %d market_closed notes, want 1", id, closed)
 		}
 	}
-	_, steps := recordsOfKind(h.j.records(t), core.KindMarketClosed)
+	_, steps := recordsOfKind(h.j.Records(t), core.KindMarketClosed)
 	if want := (stepTestHolders + stepTestAccounts - 1) / stepTestAccounts; len(steps) != want {
 		t.Fatalf("%d close records, want %d", len(steps), want)
 	}
@@ -205,7 +203,7 @@ func TestCloseStepsResumeAfterCrashAtEveryRecord(t *testing.T) {
 // engine acknowledged.
 func resumeAtEveryCut(t *testing.T, h *harness, cfg core.Config, at time.Time, kind core.Kind, inProgress core.Status) {
 	t.Helper()
-	recs := h.j.records(t)
+	recs := h.j.Records(t)
 	first, steps := recordsOfKind(recs, kind)
 	if len(steps) < 2 {
 		t.Fatalf("%d records of kind %d: no step boundary to cut at", len(steps), kind)
@@ -236,8 +234,8 @@ func resumeAtEveryCut(t *testing.T, h *harness, cfg core.Config, at time.Time, k
 		if s := markets[len(markets)-1].Info.Status; len(markets) != 1 || s != inProgress {
 			t.Fatalf("cut after record %d: market %s, want %s", cut, s, inProgress)
 		}
-		j := journalOf(recs[:cut])
-		c := &clock{t: at, frozen: true}
+		j := memjournal.NewAfter(uint64(cut))
+		c := manualclock.New(at)
 		cfg.Now = c.Now
 		e := core.NewEngine(got, j, cfg)
 		e.Close() // waits for the resumed steps
@@ -248,25 +246,15 @@ func resumeAtEveryCut(t *testing.T, h *harness, cfg core.Config, at time.Time, k
 	}
 }
 
-// journalOf returns a journal holding recs as its durable records.
-func journalOf(recs []*core.Record) *memJournal {
-	j := newMemJournal()
-	for i, r := range recs {
-		j.recs[uint64(i+1)] = r
-	}
-	j.next, j.durable = uint64(len(recs)), uint64(len(recs))
-	return j
-}
-
-// hookJournal is a memJournal that calls after once each record is
+// hookJournal is a memjournal.Journal that calls after once each record is
 // appended, on the appending goroutine.
 type hookJournal struct {
-	*memJournal
+	*memjournal.Journal
 	after func(seq uint64, rec *core.Record)
 }
 
 func (j *hookJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
-	j.memJournal.Append(seq, rec, done)
+	j.Journal.Append(seq, rec, done)
 	j.after(seq, rec)
 }
 
@@ -278,7 +266,7 @@ func TestTradingRefusedWhileSettling(t *testing.T) {
 	h := &harness{t: t, ctx: t.Context(), clock: newClock()}
 	hold, release := make(chan struct{}), make(chan struct{})
 	settleSteps := 0
-	j := &hookJournal{memJournal: newMemJournal(), after: func(_ uint64, rec *core.Record) {
+	j := &hookJournal{Journal: memjournal.New(), after: func(_ uint64, rec *core.Record) {
 		if rec.Kind == core.KindSettle {
 			if settleSteps++; settleSteps == 2 {
 				close(hold)
@@ -286,7 +274,7 @@ func TestTradingRefusedWhileSettling(t *testing.T) {
 			}
 		}
 	}}
-	h.j = j.memJournal
+	h.j = j.Journal
 	h.e = core.NewEngine(core.NewState(), j, core.Config{Now: h.clock.Now, CloseInterval: -1, UsageFlushInterval: -1, StepAccounts: 4})
 	t.Cleanup(h.e.Close)
 	h.admin = h.account("admin", core.RoleAdmin, 0)

@@ -26,6 +26,16 @@ type TradeRequest struct {
 	Limit     money.Amount
 	HasLimit  bool
 	Reasoning string
+	// ExpectSeq, when HasExpectSeq, is the market_seq the caller priced
+	// the trade at (a quote's): when the book has moved since, the trade is
+	// refused with ErrMarketMoved.
+	ExpectSeq    uint64
+	HasExpectSeq bool
+	// Idem, when not nil, makes the trade the answer to an idempotent
+	// request: Answer encodes the result, on the market's goroutine, into
+	// the bytes its record stores (idempotency.go).
+	Idem   *Idempotent
+	Answer func(*TradeResult) []byte
 }
 
 // TradeResult is the outcome of a trade.
@@ -42,6 +52,8 @@ type TradeResult struct {
 	PriceYesAfter float64
 	PriceNoAfter  float64
 	Time          time.Time
+	// MarketSeq is the book's market_seq after the trade (MarketSeq).
+	MarketSeq uint64
 }
 
 func (r *TradeRequest) validate() error {
@@ -58,6 +70,8 @@ func (r *TradeRequest) validate() error {
 		return fieldErr(r.limitField(), "must not be negative")
 	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
 		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
+	case r.Idem != nil && r.Answer == nil:
+		panic("BUG: an idempotent trade without an answer encoder")
 	}
 	return nil
 }
@@ -137,6 +151,20 @@ func unlockTrader(a, house *account) {
 	}
 }
 
+// MarketSeq returns the market_seq of a book: its state version, which
+// moves exactly when its q does (docs/API.md, "Binding quotes"). Every
+// change of Q counts in Seq: applyTrade and applySplit.
+func (b *Book) MarketSeq() uint64 { return b.Seq }
+
+// checkExpectSeq refuses an operation priced at another market_seq than
+// the book's. Runs only on the market's owner.
+func (m *market) checkExpectSeq(cur money.Currency, has bool, seq uint64) error {
+	if has && m.books[cur].MarketSeq() != seq {
+		return ErrMarketMoved
+	}
+	return nil
+}
+
 // trade is the actor's side of Trade. Runs on the market's goroutine.
 func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	now := e.now()
@@ -144,16 +172,29 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 		c.done <- ErrMarketNotActive
 		return
 	}
+	if err := m.checkExpectSeq(c.trade.Currency, c.trade.HasExpectSeq, c.trade.ExpectSeq); err != nil {
+		c.done <- err
+		return
+	}
 	// c belongs to its caller again once commit has handed the record to
 	// the journal: keep what is needed after that.
 	a := c.acct
 	house := e.lockTrader(m, a, c.trade.Currency)
 	defer unlockTrader(a, house)
+	if idem := c.trade.Idem; idem != nil {
+		if err := e.checkIdem(a, idem, now); err != nil {
+			c.done <- err
+			return
+		}
+	}
 	if err := e.buildTrade(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
 	}
 	c.tradeRes.Time = time.Unix(0, now).UTC()
+	if idem := c.trade.Idem; idem != nil {
+		sc.storeIdem(a, idemEntry(idem, now, c.trade.Answer(&c.tradeRes)))
+	}
 	r := &c.trade
 	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
 	if e.commit(&sc.pending, c.done, nil) {
@@ -181,7 +222,7 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	if pos.Referrer == uuid.Nil {
 		pos.Referrer = a.info.Referrer
 	}
-	q, err := quoteTrade(m, r, &book, &pos, a.balances[r.Currency])
+	q, err := quoteTrade(&m.info, r, &book, &pos, a.balances[r.Currency])
 	if err != nil {
 		return err
 	}
@@ -207,23 +248,23 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	sc.setBook(book)
 	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
 		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance,
-		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1]}
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
 	return nil
 }
 
 // quoteTrade prices a trade and runs its checks in the order of docs/API.md,
 // "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
 // balance.
-func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
+func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
 	if r.Sell {
 		switch {
 		case pos.Shares[side] < r.Shares:
 			return pricing.Quote{}, ErrInsufficientShares
-		case book.Q[side]-r.Shares < m.info.Q0:
+		case book.Q[side]-r.Shares < info.Q0:
 			return pricing.Quote{}, ErrInsufficientLiquidity
 		}
-		q, err := pricing.QuoteSell(m.info.Alpha, book.Q, side, r.Shares)
+		q, err := pricing.QuoteSell(info.Alpha, book.Q, side, r.Shares)
 		if err != nil {
 			return q, fmt.Errorf("core: sell proceeds: %w", err)
 		}
@@ -235,7 +276,7 @@ func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance m
 	if book.Q[side] > pricing.MaxQ-r.Shares {
 		return pricing.Quote{}, ErrLiquidityLimit
 	}
-	q, err := pricing.QuoteBuy(m.info.Alpha, book.Q, side, r.Shares)
+	q, err := pricing.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
 		return q, ErrLiquidityLimit
@@ -277,6 +318,7 @@ func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, bal
 	accrueVig(vig, book, pos, s)
 	book.Volume = addSigned(book.Volume, cost)
 	book.Trades++
+	book.Seq++
 	return balance
 }
 

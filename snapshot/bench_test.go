@@ -40,7 +40,7 @@ func getBig(b *testing.B) *bigNode {
 			b.Fatal(err)
 		}
 		bigDirs = append(bigDirs, dir)
-		c := &clock{t: time.Now()}
+		c := newClock(time.Now())
 		n := start(b, dir, c)
 		ctx := context.Background()
 		admin, err := n.e.CreateAccount(ctx, core.NewAccount{Name: "admin", Role: core.RoleAdmin})
@@ -154,7 +154,7 @@ func BenchmarkCapture(b *testing.B) {
 // records replayed onto the state (decode, verify, apply), in records/s.
 func BenchmarkRecover(b *testing.B) {
 	dir := b.TempDir()
-	c := &clock{t: time.Now()}
+	c := newClock(time.Now())
 	n := start(b, dir, c)
 	ctx := context.Background()
 	admin, _ := n.e.CreateAccount(ctx, core.NewAccount{Name: "admin", Role: core.RoleAdmin})

@@ -20,7 +20,7 @@ import (
 // the log must give exactly the final state, on the real log and codecs.
 func TestSnapshotWhileTrading(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	n := start(t, dir, c)
 	w := newWorkload(t, n, 42)
 	for range 6 {

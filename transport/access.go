@@ -43,6 +43,9 @@ type caller struct {
 	scopes  core.Scopes
 	key     core.Key // the calling key, when method is byKey
 	session [32]byte // the session token's hash, when method is bySession
+	// idem is the request's Idempotency-Key on a route that stores
+	// answers; nil without one.
+	idem *idemRequest
 }
 
 // Per-minute limits of the tiers (docs/API.md, "Rate limits").

@@ -22,6 +22,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 )
 
 // Helpers of the tests of the access rules: accounts, sessions, keys and
@@ -34,9 +35,9 @@ var stepClockStart = time.Date(2031, time.March, 4, 5, 6, 7, 0, time.UTC)
 
 // newSteppedServer is newTestServer with a clock the test advances, from
 // stepClockStart.
-func newSteppedServer(t *testing.T, cfg Config) (*testServer, *clock) {
+func newSteppedServer(t *testing.T, cfg Config) (*testServer, *manualclock.Clock) {
 	t.Helper()
-	clk := &clock{now: stepClockStart}
+	clk := manualclock.New(stepClockStart)
 	return startTestServer(t, cfg, clk, nil), clk
 }
 

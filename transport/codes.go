@@ -70,4 +70,12 @@ var errorCodes = []errorCode{
 	{"tx_already_credited", fasthttp.StatusBadRequest, "the deposit's transaction was credited to another account"},
 	{"deposit_rejected", fasthttp.StatusBadRequest, "custody did not confirm the deposit"},
 	{"too_many_holders", fasthttp.StatusConflict, "the market has too many holders to settle at once"},
+	{"market_moved", fasthttp.StatusConflict, "expect_seq is no longer the book's market_seq: the quoted price is gone; nothing changed"},
+	{"invalid_idempotency_key", fasthttp.StatusBadRequest, "Idempotency-Key is not 1 to 255 printable ASCII characters"},
+	{"idempotency_not_supported", fasthttp.StatusBadRequest, "the endpoint does not take an Idempotency-Key"},
+	{"idempotency_key_reused", fasthttp.StatusUnprocessableEntity, "the key was used, within its retention window, for another request"},
+	{"idempotency_key_in_flight", fasthttp.StatusConflict, "a request with the key was still running after 10 s"},
+	{"idempotency_key_limit", fasthttp.StatusTooManyRequests, "the account holds its cap of live keys; none is evicted"},
+	{"idempotency_busy", fasthttp.StatusServiceUnavailable, "too many requests with keys are running at once"},
+	{"idempotency_key_not_found", fasthttp.StatusNotFound, "no live stored answer has this key"},
 }

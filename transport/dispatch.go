@@ -84,21 +84,44 @@ func (s *Server) logAccess(ctx *fasthttp.RequestCtx, route string) {
 	}
 }
 
-// serve wraps a route's handler in the recovery gate, the access checks
-// and the error answer.
+// serve wraps a route's handler in the recovery gate, the access checks,
+// the handling of an Idempotency-Key and the error answer.
 func (s *Server) serve(rt *route) fasthttp.RequestHandler {
+	support := idemSupportOf(rt)
 	return func(ctx *fasthttp.RequestCtx) {
 		if !s.gate(ctx) {
 			return
 		}
 		c, err := s.admit(ctx, rt)
 		if err == nil {
-			err = rt.handle(ctx, c)
+			err = s.handleIdempotent(ctx, rt, c, support)
 		}
 		if err != nil {
 			s.fail(ctx, err)
 		}
 	}
+}
+
+// handleIdempotent runs the route's handler for an admitted caller: a
+// repeat of an idempotent request is answered from its stored answer
+// instead, a key on a route that does not store answers is refused.
+func (s *Server) handleIdempotent(ctx *fasthttp.RequestCtx, rt *route, c *caller, support idemSupport) error {
+	switch support {
+	case idemIgnored:
+		return rt.handle(ctx, c)
+	case idemRefused:
+		if ctx.Request.Header.Peek(HeaderIdempotencyKey) != nil {
+			return errIdemNotSupported
+		}
+		return rt.handle(ctx, c)
+	}
+	req, release, done, err := s.idempotency(ctx, rt, c)
+	if err != nil || done {
+		return err
+	}
+	defer release()
+	c.idem = req
+	return rt.handle(ctx, c)
 }
 
 // fail answers with the error's status and message; an error no table

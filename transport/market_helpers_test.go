@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 )
 
 // testEpoch is where test clocks start: a fixed time, so that timestamps
@@ -25,9 +26,9 @@ var testEpoch = time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)
 // shared by engine and server. before, when not nil, runs on the Server
 // before it accepts connections: tests use it to add routes of their own
 // to the router without a production hook and without racing the server.
-func newClockServer(t *testing.T, cfg Config, before func(*Server)) (*testServer, *clock) {
+func newClockServer(t *testing.T, cfg Config, before func(*Server)) (*testServer, *manualclock.Clock) {
 	t.Helper()
-	clk := &clock{now: testEpoch}
+	clk := manualclock.New(testEpoch)
 	return startTestServer(t, cfg, clk, before), clk
 }
 
@@ -102,6 +103,7 @@ type marketOut struct {
 	Outcome     *string      `json:"outcome"`
 	Volume      money.Amount `json:"volume"`
 	ResolvedAt  *string      `json:"resolved_at"`
+	MarketSeq   uint64       `json:"market_seq"`
 }
 
 type marketListOut struct {

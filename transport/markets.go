@@ -164,7 +164,7 @@ func (s *Server) getMarket(ctx *fasthttp.RequestCtx, _ *caller) error {
 	// /api/markets/trade and /split-merge are POST routes that the {id}
 	// route also matches for GET: a wrong method answers 405 (docs/API.md,
 	// "Order of checks"), not a malformed id.
-	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" {
+	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" || raw == "quote" || raw == "trades" {
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, fasthttp.MethodPost)
 		return errMethod
 	}

@@ -83,7 +83,7 @@ type httpMetrics struct {
 	refusals [numRefusals]atomic.Uint64
 	duration *prometheus.HistogramVec
 
-	requestsDesc, inFlightDesc, refusalsDesc *prometheus.Desc
+	requestsDesc, inFlightDesc, refusalsDesc, internalDesc *prometheus.Desc
 }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -101,6 +101,9 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 		refusalsDesc: prometheus.NewDesc("marketd_http_refusals_total",
 			"HTTP requests refused, by reason: unauthorized (401), forbidden (403), body_too_large (413), rate_limited (429), unavailable (503: market busy, too many password checks or clients, recovering, draining, log failed).",
 			[]string{"reason"}, nil),
+		internalDesc: prometheus.NewDesc("marketd_http_internal_errors_total",
+			"HTTP requests answered 500 Internal server error (each logged with its cause), on every route; exported from start, so that its rate exists before the first.",
+			nil, nil),
 	}
 	m.none = m.route(routeNone, "")
 	reg.MustRegister(m, m.duration)
@@ -123,11 +126,13 @@ func (m *httpMetrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.requestsDesc
 	ch <- m.inFlightDesc
 	ch <- m.refusalsDesc
+	ch <- m.internalDesc
 }
 
 // Collect implements prometheus.Collector: the request counts that are not
 // zero, the requests in flight and every refusal reason.
 func (m *httpMetrics) Collect(ch chan<- prometheus.Metric) {
+	var internal uint64
 	for _, rc := range m.routes {
 		for i := range rc.codes {
 			if n := rc.codes[i].Load(); n > 0 {
@@ -135,7 +140,9 @@ func (m *httpMetrics) Collect(ch chan<- prometheus.Metric) {
 					rc.route, rc.method, strconv.Itoa(minStatus+i))
 			}
 		}
+		internal += rc.codes[fasthttp.StatusInternalServerError-minStatus].Load()
 	}
+	ch <- prometheus.MustNewConstMetric(m.internalDesc, prometheus.CounterValue, float64(internal))
 	ch <- prometheus.MustNewConstMetric(m.inFlightDesc, prometheus.GaugeValue, float64(m.inFlight.Load()))
 	for r := range numRefusals {
 		ch <- prometheus.MustNewConstMetric(m.refusalsDesc, prometheus.CounterValue,

@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -22,6 +24,23 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) error {
 // errorBody is every error's answer (docs/API.md, "Errors"): the message
 // docs/API.md gives, unchanged, and beside it the stable code, the field at
 // fault and the request's id.
+// encodeAnswer encodes v as writeJSON does, into bytes of their own: the
+// stored answer of an idempotent request is these bytes.
+func encodeAnswer(v any) []byte {
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(v); err != nil {
+		panic(fmt.Sprintf("BUG: encode answer %T: %v", v, err))
+	}
+	return b.Bytes()
+}
+
+// writeAnswer answers 200 with an encoded answer.
+func writeAnswer(ctx *fasthttp.RequestCtx, answer []byte) {
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetContentType(contentTypeJSON)
+	ctx.SetBody(answer)
+}
+
 type errorBody struct {
 	Error     string `json:"error"`
 	Code      string `json:"code"`

@@ -36,6 +36,14 @@ type route struct {
 	handle func(ctx *fasthttp.RequestCtx, c *caller) error
 }
 
+// Paths that the handling of Idempotency-Keys and rate limits names.
+const (
+	pathTrade      = "/api/markets/trade"
+	pathSplitMerge = "/api/markets/split-merge"
+	pathQuote      = "/api/markets/quote"
+	pathBatch      = "/api/markets/trades"
+)
+
 // routes is the route table: every endpoint of the service and its rules
 // (docs/API.md, "Endpoints", "Authentication").
 func (s *Server) routes() []route {
@@ -70,8 +78,9 @@ func (s *Server) routes() []route {
 		{get, "/api/markets", public, 0, false, s.listMarkets},
 		{get, "/api/markets/{id}", public, 0, false, s.getMarket},
 		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, s.createMarket},
-		{post, "/api/markets/trade", keyOrSession, core.ScopeTrade, false, s.trade},
-		{post, "/api/markets/split-merge", keyOrSession, core.ScopeTrade, false, s.splitMerge},
+		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade},
+		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge},
+		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote},
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
 		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},

@@ -116,6 +116,9 @@ type Server struct {
 	// or Fail. eng is set before it leaves recovering and never after.
 	phase atomic.Int32
 
+	// inflight holds the Idempotency-Keys being answered.
+	inflight inFlight
+
 	stop    chan struct{}
 	stopped sync.Once
 	wg      sync.WaitGroup

@@ -176,7 +176,7 @@ func TestTokenFlow(t *testing.T) {
 	if !ok {
 		t.Fatalf("market without its usdc book: %v", mj)
 	}
-	checkShape(t, "market.usdc", usdc, map[string]shape{"prices": sObject, "multipliers": sObject, "liquidity": sObject, "volume": sNumber})
+	checkShape(t, "market.usdc", usdc, map[string]shape{"prices": sObject, "multipliers": sObject, "liquidity": sObject, "volume": sNumber, "market_seq": sNumber})
 	port := decodeExact(t, ts.do("GET", "/api/portfolio", me, "").body)
 	if port["trading_mode"] != "usdc" {
 		t.Fatalf("portfolio trading_mode %v", port["trading_mode"])

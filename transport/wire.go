@@ -29,6 +29,9 @@ type bookJSON struct {
 	Multipliers sidePair      `json:"multipliers"`
 	Liquidity   liquidityJSON `json:"liquidity"`
 	Volume      money.Amount  `json:"volume"`
+	// MarketSeq is the book's state version (core.Book.MarketSeq): a
+	// trade may send it as expect_seq.
+	MarketSeq uint64 `json:"market_seq"`
 }
 
 type marketJSON struct {
@@ -46,6 +49,7 @@ type marketJSON struct {
 	Volume      money.Amount  `json:"volume"`
 	ResolvedAt  *timestamp    `json:"resolved_at"`
 	CreatorID   uuid.UUID     `json:"creator_id"`
+	MarketSeq   uint64        `json:"market_seq"`
 	USDC        *bookJSON     `json:"usdc,omitempty"`
 }
 
@@ -61,6 +65,7 @@ func book(v *core.MarketView, c money.Currency) bookJSON {
 		Multipliers: sidePair{1 / yes, 1 / no},
 		Liquidity:   liquidityJSON{Alpha: v.Info.Alpha, QYes: q[core.Yes], QNo: q[core.No]},
 		Volume:      b.Volume,
+		MarketSeq:   b.MarketSeq(),
 	}
 }
 
@@ -82,6 +87,7 @@ func marketOf(v *core.MarketView, nowNanos int64) marketJSON {
 		Volume:      kp.Volume,
 		ResolvedAt:  optionalTime(v.Info.ResolvedAt),
 		CreatorID:   v.Info.Creator,
+		MarketSeq:   kp.MarketSeq,
 	}
 	if v.Info.Status == core.StatusResolved {
 		o := v.Info.Outcome.String()

@@ -473,7 +473,7 @@ func TestReplayStopsAtFirstError(t *testing.T) {
 		{"fn error", nil, 700, 700, stop},
 		{"bad record", func(b []byte) []byte { b[secondEnds[4]+40] ^= 1; return b }, 0, badSeq - 1, ErrCorrupt},
 		{"missing last record", func(b []byte) []byte { return b[:secondEnds[len(secondEnds)-2]] }, 0, segs[2].index - 2, ErrCorrupt},
-		{"fn error before a bad record", func(b []byte) []byte { b[secondEnds[4]+40] ^= 1; return b }, 100, 100, stop},
+		{"fn error before a bad record", func(b []byte) []byte { b[secondEnds[4]+40] ^= 1; return b }, badSeq - 2, badSeq - 2, stop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,8 @@
 //   - every acknowledged operation is present with the same answer: its
 //     ledger entry (trade id, split, merge, deposit or withdrawal id), the
 //     amount and the balance after; an acknowledged key exists (and a
-//     revoked one is revoked), and the bot's first key still authenticates;
+//     revoked one is revoked and refused with 401, an active one still
+//     authenticates);
 //   - nothing beyond the acknowledged and the in-flight operations was
 //     applied: a bot's ledger is exactly its acknowledged entries followed
 //     by, at most, those of its one operation in flight (at most one per

@@ -2,6 +2,7 @@ package drill
 
 import (
 	"fmt"
+	"net/http"
 
 	"marketd/bench/client"
 	"marketd/bench/load"
@@ -114,8 +115,8 @@ func (b *bot) compareLedger(name string, want []entry, got []client.LedgerEntry,
 }
 
 // verifyKeys checks the bot's keys: every acknowledged one there with its
-// status, none unknown but the one of a key creation in flight (p), and
-// the first key authenticating (it read the list). It returns whether p
+// status, each active one authenticating and each revoked one refused with
+// 401, none unknown but the one of a key creation in flight (p). It returns whether p
 // was found applied.
 func (b *bot) verifyKeys(c *client.Client, p *op, f *findings) bool {
 	list, err := c.Keys(b.credentials())
@@ -162,6 +163,20 @@ func (b *bot) verifyKeys(c *client.Client, p *op, f *findings) bool {
 		if !ok || k.Status != status {
 			f.lost++
 			f.violate("%s: acknowledged key %s (%s) should be %s; the server lists %+v", b.Name, want.id, want.name, status, k)
+		}
+	}
+	for _, k := range b.keys {
+		if k.secret == "" {
+			continue // created in flight: its secret never reached the bot
+		}
+		_, err := c.Keys(client.Credentials{Key: k.secret})
+		switch {
+		case !k.revoked && err != nil:
+			f.lost++
+			f.violate("%s: acknowledged key %s does not authenticate: %v", b.Name, k.id, err)
+		case k.revoked && !client.IsStatus(err, http.StatusUnauthorized):
+			f.lost++
+			f.violate("%s: revoked key %s answered %v, want 401", b.Name, k.id, err)
 		}
 	}
 	for _, k := range list {

@@ -75,13 +75,22 @@ func (r *reply) session() string {
 // safe for concurrent use and never fails the test: an error means no
 // answer arrived.
 func (c *client) try(method, path string, cr cred, body any) (reply, error) {
-	var rd io.Reader
+	var raw []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return reply{}, fmt.Errorf("encode body: %w", err)
 		}
-		rd = bytes.NewReader(b)
+		raw = b
+	}
+	return c.tryRaw(method, path, cr, raw, nil)
+}
+
+// tryRaw is try with the body's bytes (nil: none) and more headers.
+func (c *client) tryRaw(method, path string, cr cred, body []byte, headers map[string]string) (reply, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
@@ -95,6 +104,9 @@ func (c *client) try(method, path string, cr cred, body any) (reply, error) {
 	}
 	if cr.session != "" {
 		req.AddCookie(&http.Cookie{Name: "session", Value: cr.session})
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -30,6 +30,8 @@ type config struct {
 	oracleBondKP         int64
 	challengeWindow      time.Duration
 	voteWindow           time.Duration
+	idemRetention        time.Duration
+	idemKeys             int
 	logFormat            string
 	logLevel             string
 	accessLog            bool
@@ -55,6 +57,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
 	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
 	fs.DurationVar(&c.voteWindow, "oracle-vote-window", core.DefaultVoteWindow, "how long a challenged oracle proposal takes votes")
+	fs.DurationVar(&c.idemRetention, "idempotency-retention", core.DefaultIdempotencyRetention, "how long an Idempotency-Key and its stored answer are kept")
+	fs.IntVar(&c.idemKeys, "idempotency-keys", core.DefaultIdempotencyKeys, "live Idempotency-Keys an account may hold; a new one past it gets 429")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log line format: text (key=value) or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
 	fs.BoolVar(&c.accessLog, "access-log", false, "log every answer with a status of 400 or more at info (5xx are logged with their cause either way)")
@@ -99,6 +103,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("-oracle-challenge-window: must be positive")
 	case c.voteWindow <= 0:
 		return fmt.Errorf("-oracle-vote-window: must be positive")
+	case c.idemRetention <= 0:
+		return fmt.Errorf("-idempotency-retention: must be positive")
+	case c.idemKeys <= 0 || c.idemKeys > 1_000_000:
+		return fmt.Errorf("-idempotency-keys: %d is out of range 1-1000000", c.idemKeys)
 	case c.logFormat != "text" && c.logFormat != "json":
 		return fmt.Errorf("-log-format: %q is neither text nor json", c.logFormat)
 	case c.drainDelay < 0 || c.drainDelay > maxDrainDelay:
@@ -121,6 +129,7 @@ func (c *config) engineConfig() core.Config {
 		OracleBond:      money.Units(c.oracleBondKP),
 		ChallengeWindow: c.challengeWindow,
 		VoteWindow:      c.voteWindow,
+		Idempotency:     core.IdempotencyLimits{Retention: c.idemRetention, Keys: c.idemKeys},
 	}
 }
 

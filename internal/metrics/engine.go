@@ -1,7 +1,7 @@
 package metrics
 
 import (
-	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -9,39 +9,12 @@ import (
 	"marketd/core/money"
 )
 
-// kindNames are the label values of the record kinds in
-// marketd_operations_total. A kind missing here is labelled by its number,
-// so that a new kind is counted before it is named.
-var kindNames = map[core.Kind]string{
-	core.KindAccountCreated:  "account_created",
-	core.KindMarketCreated:   "market_created",
-	core.KindTrade:           "trade",
-	core.KindSplit:           "split",
-	core.KindMerge:           "merge",
-	core.KindSettle:          "settle",
-	core.KindMarketClosed:    "market_closed",
-	core.KindReferrerSet:     "referrer_set",
-	core.KindKeyCreated:      "key_created",
-	core.KindKeyRevoked:      "key_revoked",
-	core.KindSessionCreated:  "session_created",
-	core.KindSessionRevoked:  "session_revoked",
-	core.KindKeyUsage:        "key_usage",
-	core.KindProfile:         "profile",
-	core.KindNotesRead:       "notes_read",
-	core.KindDeposit:         "deposit",
-	core.KindWithdrawal:      "withdrawal",
-	core.KindOracleProposed:  "oracle_proposed",
-	core.KindOracleChallenge: "oracle_challenge",
-	core.KindOracleVote:      "oracle_vote",
-	core.KindOracleDeadline:  "oracle_deadline",
-}
-
-// kindLabel returns the label value of k.
-func kindLabel(k core.Kind) string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return "kind_" + strconv.Itoa(int(k))
+// kindLabel returns the label value of a record kind in
+// marketd_operations_total (core's name for it), and whether the kind has a
+// name: named kinds are exported from start, others once counted.
+func kindLabel(k core.Kind) (string, bool) {
+	name := k.String()
+	return name, !strings.HasPrefix(name, "kind(")
 }
 
 // tradeTypes are the label values of a trade's type, by Counters' index.
@@ -119,8 +92,11 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for k, n := range cnt.Records {
 		kind := core.Kind(k)
-		if _, named := kindNames[kind]; named || n > 0 {
-			ch <- prometheus.MustNewConstMetric(c.ops, prometheus.CounterValue, float64(n), kindLabel(kind))
+		if kind == core.KindImage {
+			continue // snapshot chunks are written, never committed
+		}
+		if name, named := kindLabel(kind); named || n > 0 {
+			ch <- prometheus.MustNewConstMetric(c.ops, prometheus.CounterValue, float64(n), name)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.busy, prometheus.CounterValue, float64(cnt.Busy))

@@ -93,12 +93,12 @@ marketd_sessions_active 3
 			}
 		}
 	}
-	for kind, n := range map[string]float64{"trade": 5, "split": 1, "kind_77": 4, "merge": 0, "settle": 0, "oracle_vote": 0} {
+	for kind, n := range map[string]float64{"trade": 5, "split": 1, "kind(77)": 4, "merge": 0, "settle": 0, "oracle_vote": 0} {
 		if v, ok := ops[kind]; !ok || v != n {
 			t.Errorf("marketd_operations_total{kind=%q} = %v (present %v), want %v", kind, v, ok, n)
 		}
 	}
-	if _, ok := ops["kind_78"]; ok {
+	if _, ok := ops["kind(78)"]; ok {
 		t.Errorf("a kind never counted is exported")
 	}
 }

@@ -86,7 +86,7 @@ func (e enc) str(s string) enc { return append(e.u(uint64(len(s))), s...) }
 func recordHead(kind byte) enc { return enc{kind}.i(0) }
 func emptyTail(e enc) enc      { return e.u(0).b(0).u(0).u(0) } // markets, supply, keys, sessions
 func oneAccount(e enc) enc     { return e.u(1).zeros(16).u(0) } // count, ID, Prev; Info flag next
-func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
+func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
 
 // profile is the encoding of an account info's fields after the referrer,
 // with the given settings bits and theme.
@@ -110,7 +110,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	ledger := func(idx uint64, currency, typ byte) enc {
 		e := oneAccount(recordHead(3)).b(0) // no info
 		e = e.u(0).u(1).u(5).u(idx).b(currency, typ).i(1).i(1).zeros(16).i(0)
-		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0))
+		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0).u(0))
 	}
 	// marketStep is a market record whose info ends with step (format
 	// version 3; empty: version 2).
@@ -232,6 +232,7 @@ func TestMinItemBytes(t *testing.T) {
 		{"vig payment", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Vig: []core.VigPayment{{Role: core.VigCreator}}}}}) - minAccountChangeBytes, minVigPaymentBytes},
 		{"transfer", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Transfers: []core.Transfer{{Kind: core.TransferDeposit, Status: core.TransferCredited}}}}}) - minAccountChangeBytes, minTransferBytes},
 		{"proposal", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Proposals: []core.Proposal{{Status: core.ProposalProposed}}}}}) - minMarketChangeBytes, minProposalBytes},
+		{"idempotency entry", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Idem: []core.IdemEntry{{Key: "k"}}}}}) - minAccountChangeBytes - 1, minIdemEntryBytes},
 		{"vote", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Votes: make([]core.Vote, 1)}}}) - minMarketChangeBytes, minVoteBytes},
 	}
 	for _, tc := range tests {

@@ -34,13 +34,18 @@ const (
 // small multiple of its input. TestMinItemBytes checks these against the
 // encoder.
 const (
-	minAccountChangeBytes = 26 // ID 16, Prev, Info flag, 8 list counts
-	minBalanceBytes       = 2
-	minLedgerEntryBytes   = 23
-	minPositionBytes      = 41
-	minTradeSummaryBytes  = 40
-	minMarketChangeBytes  = 21
-	minBookBytes          = 11
+	minAccountChangeBytes = 27 // ID 16, Prev, Info flag, 9 list counts
+	// minAccountChangeBytesV2 is the smallest account change of format 2,
+	// which lacks the idempotency entries' count.
+	minAccountChangeBytesV2 = 26
+	minBalanceBytes         = 2
+	minLedgerEntryBytes     = 23
+	minPositionBytes        = 41
+	minTradeSummaryBytes    = 40
+	minMarketChangeBytes    = 21
+	minBookBytes            = 12
+	// minBookBytesV2 is the smallest book of format 2, which lacks Seq.
+	minBookBytesV2        = 11
 	minNoteBytes          = 39
 	minNoteReadBytes      = 1
 	minVigPaymentBytes    = 21
@@ -49,6 +54,7 @@ const (
 	minVoteBytes          = 34
 	minKeyChangeBytes     = 75 // 74 in format 2, without Purged
 	minSessionChangeBytes = 53 // 52 in format 2, without Purged
+	minIdemEntryBytes     = 37 // key length, index, fingerprint 32, time, status, answer length
 )
 
 // Presence flag values for optional parts (Info pointers, Supply) and the
@@ -188,6 +194,11 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 	for i := range a.Transfers {
 		dst = appendTransfer(dst, &a.Transfers[i])
 	}
+	// Format 3.
+	dst = appendCount(dst, len(a.Idem), "idempotency entries")
+	for i := range a.Idem {
+		dst = appendIdemEntry(dst, &a.Idem[i])
+	}
 	return dst
 }
 
@@ -273,6 +284,8 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = appendAmount(dst, b.VigCreator)
 		dst = appendAmount(dst, b.VigHouse)
 		dst = binary.AppendUvarint(dst, b.Trades)
+		// Format 3.
+		dst = binary.AppendUvarint(dst, b.Seq)
 	}
 	dst = appendCount(dst, len(m.Proposals), "proposals")
 	for i := range m.Proposals {

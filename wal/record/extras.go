@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/google/uuid"
 
@@ -148,6 +149,53 @@ func (d *decoder) accountExtras(a *core.AccountChange) {
 		for i := range a.Transfers {
 			d.transfer(&a.Transfers[i])
 		}
+	}
+	if d.version < 3 {
+		return
+	}
+	if n := d.count(minIdemEntryBytes, "idempotency entries"); n > 0 {
+		a.Idem = make([]core.IdemEntry, n)
+		for i := range a.Idem {
+			d.idemEntry(&a.Idem[i])
+		}
+	}
+}
+
+// appendIdemEntry encodes a stored answer of an idempotent request.
+func appendIdemEntry(dst []byte, e *core.IdemEntry) []byte {
+	if len(e.Key) == 0 || len(e.Key) > core.MaxIdempotencyKeyBytes || len(e.Answer) > core.MaxIdemAnswerBytes {
+		panic(fmt.Sprintf("BUG: record: encode record: idempotency key of %d bytes, answer of %d", len(e.Key), len(e.Answer)))
+	}
+	dst = appendString(dst, e.Key, "idempotency key")
+	dst = binary.AppendUvarint(dst, uint64(e.Index))
+	dst = append(dst, e.Fingerprint[:]...)
+	dst = binary.AppendVarint(dst, e.Time)
+	dst = binary.AppendUvarint(dst, uint64(e.Status))
+	return appendBytes(dst, e.Answer, "idempotent answer")
+}
+
+func (d *decoder) idemEntry(e *core.IdemEntry) {
+	start := d.off
+	e.Key = d.string("idempotency key")
+	if d.err == nil && (len(e.Key) == 0 || len(e.Key) > core.MaxIdempotencyKeyBytes) {
+		d.fail(fmt.Sprintf("idempotency key of %d bytes", len(e.Key)), d.off-start)
+	}
+	idx := d.uvarint()
+	if d.err == nil && idx > math.MaxUint32 {
+		d.fail(fmt.Sprintf("idempotency index %d", idx), 1)
+	}
+	e.Index = uint32(idx)
+	e.Fingerprint = d.hash()
+	e.Time = d.varint()
+	status := d.uvarint()
+	if d.err == nil && status > math.MaxUint16 {
+		d.fail(fmt.Sprintf("idempotent status %d", status), 1)
+	}
+	e.Status = uint16(status)
+	start = d.off
+	e.Answer = d.bytes("idempotent answer")
+	if d.err == nil && len(e.Answer) > core.MaxIdemAnswerBytes {
+		d.fail(fmt.Sprintf("idempotent answer of %d bytes", len(e.Answer)), d.off-start)
 	}
 }
 

@@ -143,6 +143,21 @@ func (g *Gen) accountChange() core.AccountChange {
 			Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
 		}
 	})
+	a.Idem = genList(g, 2, func() core.IdemEntry {
+		key := g.str(core.MaxIdempotencyKeyBytes)
+		if key == "" {
+			key = "k"
+		}
+		var answer []byte
+		if g.r.IntN(2) == 0 {
+			answer = []byte(g.str(300))
+		}
+		if len(answer) == 0 {
+			answer = nil
+		}
+		return core.IdemEntry{Key: key, Index: uint32(g.Uint64()), Fingerprint: g.hash(), Time: g.i64(),
+			Status: uint16(g.Uint64()), Answer: answer}
+	})
 	return a
 }
 
@@ -172,7 +187,7 @@ func (g *Gen) marketChange() core.MarketChange {
 		b := core.Book{
 			Currency: g.currency(), Subsidy: g.amount(), Collateral: g.amount(), Volume: g.amount(),
 			Splits: g.amount(), VigTotal: g.amount(), VigCreator: g.amount(), VigHouse: g.amount(),
-			Trades: g.Uint64(),
+			Trades: g.Uint64(), Seq: g.Uint64(),
 		}
 		for s := range core.NumSides {
 			b.Q[s] = g.amount()
