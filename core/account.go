@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -101,7 +102,41 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	for _, ie := range ch.Idem {
 		a.putIdem(ie, lim)
 	}
+	a.updateTransfers(ch.TransferUpdates)
 	a.lsn = seq
+}
+
+// updateTransfers replaces transfers by ID with their after-images. The
+// list is shared with readers that took a prefix unlocked (Transfers,
+// images), so it is copied rather than changed in place; updates are rare
+// (an admin's decision on a pending deposit or a queued withdrawal). An
+// update of a transfer the account does not have is a gap in the log.
+// Lock should be held.
+func (a *account) updateTransfers(ts []Transfer) {
+	if len(ts) == 0 {
+		return
+	}
+	out := slices.Clone(a.transfers)
+	for _, t := range ts {
+		i := slices.IndexFunc(out, func(o Transfer) bool { return o.ID == t.ID })
+		if i < 0 {
+			panic(fmt.Sprintf("BUG: account %s: update of unknown transfer %s", a.id, t.ID))
+		}
+		out[i] = t
+	}
+	a.transfers = out
+}
+
+// hasTransfers reports whether the account has a transfer of each ID in
+// ts. Replay checks it before it applies updates. Lock should be held, or
+// the state owned alone.
+func (a *account) hasTransfers(ts []Transfer) bool {
+	for _, t := range ts {
+		if !slices.ContainsFunc(a.transfers, func(o Transfer) bool { return o.ID == t.ID }) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendLedger appends a ledger entry and adds it to the aggregates derived

@@ -55,6 +55,14 @@ type Config struct {
 	// VoteWindow is how long a challenged proposal takes votes; default
 	// DefaultVoteWindow.
 	VoteWindow time.Duration
+	// VoteStake is the least stake of an oracle vote and the stake of a
+	// vote that names none; default DefaultVoteStake. VoteQuorum is the
+	// stake, and MinVoters the number of voters, a vote needs to decide;
+	// defaults DefaultVoteQuorum and DefaultMinVoters (decisions of too
+	// little weight escalate to the admin).
+	VoteStake  money.Amount
+	VoteQuorum money.Amount
+	MinVoters  int
 	// OracleInterval is how often proposals past their deadline are
 	// decided (OracleDue); default one second (docs/API.md, "The oracle");
 	// negative disables the loop and its run at start (tests call
@@ -63,8 +71,12 @@ type Config struct {
 	// Idempotency bounds the idempotency keys kept: their retention and
 	// the live keys per account; zero fields take their defaults.
 	Idempotency IdempotencyLimits
-	// Custody confirms deposits and takes withdrawals (custody.go); default
-	// a new RecordingCustody.
+	// CustodyMode chooses who lets USDC in and out; default
+	// CustodyModeManual (an admin confirms each deposit and marks each
+	// withdrawal).
+	CustodyMode CustodyMode
+	// Custody confirms deposits and takes withdrawals in CustodyModeRecord
+	// (custody.go); default a new RecordingCustody.
 	Custody Custody
 	// PurgeInterval is how often expired sessions and long-revoked keys
 	// are purged (PurgeAuth); default DefaultPurgeInterval, negative

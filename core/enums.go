@@ -105,24 +105,32 @@ const (
 	TxWithdrawal       TxType = 13
 	TxMarketSubsidy    TxType = 14 // house funds a market's subsidy
 	TxMarketReturn     TxType = 15 // a settled market returns its remainder to the house
+	// Wave 2: custody's refund of a failed withdrawal, and the oracle's vote
+	// stakes (docs/API.md, "The oracle").
+	TxWithdrawalRefund  TxType = 16
+	TxOracleStake       TxType = 17 // a vote locks its stake
+	TxOracleStakeReturn TxType = 18 // a stake comes back
 )
 
 var txTypeNames = [...]string{
-	TxSignupBonus:      "signup_bonus",
-	TxTradeBuy:         "trade_buy",
-	TxTradeSell:        "trade_sell",
-	TxSplit:            "split",
-	TxMerge:            "merge",
-	TxSettlementPayout: "settlement_payout",
-	TxVigEarning:       "vig_earning",
-	TxReferralBonus:    "referral_bonus",
-	TxOracleBond:       "oracle_bond",
-	TxOracleBondReturn: "oracle_bond_return",
-	TxOracleReward:     "oracle_reward",
-	TxDeposit:          "deposit",
-	TxWithdrawal:       "withdrawal",
-	TxMarketSubsidy:    "market_subsidy",
-	TxMarketReturn:     "market_return",
+	TxSignupBonus:       "signup_bonus",
+	TxTradeBuy:          "trade_buy",
+	TxTradeSell:         "trade_sell",
+	TxSplit:             "split",
+	TxMerge:             "merge",
+	TxSettlementPayout:  "settlement_payout",
+	TxVigEarning:        "vig_earning",
+	TxReferralBonus:     "referral_bonus",
+	TxOracleBond:        "oracle_bond",
+	TxOracleBondReturn:  "oracle_bond_return",
+	TxOracleReward:      "oracle_reward",
+	TxDeposit:           "deposit",
+	TxWithdrawal:        "withdrawal",
+	TxMarketSubsidy:     "market_subsidy",
+	TxMarketReturn:      "market_return",
+	TxWithdrawalRefund:  "withdrawal_refund",
+	TxOracleStake:       "oracle_stake",
+	TxOracleStakeReturn: "oracle_stake_return",
 }
 
 // String returns the wire name of the ledger entry type.

@@ -59,6 +59,24 @@ var (
 	// ErrDepositRejected is what a Custody wraps to refuse a deposit it
 	// cannot confirm; nothing changed.
 	ErrDepositRejected = errors.New("deposit not confirmed by custody")
+	// ErrTooManyOpenTransfers reports a deposit or withdrawal past the
+	// account's bound of pending deposits (MaxPendingDeposits) or queued
+	// withdrawals (MaxQueuedWithdrawals).
+	ErrTooManyOpenTransfers = errors.New("too many pending deposits or queued withdrawals")
+	// ErrTransferNotFound reports a deposit or withdrawal ID that no
+	// account has.
+	ErrTransferNotFound = errors.New("transfer not found")
+	// ErrTransferFinal reports an admin decision on a deposit that is not
+	// pending, or a withdrawal that is not queued: confirmed, rejected, sent
+	// and failed are final.
+	ErrTransferFinal = errors.New("transfer is final")
+	// ErrTransfersOpen reports unlinking a wallet that has a pending
+	// deposit or a queued withdrawal.
+	ErrTransfersOpen = errors.New("pending deposits or queued withdrawals remain")
+	// ErrTotalLimit reports an operation that would take a money total (a
+	// balance, the supply, a market's collateral) past what it may hold;
+	// nothing changed.
+	ErrTotalLimit = errors.New("total limit exceeded")
 	// ErrTooManyHolders reports a market with more holders than one
 	// oracle record can notify (MaxNotifiedHolders); nothing changed.
 	ErrTooManyHolders = errors.New("market has too many holders to notify at once")

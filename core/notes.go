@@ -25,6 +25,11 @@ const (
 	NoteReferralApplied  NoteKind = 6
 	NoteDepositCredited  NoteKind = 7
 	NoteWithdrawalQueued NoteKind = 8
+	// Wave 2: custody's manual mode (docs/API.md, "Custody").
+	NoteDepositPending   NoteKind = 9
+	NoteDepositRejected  NoteKind = 10
+	NoteWithdrawalSent   NoteKind = 11
+	NoteWithdrawalFailed NoteKind = 12
 )
 
 var noteKindNames = [...]string{
@@ -36,6 +41,10 @@ var noteKindNames = [...]string{
 	NoteReferralApplied:  "referral_applied",
 	NoteDepositCredited:  "deposit_credited",
 	NoteWithdrawalQueued: "withdrawal_queued",
+	NoteDepositPending:   "deposit_pending",
+	NoteDepositRejected:  "deposit_rejected",
+	NoteWithdrawalSent:   "withdrawal_sent",
+	NoteWithdrawalFailed: "withdrawal_failed",
 }
 
 // String returns the wire name of the kind.

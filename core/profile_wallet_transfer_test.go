@@ -22,12 +22,12 @@ const (
 // txHash returns a distinct, valid transaction hash for n.
 func txHash(n byte) string { return "0x" + strings.Repeat(string("0123456789abcdef"[n%16]), 64) }
 
-// custodyHarness is a harness whose engine uses a recording custody the
-// test can inspect.
+// custodyHarness is a harness whose engine runs the record custody mode
+// with a recording custody the test can inspect.
 func custodyHarness(t *testing.T) (*harness, *core.RecordingCustody) {
 	t.Helper()
 	rc := core.NewRecordingCustody()
-	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: rc})
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, CustodyMode: core.CustodyModeRecord, Custody: rc})
 	return h, rc
 }
 
@@ -38,11 +38,20 @@ func (h *harness) link(acct uuid.UUID, addr string) {
 	}
 }
 
+// deposit deposits units of USDC to acct and, in the manual custody mode,
+// has the admin confirm the amount, so that it is credited either way.
 func (h *harness) deposit(acct uuid.UUID, units int64, hash string) core.TransferResult {
 	h.t.Helper()
 	r, err := h.e.Deposit(h.ctx, core.DepositRequest{Account: acct, Amount: money.Units(units), TxHash: hash})
 	if err != nil {
 		h.t.Fatalf("deposit %d %s: %v", units, hash, err)
+	}
+	if r.Transfer.Status == core.TransferPending {
+		at, bal, err := h.e.ConfirmDeposit(h.ctx, core.TransferDecision{Admin: h.admin, Transfer: r.Transfer.ID, Amount: r.Transfer.Amount})
+		if err != nil {
+			h.t.Fatalf("confirm deposit %d %s: %v", units, hash, err)
+		}
+		r.Transfer, r.USDCBalance = at.Transfer, bal
 	}
 	return r
 }
@@ -328,7 +337,7 @@ func TestDepositTradeWithdraw(t *testing.T) {
 	}
 
 	w, err := h.e.Withdraw(h.ctx, alice, bal)
-	if err != nil || w.USDCBalance != 0 || w.Transfer.Status != core.TransferQueued || w.Transfer.Wallet != walletA || w.Transfer.Amount != bal {
+	if err != nil || w.USDCBalance != 0 || w.Transfer.Status != core.TransferSent || w.Transfer.Wallet != walletA || w.Transfer.Amount != bal {
 		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	if ws := rc.Withdrawals(); len(ws) != 1 || ws[0].Transfer != w.Transfer || ws[0].Account != alice {
@@ -347,7 +356,7 @@ func TestDepositTradeWithdraw(t *testing.T) {
 		t.Fatalf("USDC ledger %+v", entries)
 	}
 	notes := h.notes(alice)
-	if len(notes) != 2 || notes[0].Kind != core.NoteDepositCredited || notes[1].Kind != core.NoteWithdrawalQueued {
+	if len(notes) != 2 || notes[0].Kind != core.NoteDepositCredited || notes[1].Kind != core.NoteWithdrawalSent {
 		t.Fatalf("notes %+v", notes)
 	}
 	// The market's USDC position is sold off: the wallet may go.
@@ -361,12 +370,15 @@ func TestDepositTradeWithdraw(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A restart tells the custody again of the withdrawals still queued.
+	// The withdrawal was sent when made: a restart hands out nothing again
+	// (before the custody modes, every start handed out every withdrawal
+	// ever made, since none was ever marked sent).
 	rc2 := core.NewRecordingCustody()
-	e2 := core.NewEngine(replayed, memjournal.New(), core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: rc2})
+	e2 := core.NewEngine(replayed, memjournal.New(), core.Config{CloseInterval: -1, UsageFlushInterval: -1,
+		CustodyMode: core.CustodyModeRecord, Custody: rc2})
 	defer e2.Close()
-	if ws := rc2.Withdrawals(); len(ws) != 1 || ws[0].Transfer != w.Transfer {
-		t.Fatalf("requeued withdrawals %+v", ws)
+	if ws := rc2.Withdrawals(); len(ws) != 0 {
+		t.Fatalf("withdrawals handed out again at start: %+v", ws)
 	}
 }
 
@@ -378,7 +390,7 @@ func (*refusingCustody) ConfirmDeposit(context.Context, uuid.UUID, core.Transfer
 }
 
 func TestDepositRefusedByCustody(t *testing.T) {
-	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: &refusingCustody{}})
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, CustodyMode: core.CustodyModeRecord, Custody: &refusingCustody{}})
 	alice := h.account("alice", core.RoleSpeculator, 0)
 	h.link(alice, walletA)
 	before := h.e.State().Canonical()

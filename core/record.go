@@ -37,6 +37,13 @@ const (
 	KindOracleChallenge Kind = 19
 	KindOracleVote      Kind = 20
 	KindOracleDeadline  Kind = 21 // a proposal accepted, rejected or escalated at its deadline
+	// Wave 2, kinds 22-29: custody's admin operations and the oracle's
+	// stake payouts.
+	KindDepositConfirmed Kind = 22
+	KindDepositRejected  Kind = 23
+	KindWithdrawalSent   Kind = 24
+	KindWithdrawalFailed Kind = 25
+	KindOracleStakes     Kind = 26 // a bounded batch of a proposal's vote stakes paid out
 	// KindAuthPurged removes expired sessions and keys revoked or expired
 	// long ago (auth_purge.go).
 	KindAuthPurged Kind = 30
@@ -79,6 +86,10 @@ type AccountChange struct {
 	// Idem holds the stored answers of idempotent requests: the one an
 	// operation answers (all of them in an image).
 	Idem []IdemEntry
+	// TransferUpdates are after-images of transfers the account has
+	// already, replacing them by ID: a pending deposit confirmed or
+	// rejected, a queued withdrawal sent or failed (format 3).
+	TransferUpdates []Transfer
 }
 
 // AccountInfo is the after-image of an account's scalar fields.
@@ -282,6 +293,7 @@ func (r *Record) Clone() *Record {
 		a.Vig = slices.Clone(a.Vig)
 		a.Transfers = slices.Clone(a.Transfers)
 		a.Idem = slices.Clone(a.Idem)
+		a.TransferUpdates = slices.Clone(a.TransferUpdates)
 	}
 	c.Markets = slices.Clone(r.Markets)
 	for i := range c.Markets {

@@ -30,14 +30,13 @@ const (
 	maxTradeBytes         = 3 + 32 + 6*maxVarintBytes
 	maxNoteBytes          = 4 + 32 + 4*maxVarintBytes
 	maxVigPaymentBytes    = 2 + 16 + 4*maxVarintBytes
-	maxTransferBytes      = 2 + 16 + 5*maxVarintBytes
-	maxIdemEntryBytes     = 32 + 3*maxVarintBytes
+	maxTransferBytes      = 2 + 32 + 7*maxVarintBytes
 	maxMarketHeadBytes    = 16 + maxVarintBytes + 1 + 4*maxVarintBytes
 	maxMarketInfoBytes    = 4 + 16 + 8 + 10*maxVarintBytes + maxStepBytes
 	maxStepBytes          = 2 + 32 + 6*maxVarintBytes
 	maxBookBytes          = 1 + 12*maxVarintBytes
-	maxProposalBytes      = 2 + 48 + 8*maxVarintBytes
-	maxVoteBytes          = 1 + 32 + maxVarintBytes
+	maxProposalBytes      = 2 + 48 + 11*maxVarintBytes
+	maxVoteBytes          = 1 + 32 + 2*maxVarintBytes
 	maxKeyChangeBytes     = 2 + 32 + 32 + 10*maxVarintBytes
 	maxSessionChangeBytes = 32 + 16 + 5*maxVarintBytes
 	maxIdemBytes          = 32 + 3*maxVarintBytes // and its key and answer
@@ -76,11 +75,10 @@ func maxEncodedBytes(r *Record) int {
 		for j := range a.Trades {
 			n += maxTradeBytes + str(a.Trades[j].Reasoning)
 		}
-		for j := range a.Transfers {
-			n += maxTransferBytes + str(a.Transfers[j].TxHash) + str(a.Transfers[j].Wallet)
-		}
-		for j := range a.Idem {
-			n += maxIdemEntryBytes + str(a.Idem[j].Key) + len(a.Idem[j].Answer) + maxVarintBytes
+		for _, ts := range [2][]Transfer{a.Transfers, a.TransferUpdates} {
+			for j := range ts {
+				n += maxTransferBytes + str(ts[j].TxHash) + str(ts[j].Wallet) + str(ts[j].ChainTx)
+			}
 		}
 		for j := range a.Idem {
 			n += maxIdemBytes + str(a.Idem[j].Key) + len(a.Idem[j].Answer) + maxVarintBytes
@@ -109,7 +107,7 @@ func longestList(r *Record) int {
 	for i := range r.Accounts {
 		a := &r.Accounts[i]
 		n = max(n, len(a.Balances), len(a.Ledger), len(a.Positions), len(a.Trades), len(a.Notes),
-			len(a.NotesRead), len(a.Vig), len(a.Transfers), len(a.Idem))
+			len(a.NotesRead), len(a.Vig), len(a.Transfers), len(a.TransferUpdates), len(a.Idem))
 	}
 	for i := range r.Markets {
 		m := &r.Markets[i]

@@ -51,7 +51,10 @@ func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*
 			if !follows(a.lsn, ch.Prev, seq) {
 				return notFollowing("account", ch.ID, a.lsn, ch.Prev, seq)
 			}
-		} else if ch.Prev != 0 || ch.Info == nil {
+			if a.lsn < seq && !a.hasTransfers(ch.TransferUpdates) {
+				return fmt.Errorf("%w: record %d updates a transfer account %s does not have", ErrCorruptReplay, seq, ch.ID)
+			}
+		} else if ch.Prev != 0 || ch.Info == nil || len(ch.TransferUpdates) > 0 {
 			return fmt.Errorf("%w: record %d changes unknown account %s", ErrCorruptReplay, seq, ch.ID)
 		}
 	}

@@ -60,6 +60,9 @@ func (e *Engine) UnlinkWallet(ctx context.Context, id uuid.UUID) (AccountInfo, e
 		if a.holdsUSDCLocked() {
 			return false, ErrUSDCHeld
 		}
+		if a.openTransfersLocked(TransferDeposit) > 0 || a.openTransfersLocked(TransferWithdrawal) > 0 {
+			return false, ErrTransfersOpen
+		}
 		in.Wallet, in.Mode = "", money.KP
 		return true, nil
 	})

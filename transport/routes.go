@@ -98,6 +98,14 @@ func (s *Server) routes() []route {
 		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus},
 
 		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
+		// Custody: a session only, so that a leaked admin key cannot mint
+		// (docs/API.md, "Custody").
+		{get, "/api/admin/deposits", sessionOnly, 0, true, s.listDeposits},
+		{post, "/api/admin/deposits/{id}/confirm", sessionOnly, 0, true, s.confirmDeposit},
+		{post, "/api/admin/deposits/{id}/reject", sessionOnly, 0, true, s.rejectDeposit},
+		{get, "/api/admin/withdrawals", sessionOnly, 0, true, s.listWithdrawals},
+		{post, "/api/admin/withdrawals/{id}/sent", sessionOnly, 0, true, s.withdrawalSent},
+		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
 	}
 }

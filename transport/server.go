@@ -61,6 +61,9 @@ type Config struct {
 	PasswordCost    int
 	PasswordWorkers int
 	PasswordQueue   int
+	// DepositAddress is the custody's address to which deposits are sent,
+	// shown by GET /api/token/balance; "" shows null.
+	DepositAddress string
 	// Status reports the log's and the snapshots' positions for
 	// GET /api/admin/stats; nil leaves them out.
 	Status StatusSource

@@ -427,7 +427,9 @@ func TestRepairFileSystemFailures(t *testing.T) {
 func createSegmentedLog(t *testing.T, dir string) (Options, []segmentFile, uint64) {
 	t.Helper()
 	opts := testOptions()
-	opts.SegmentSizeBytes = 8 << 10
+	// Room for at least 3 of the generated records, which grow as the
+	// format gains fields (about 2.7 KB each in format 3).
+	opts.SegmentSizeBytes = 16 << 10
 	l := mustOpen(t, dir, opts)
 	l.Start()
 	writeRecords(t, l, 40)

@@ -161,6 +161,9 @@ func (d *drill) start(ctx context.Context) (*spawn.Process, *client.Client, erro
 		"-anon-rate", "-1",
 		"-signup-bonus", strconv.Itoa(signupBonusKP),
 		"-snapshot-every-records", strconv.Itoa(d.o.SnapshotEveryRecords),
+		// The drill's deposits must be credited when answered; the
+		// manual custody (the default) waits for an admin.
+		"-custody", "record",
 	}, d.o.ServerArgs...)
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()

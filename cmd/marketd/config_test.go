@@ -27,6 +27,10 @@ func TestParseConfig(t *testing.T) {
 		idemKeys:             1000,
 		logFormat:            "text",
 		logLevel:             "info",
+		custody:              "manual",
+		voteStakeKP:          10,
+		voteQuorumKP:         10_000,
+		minVoters:            5,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -48,12 +52,16 @@ func TestParseConfig(t *testing.T) {
 				"-snapshot-every-records", "10", "-password-cost", "4", "-oracle-bond", "7",
 				"-oracle-challenge-window", "2s", "-oracle-vote-window", "1m30s",
 				"-log-format", "json", "-log-level", "debug", "-access-log", "-metrics-addr", "127.0.0.1:9100",
-				"-drain-delay", "3s", "-idempotency-retention", "3h", "-idempotency-keys", "12"},
+				"-drain-delay", "3s", "-idempotency-retention", "3h", "-idempotency-keys", "12", "-custody", "record",
+				"-deposit-address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", "-oracle-vote-stake", "3",
+				"-oracle-vote-quorum", "400", "-oracle-min-voters", "2"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
 				voteWindow: 90 * time.Second, logFormat: "json", logLevel: "debug", accessLog: true,
-				metricsAddr: "127.0.0.1:9100", drainDelay: 3 * time.Second, idemRetention: 3 * time.Hour, idemKeys: 12},
+				metricsAddr: "127.0.0.1:9100", drainDelay: 3 * time.Second, idemRetention: 3 * time.Hour, idemKeys: 12,
+				custody: "record", depositAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2},
 		},
 		{
 			name: "idempotency env",
@@ -82,6 +90,21 @@ func TestParseConfig(t *testing.T) {
 				"MARKETD_ORACLE_BOND": "250"},
 			want: with(func(c *config) { c.challengeWindow, c.voteWindow, c.oracleBondKP = 5*time.Minute, time.Hour, 250 }),
 		},
+		{
+			name: "custody and vote env",
+			env: map[string]string{"MARKETD_CUSTODY": "record", "MARKETD_DEPOSIT_ADDRESS": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+				"MARKETD_ORACLE_VOTE_STAKE": "20", "MARKETD_ORACLE_VOTE_QUORUM": "500", "MARKETD_ORACLE_MIN_VOTERS": "3"},
+			want: with(func(c *config) {
+				c.custody, c.depositAddress = "record", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+				c.voteStakeKP, c.voteQuorumKP, c.minVoters = 20, 500, 3
+			}),
+		},
+		{name: "unknown custody", args: []string{"-custody=auto"}, wantErr: "-custody"},
+		{name: "bad deposit address", args: []string{"-deposit-address=0x12"}, wantErr: "-deposit-address"},
+		{name: "deposit address checksum", args: []string{"-deposit-address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"}, wantErr: "-deposit-address"},
+		{name: "zero vote stake", args: []string{"-oracle-vote-stake=0"}, wantErr: "-oracle-vote-stake"},
+		{name: "zero quorum", args: []string{"-oracle-vote-quorum=0"}, wantErr: "-oracle-vote-quorum"},
+		{name: "zero voters", args: []string{"-oracle-min-voters=0"}, wantErr: "-oracle-min-voters"},
 		{name: "zero challenge window", args: []string{"-oracle-challenge-window=0s"}, wantErr: "-oracle-challenge-window"},
 		{name: "negative vote window", args: []string{"-oracle-vote-window=-1h"}, wantErr: "-oracle-vote-window"},
 		{name: "bad vote window", env: map[string]string{"MARKETD_ORACLE_VOTE_WINDOW": "soon"}, wantErr: "MARKETD_ORACLE_VOTE_WINDOW"},

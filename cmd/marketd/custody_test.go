@@ -37,6 +37,9 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 	c.must(http.MethodPost, "/api/wallet", bob, map[string]any{"address": walletB}, http.StatusOK, nil)
 	var dep tokenJSON
 	c.must(http.MethodPost, "/api/token/deposit", alice, map[string]any{"amount": 250, "tx_hash": tx}, http.StatusOK, &dep)
+	// The manual custody (the default): the admin confirms it.
+	c.must(http.MethodPost, "/api/admin/deposits/"+dep.Deposit["id"].(string)+"/confirm", admin, map[string]any{"amount": 250},
+		http.StatusOK, &dep)
 	c.must(http.MethodPost, "/api/profile/trading-mode", alice, map[string]any{"mode": "usdc"}, http.StatusOK, nil)
 	tr := c.trade(alice, m.ID, "yes", "buy", "12")
 	if tr.BalanceAfter != money.Units(250)-tr.Cost {

@@ -174,6 +174,9 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 		"skipped_snapshots", len(rec.Skipped), "took", took, "snapshot_from", snapFrom,
 		"torn_tails_cut", ls.TornTailRepairs, "torn_bytes_cut", ls.TornBytesCut)
 	log.Start()
+	if cfg.custody == "record" {
+		logger.Warn("custody record: every USDC deposit is credited and every withdrawal sent without an operator; for tests and demos only")
+	}
 	n = &node{lock: lock, log: log, srv: srv}
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{

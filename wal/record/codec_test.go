@@ -86,7 +86,7 @@ func (e enc) str(s string) enc { return append(e.u(uint64(len(s))), s...) }
 func recordHead(kind byte) enc { return enc{kind}.i(0) }
 func emptyTail(e enc) enc      { return e.u(0).b(0).u(0).u(0) } // markets, supply, keys, sessions
 func oneAccount(e enc) enc     { return e.u(1).zeros(16).u(0) } // count, ID, Prev; Info flag next
-func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
+func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
 
 // profile is the encoding of an account info's fields after the referrer,
 // with the given settings bits and theme.
@@ -110,7 +110,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	ledger := func(idx uint64, currency, typ byte) enc {
 		e := oneAccount(recordHead(3)).b(0) // no info
 		e = e.u(0).u(1).u(5).u(idx).b(currency, typ).i(1).i(1).zeros(16).i(0)
-		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0).u(0))
+		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0))
 	}
 	// marketStep is a market record whose info ends with step (format
 	// version 3; empty: version 2).
@@ -159,7 +159,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	}{
 		{"empty", nil, "truncated"},
 		{"kind 0", emptyTail(recordHead(0).u(0)), "unknown kind 0"},
-		{"kind 22", emptyTail(recordHead(22).u(0)), "unknown kind 22"},
+		{"kind 27", emptyTail(recordHead(27).u(0)), "unknown kind 27"},
 		{"kind 99", emptyTail(recordHead(99).u(0)), "unknown kind 99"},
 		{"non-minimal varint", emptyTail(enc{3}.b(0x80, 0x00).u(0)), "malformed varint"},
 		{"varint over 64 bits", enc{3}.b(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02), "malformed varint"},
@@ -172,13 +172,13 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"role 2", accountRecord(info(2, profile(0, 0))), "unknown role 2"},
 		{"settings bit 2", accountRecord(info(0, profile(4, 0))), "unknown settings bits 0x4"},
 		{"theme 3", accountRecord(info(0, profile(0, 3))), "unknown theme 3"},
-		{"note kind 9", emptyTail(append(oneAccount(recordHead(3)).b(0).u(0).u(0).u(0).u(0).u(1).u(1).b(9), make([]byte, 40)...)), "unknown note kind 9"},
+		{"note kind 13", emptyTail(append(oneAccount(recordHead(3)).b(0).u(0).u(0).u(0).u(0).u(1).u(1).b(13), make([]byte, 40)...)), "unknown note kind 13"},
 		{"password hash past the bytes left", accountRecord(enc{1}.str("n").b(0).u(100)), "password hash of 100 bytes does not fit"},
 		{"name over MaxStringBytes", accountRecord(enc{1}.u(MaxStringBytes + 1).zeros(MaxStringBytes + 1)), "account name of 65537 bytes"},
 		{"ledger index over uint32", ledger(1<<32, 0, 2), "ledger index 4294967296"},
 		{"currency 2", ledger(0, 2, 2), "unknown currency 2"},
 		{"tx type 0", ledger(0, 0, 0), "unknown ledger type 0"},
-		{"tx type 16", ledger(0, 0, 16), "unknown ledger type 16"},
+		{"tx type 19", ledger(0, 0, 19), "unknown ledger type 19"},
 		{"status 5", market(5, 0), "unknown status 5"},
 		{"step flag 2", marketStep(4, 0, enc{2}), "market step: flag byte 2"},
 		{"step of kind 99", marketStep(4, 0, step(99, 1)), "step of unknown kind 99"},

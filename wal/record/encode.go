@@ -34,9 +34,9 @@ const (
 // small multiple of its input. TestMinItemBytes checks these against the
 // encoder.
 const (
-	minAccountChangeBytes = 27 // ID 16, Prev, Info flag, 9 list counts
+	minAccountChangeBytes = 28 // ID 16, Prev, Info flag, 10 list counts
 	// minAccountChangeBytesV2 is the smallest account change of format 2,
-	// which lacks the idempotency entries' count.
+	// which lacks the counts of idempotency entries and transfer updates.
 	minAccountChangeBytesV2 = 26
 	minBalanceBytes         = 2
 	minLedgerEntryBytes     = 23
@@ -49,12 +49,20 @@ const (
 	minNoteBytes          = 39
 	minNoteReadBytes      = 1
 	minVigPaymentBytes    = 21
-	minTransferBytes      = 22
-	minProposalBytes      = 57
-	minVoteBytes          = 34
+	minTransferBytes      = 41
+	minProposalBytes      = 61
+	minVoteBytes          = 35
 	minKeyChangeBytes     = 75 // 74 in format 2, without Purged
 	minSessionChangeBytes = 53 // 52 in format 2, without Purged
 	minIdemEntryBytes     = 37 // key length, index, fingerprint 32, time, status, answer length
+)
+
+// The smallest sizes of the items that format 3 extended, in format 2: the
+// decoder takes these for a format-2 payload.
+const (
+	minTransferBytesV2 = 22
+	minProposalBytesV2 = 57
+	minVoteBytesV2     = 34
 )
 
 // Presence flag values for optional parts (Info pointers, Supply) and the
@@ -68,7 +76,8 @@ const (
 // validKind reports whether k is a record kind this version knows. The set
 // is closed: a new kind needs a new decoder, never a reinterpretation.
 func validKind(k core.Kind) bool {
-	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) || k == core.KindAuthPurged || k == core.KindImage
+	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) ||
+		(k >= core.KindDepositConfirmed && k <= core.KindOracleStakes) || k == core.KindAuthPurged || k == core.KindImage
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
@@ -199,6 +208,10 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 	for i := range a.Idem {
 		dst = appendIdemEntry(dst, &a.Idem[i])
 	}
+	dst = appendCount(dst, len(a.TransferUpdates), "transfer updates")
+	for i := range a.TransferUpdates {
+		dst = appendTransfer(dst, &a.TransferUpdates[i])
+	}
 	return dst
 }
 
@@ -298,6 +311,7 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = append(dst, v.Account[:]...)
 		dst = appendSide(dst, v.Outcome)
 		dst = binary.AppendVarint(dst, v.Time)
+		dst = appendAmount(dst, v.Stake) // format 3
 	}
 	return dst
 }

@@ -29,6 +29,8 @@ var Kinds = []core.Kind{
 	core.KindSessionCreated, core.KindSessionRevoked, core.KindKeyUsage, core.KindProfile,
 	core.KindNotesRead, core.KindDeposit, core.KindWithdrawal, core.KindOracleProposed,
 	core.KindOracleChallenge, core.KindOracleVote, core.KindOracleDeadline, core.KindImage,
+	core.KindDepositConfirmed, core.KindDepositRejected, core.KindWithdrawalSent, core.KindWithdrawalFailed,
+	core.KindOracleStakes,
 	core.KindAuthPurged,
 }
 
@@ -137,12 +139,7 @@ func (g *Gen) accountChange() core.AccountChange {
 			Accrued: g.amount(), Paid: g.amount(), Time: g.i64(),
 		}
 	})
-	a.Transfers = genList(g, 2, func() core.Transfer {
-		return core.Transfer{
-			ID: g.uuid(), Kind: core.TransferKind(1 + g.r.IntN(2)), Status: core.TransferStatus(1 + g.r.IntN(2)),
-			Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
-		}
-	})
+	a.Transfers = genList(g, 2, g.transfer)
 	a.Idem = genList(g, 2, func() core.IdemEntry {
 		key := g.str(core.MaxIdempotencyKeyBytes)
 		if key == "" {
@@ -158,7 +155,16 @@ func (g *Gen) accountChange() core.AccountChange {
 		return core.IdemEntry{Key: key, Index: uint32(g.Uint64()), Fingerprint: g.hash(), Time: g.i64(),
 			Status: uint16(g.Uint64()), Answer: answer}
 	})
+	a.TransferUpdates = genList(g, 2, g.transfer)
 	return a
+}
+
+func (g *Gen) transfer() core.Transfer {
+	return core.Transfer{
+		ID: g.uuid(), Kind: core.TransferKind(1 + g.r.IntN(2)), Status: core.TransferStatus(1 + g.r.IntN(int(core.TransferFailed))),
+		Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
+		Claimed: g.amount(), ChainTx: g.str(66), ResolvedAt: g.i64(), ResolvedBy: g.uuid(),
+	}
 }
 
 func (g *Gen) marketChange() core.MarketChange {
@@ -199,10 +205,11 @@ func (g *Gen) marketChange() core.MarketChange {
 			ID: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Status: core.ProposalStatus(1 + g.r.IntN(int(core.ProposalCancelled))),
 			Proposer: g.uuid(), Challenger: g.uuid(), Bond: g.amount(), Votes: [core.NumSides]uint64{g.Uint64(), g.Uint64()},
 			ChallengeDeadline: g.i64(), VoteDeadline: g.i64(), CreatedAt: g.i64(), ResolvedAt: g.i64(),
+			Stakes: [core.NumSides]money.Amount{g.amount(), g.amount()}, StakeCursor: g.Uint64(), StakesPaid: g.amount(),
 		}
 	})
 	m.Votes = genList(g, 3, func() core.Vote {
-		return core.Vote{Proposal: g.uuid(), Account: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Time: g.i64()}
+		return core.Vote{Proposal: g.uuid(), Account: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Time: g.i64(), Stake: g.amount()}
 	})
 	return m
 }
