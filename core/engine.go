@@ -165,19 +165,20 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	})
 	if cfg.CloseInterval > 0 {
 		e.wg.Add(1)
-		go e.closeLoop()
+		go e.every(e.cfg.CloseInterval, false, func(ctx context.Context) { _, _ = e.CloseDue(ctx) })
 	}
 	if cfg.UsageFlushInterval > 0 {
 		e.wg.Add(1)
-		go e.usageLoop()
+		go e.every(e.cfg.UsageFlushInterval, false, func(ctx context.Context) { _, _ = e.FlushKeyUsage(ctx) })
 	}
 	if cfg.PurgeInterval > 0 {
 		e.wg.Add(1)
 		go e.purgeLoop()
 	}
 	if cfg.OracleInterval > 0 {
+		// At start too, for the deadlines that passed while it was down.
 		e.wg.Add(1)
-		go e.oracleLoop()
+		go e.every(e.cfg.OracleInterval, true, func(ctx context.Context) { _, _ = e.OracleDue(ctx) })
 	}
 	return e
 }
@@ -282,23 +283,6 @@ func (e *Engine) run(m *market) {
 	e.retire(m, sc)
 }
 
-// closeLoop closes markets past their closing time, every CloseInterval.
-func (e *Engine) closeLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.cfg.CloseInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.CloseInterval)
-			_, _ = e.CloseDue(ctx) // a busy market is closed on the next tick
-			cancel()
-		case <-e.stopping:
-			return
-		}
-	}
-}
-
 // submit hands a command to a market's goroutine and waits for its outcome:
 // an error found by the actor, or the journal's answer once the record is
 // durable. The wait for room in the inbox is bounded by InboxWait and the
@@ -324,7 +308,7 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 }
 
 // send puts c in m's inbox, waiting for room at most InboxWait or until ctx
-// is done (ErrBusy). m.sendMu should be held shared.
+// is done (ErrBusy). Caller holds m.sendMu, shared.
 func (e *Engine) send(ctx context.Context, m *market, c *command) error {
 	select {
 	case m.inbox <- c:

@@ -89,9 +89,9 @@ func (s *Server) gate(ctx *fasthttp.RequestCtx) bool {
 	case PhaseServing, PhaseDraining:
 		return true
 	case PhaseRecovering:
-		writeError(ctx, errRecovering)
+		s.fail(ctx, errRecovering)
 	default:
-		writeError(ctx, errLogFailed)
+		s.fail(ctx, errLogFailed)
 	}
 	return false
 }

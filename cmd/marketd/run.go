@@ -184,6 +184,7 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	}, rec.Snapshot)
 	logMetrics.Watch(reg, log)
 	metrics.RegisterEngine(reg, n.eng)
+	metrics.RegisterCustody(reg, n.eng, time.Now)
 	metrics.RegisterSnapshots(reg, n.snaps, started, time.Now)
 	metrics.RegisterRecovery(reg, metrics.Recovery{Replayed: rec.Replayed, Took: took,
 		SnapshotUsed: rec.Snapshot != nil, SkippedSnapshots: len(rec.Skipped)})
@@ -254,7 +255,7 @@ func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer
 	generated := pw == ""
 	if generated {
 		var b [12]byte
-		_, _ = rand.Read(b[:])
+		_, _ = rand.Read(b[:]) // never fails: Go 1.24 and later crash instead
 		pw = hex.EncodeToString(b[:])
 	}
 	if err := srv.CreateAdmin(ctx, "admin", pw); err != nil {
