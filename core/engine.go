@@ -278,7 +278,12 @@ func (e *Engine) run(m *market) {
 		if !ok {
 			return
 		}
+		// c is the caller's again once handled: read applied first.
+		applied := c.applied
 		e.handle(m, sc, c)
+		if applied != nil {
+			applied <- struct{}{}
+		}
 	}
 	e.retire(m, sc)
 }
