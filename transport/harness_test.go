@@ -14,9 +14,9 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/apiclient"
 	"marketd/internal/manualclock"
 	"marketd/wal"
-	"marketd/internal/apiclient"
 )
 
 // testServer is a Server on a loopback port over a real log (without
