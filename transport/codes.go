@@ -33,6 +33,7 @@ var errorCodes = []errorCode{
 	{"internal_error", fasthttp.StatusInternalServerError, "a failure of the server, logged with its cause"},
 	{"market_busy", fasthttp.StatusServiceUnavailable, "the market's queue stayed full; retry after Retry-After"},
 	{"shutting_down", fasthttp.StatusServiceUnavailable, "the server is stopping"},
+	{"log_failed", fasthttp.StatusServiceUnavailable, "a write or fsync of the log failed: the change is not acknowledged (it may or may not survive), and the server stops (fail-stop); check, then retry once it has restarted"},
 	{"password_checks_busy", fasthttp.StatusServiceUnavailable, "too many password checks are running"},
 	{"market_not_found", fasthttp.StatusNotFound, "no market has this id"},
 	{"account_not_found", fasthttp.StatusNotFound, "no account has this id"},

@@ -61,6 +61,10 @@ type Config struct {
 	// Status reports the log's and the snapshots' positions for
 	// GET /api/admin/stats; nil leaves them out.
 	Status StatusSource
+	// JournalErr, when not nil, reports the failure of the log: once it
+	// returns an error, every request is answered 503 log_failed (see
+	// withFailStop). cmd/marketd passes the log's Err.
+	JournalErr func() error
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives 500s with their causes and panics. Default
@@ -114,7 +118,7 @@ func New(eng *core.Engine, cfg Config) *Server {
 	}
 	s.router = s.newRouter()
 	s.http = &fasthttp.Server{
-		Handler:            s.withRequestID(s.router.Handler),
+		Handler:            s.withRequestID(s.withFailStop(s.router.Handler)),
 		ErrorHandler:       s.transportError,
 		Name:               "marketd",
 		MaxRequestBodySize: cfg.MaxBodyBytes,

@@ -61,22 +61,44 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		defer close(snapsDone)
 		n.snaps.Run(snapCtx)
 	}()
-	var cause, logErr error
+	var cause error
 	select {
 	case <-ctx.Done():
 		logger.Info("stopping", "reason", context.Cause(ctx))
 	case err := <-serveErr:
 		cause = err
-	case logErr = <-watchLog(snapCtx, n.log):
+	case <-n.log.Failed():
+		cancelSnaps()
+		<-snapsDone
+		return n.failStop(logger)
 	}
-	cancelSnaps() // ends the watcher too
+	cancelSnaps()
 	<-snapsDone
-	if logErr != nil {
-		// Nothing can be acknowledged any more: stop without the final
-		// snapshot; the next start repairs and replays the log.
-		return fmt.Errorf("%w: %w", errLogFailed, logErr)
-	}
 	return errors.Join(cause, n.shutdown(logger))
+}
+
+// failStopGrace is how long a server whose log failed keeps answering
+// every request 503 log_failed (and /readyz not ready) before it exits:
+// long enough that a client or a probe gets that answer rather than a
+// refused connection, short enough that a supervisor restarts it at once.
+const failStopGrace = time.Second
+
+// failStop stops the server after its log failed: a write or an fsync
+// returned an error, so nothing more can be acknowledged and memory may
+// hold changes that are not on disk (transport answers every request 503
+// from the moment of the failure). There is no retry of the fsync and no
+// final snapshot: only a restart, which repairs and replays the log, knows
+// what is durable. It returns an error wrapping errLogFailed, which main
+// turns into a non-zero exit.
+func (n *node) failStop(logger *slog.Logger) error {
+	logErr := n.log.Err()
+	logger.Error("write-ahead log failed: answering 503 and stopping; restart to recover", "err", logErr, "grace", failStopGrace)
+	time.Sleep(failStopGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := n.srv.Shutdown(ctx)
+	n.eng.Close()
+	return errors.Join(fmt.Errorf("%w: %w", errLogFailed, logErr), err)
 }
 
 // start opens the log, recovers the state and builds the engine, the
@@ -115,6 +137,7 @@ func start(cfg config, logger *slog.Logger) (n *node, err error) {
 	tc := cfg.transportConfig()
 	tc.Logger = logger
 	tc.Status = positions{log: log, snaps: n.snaps}
+	tc.JournalErr = log.Err
 	n.srv = transport.New(n.eng, tc)
 	return n, nil
 }
@@ -141,28 +164,6 @@ func (n *node) shutdown(logger *slog.Logger) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// watchLog reports the log's failure, checked every 100 ms, until ctx is
-// done.
-func watchLog(ctx context.Context, log *wal.Log) <-chan error {
-	ch := make(chan error, 1)
-	go func() {
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := log.Err(); err != nil {
-					ch <- err
-					return
-				}
-			}
-		}
-	}()
-	return ch
 }
 
 // ensureAdmin creates the account "admin" with the admin role when it does
