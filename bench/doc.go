@@ -19,6 +19,9 @@
 //     fsync on, the trades spread over 8 markets or all on one;
 //   - trade-8-markets-fsync-off: the same without fsync, for comparison.
 //
+// The no-op and fsync-only handlers are package baseline's, the ones
+// marketd-load -compare measures against too.
+//
 // Each reports requests per second, p50 and p99 latency in milliseconds
 // and, for the trades, ratio-vs-noop: the trade throughput over the no-op
 // throughput measured earlier in the same BenchmarkHTTP invocation (it is

@@ -8,11 +8,11 @@ import (
 	"marketd/wal"
 )
 
-// BenchmarkHTTP measures the no-op handler, then the trade endpoint, over
-// the same driver in the same run, and reports each trade run's
-// throughput as a ratio of the no-op's (issue 4: at least 0.5 at 64
-// connections). Run noop and the trades together: ratio-vs-noop is left
-// out when noop did not run in this invocation.
+// BenchmarkHTTP measures the no-op handler, then the trade endpoint, over the
+// same driver in the same run, and reports each trade run's throughput as a
+// ratio of the no-op's (the target, docs/PERFORMANCE.md, "HTTP path": at least
+// 0.5 at 64 connections). Run noop and the trades together: ratio-vs-noop is
+// left out when noop did not run in this invocation.
 func BenchmarkHTTP(b *testing.B) {
 	// The sub-benchmarks' logs go to their own b.TempDir(), under the
 	// same parent directory as this one.

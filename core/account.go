@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -11,7 +12,7 @@ import (
 )
 
 // RecentTradesKept is how many of an account's trades it keeps for its
-// profile (decisions.md section 11: the last 20).
+// profile: the last 20 (docs/API.md, "GET /api/agents/me").
 const RecentTradesKept = 20
 
 // posKey names a position: a market and a currency.
@@ -49,6 +50,11 @@ type account struct {
 	vig       []VigPayment
 	transfers []Transfer
 
+	// idem holds the stored answers of idempotent requests by key, each
+	// key's entries in index order (idempotency.go); at most
+	// Config.IdempotencyKeys live keys.
+	idem map[string][]IdemEntry
+
 	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
 	// are appended (appendLedger) so that the leaderboard never walks a
 	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
@@ -63,8 +69,8 @@ func newAccount(id uuid.UUID) *account {
 }
 
 // applyLocked applies a change whose Prev the caller has checked.
-// Lock should be held.
-func (a *account) applyLocked(seq uint64, ch *AccountChange) {
+// Caller holds a.mu.
+func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimits) {
 	if ch.Info != nil {
 		a.info = *ch.Info
 		// The record's memory may be reused after replay applies it.
@@ -93,13 +99,50 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange) {
 	a.applyNotes(ch.Notes, ch.NotesRead)
 	a.vig = append(a.vig, ch.Vig...)
 	a.transfers = append(a.transfers, ch.Transfers...)
+	for _, ie := range ch.Idem {
+		a.putIdem(ie, lim)
+	}
+	a.updateTransfers(ch.TransferUpdates)
 	a.lsn = seq
+}
+
+// updateTransfers replaces transfers by ID with their after-images. The
+// list is shared with readers that took a prefix unlocked (Transfers,
+// images), so it is copied rather than changed in place; updates are rare
+// (an admin's decision on a pending deposit or a queued withdrawal). An
+// update of a transfer the account does not have is a gap in the log.
+// Caller holds a.mu.
+func (a *account) updateTransfers(ts []Transfer) {
+	if len(ts) == 0 {
+		return
+	}
+	out := slices.Clone(a.transfers)
+	for _, t := range ts {
+		i := slices.IndexFunc(out, func(o Transfer) bool { return o.ID == t.ID })
+		if i < 0 {
+			panic(fmt.Sprintf("BUG: account %s: update of unknown transfer %s", a.id, t.ID))
+		}
+		out[i] = t
+	}
+	a.transfers = out
+}
+
+// hasTransfers reports whether the account has a transfer of each ID in
+// ts. Replay checks it before it applies updates. Caller holds a.mu, or
+// owns the state alone (recovery).
+func (a *account) hasTransfers(ts []Transfer) bool {
+	for _, t := range ts {
+		if !slices.ContainsFunc(a.transfers, func(o Transfer) bool { return o.ID == t.ID }) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendLedger appends a ledger entry and adds it to the aggregates derived
 // from the ledger. It is the only place entries are appended (live changes,
 // replay and snapshot images alike), which keeps the aggregates equal to a
-// recomputation from the ledger. Lock should be held.
+// recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l LedgerEntry) {
 	a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
 	if l.Currency == money.KP {
@@ -131,8 +174,18 @@ func absAmount(x money.Amount) money.Amount {
 	return x
 }
 
+// ledgerEntries returns the number of entries in the ledgers of every
+// currency.
+func ledgerEntries(ledger *[money.NumCurrencies][]LedgerEntry) int {
+	n := 0
+	for cur := range ledger {
+		n += len(ledger[cur])
+	}
+	return n
+}
+
 // pushTrade adds t to the recent trades, dropping the oldest when full.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) pushTrade(t TradeSummary) {
 	if len(a.trades) < RecentTradesKept {
 		a.trades = append(a.trades, t)
@@ -142,7 +195,7 @@ func (a *account) pushTrade(t TradeSummary) {
 	a.tradeHead = (a.tradeHead + 1) % RecentTradesKept
 }
 
-// recentTrades returns the kept trades, oldest first. Lock should be held.
+// recentTrades returns the kept trades, oldest first. Caller holds a.mu.
 func (a *account) recentTrades() []TradeSummary {
 	if len(a.trades) == 0 {
 		return nil
@@ -164,17 +217,19 @@ type imageBuffers struct {
 	pos    []Position
 	trades []TradeSummary
 	notes  []Note
+	idem   []IdemEntry
 }
 
 func (b *imageBuffers) reset() {
 	b.infos, b.bals, b.ledger = b.infos[:0], b.bals[:0], b.ledger[:0]
 	b.pos, b.trades, b.notes = b.pos[:0], b.trades[:0], b.notes[:0]
+	b.idem = b.idem[:0]
 }
 
 // imageLocked returns the whole account as an image change (Prev holds its
 // LSN), built in b, without its ledger, and the ledger prefixes to add to
 // it once the lock is released (addLedger): copying a long ledger under the
-// lock would stall trading. Lock should be held.
+// lock would stall trading. Caller holds a.mu.
 func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies][]LedgerEntry) {
 	b.infos = append(b.infos, a.info)
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
@@ -208,6 +263,14 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 	// Append-only: a prefix stays as it is.
 	ch.Vig = a.vig[:len(a.vig):len(a.vig)]
 	ch.Transfers = a.transfers[:len(a.transfers):len(a.transfers)]
+	if len(a.idem) > 0 {
+		// Entries are replaced in place by putIdem: copy them.
+		start := len(b.idem)
+		for _, es := range a.idem {
+			b.idem = append(b.idem, es...)
+		}
+		ch.Idem = b.idem[start:len(b.idem):len(b.idem)]
+	}
 	return ch, ledger
 }
 

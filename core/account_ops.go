@@ -8,7 +8,7 @@ import (
 	"marketd/core/money"
 )
 
-// Account name limits (decisions.md section 2).
+// Account name limits (docs/API.md, "POST /api/auth/register").
 const (
 	MinNameLen = 3
 	MaxNameLen = 32
@@ -24,8 +24,8 @@ type NewAccount struct {
 	Bonus        money.Amount // KP minted to the account as its signup bonus
 }
 
-// ValidName reports whether name is a valid account name: 3-32
-// characters of A-Z a-z 0-9 _ - (decisions.md section 2). Callers check it
+// ValidName reports whether name is a valid account name: 3-32 characters of
+// A-Z a-z 0-9 _ - (docs/API.md, "POST /api/auth/register"). Callers check it
 // before paying for a password hash; CreateAccount checks it again.
 func ValidName(name string) bool {
 	if len(name) < MinNameLen || len(name) > MaxNameLen {
@@ -98,6 +98,21 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	return v, nil
 }
 
+// NameAvailable returns nil when no account has name (ignoring case), else
+// ErrNameTaken once the account that holds it is durable: a caller that
+// checks before paying for a password hash must not refuse a name on the
+// strength of an account that a crash could still undo. CreateAccount
+// checks again under its lock.
+func (e *Engine) NameAvailable(ctx context.Context, name string) error {
+	e.st.namesMu.Lock()
+	id, taken := e.st.names[nameKey(name)]
+	e.st.namesMu.Unlock()
+	if !taken {
+		return nil
+	}
+	return e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
+}
+
 // newReferralCode draws a referral code no account has. Codes are drawn
 // only under namesMu, so none can be taken between the check and the
 // commit. With 40 random bits a draw collides once in a million at a
@@ -124,8 +139,8 @@ func (e *Engine) accountLSN(id uuid.UUID) uint64 {
 }
 
 // SetReferrer records who referred an account, once, and mints the referral
-// bonus to both (decisions.md section 11); from then on the referrer accrues
-// vig from the account's trades.
+// bonus to both (docs/API.md, "POST /api/referral/apply"); from then on the
+// referrer accrues vig from the account's trades.
 func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUID, bonus money.Amount) error {
 	if accountID == referrerID {
 		return ErrSelfReferral

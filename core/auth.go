@@ -46,8 +46,8 @@ func (t *authTable) init() {
 }
 
 // putKey stores a key's after-image from replay or a snapshot, where the
-// image's usage is the truth. Lock should be held, or the state not yet
-// shared.
+// image's usage is the truth. Caller holds t.mu, or owns the state alone
+// (recovery).
 func (t *authTable) putKey(seq uint64, k Key) {
 	e := t.storeKey(seq, k)
 	e.requests.Store(k.TotalRequests)
@@ -56,14 +56,14 @@ func (t *authTable) putKey(seq uint64, k Key) {
 
 // applyKey stores a key's after-image made by a live operation. Its usage
 // only ever raises the counters: an image built from lower counts must not
-// take back requests already counted (and answered). Lock should be held.
+// take back requests already counted (and answered). Caller holds t.mu.
 func (t *authTable) applyKey(seq uint64, k Key) {
 	e := t.storeKey(seq, k)
 	raiseUint64(&e.requests, k.TotalRequests)
 	raiseInt64(&e.lastUsed, k.LastUsedAt)
 }
 
-// storeKey stores a key's image, creating its entry. Lock should be held.
+// storeKey stores a key's image, creating its entry. Caller holds t.mu.
 func (t *authTable) storeKey(seq uint64, k Key) *keyEntry {
 	e := t.keys[k.ID]
 	if e == nil {
@@ -78,7 +78,7 @@ func (t *authTable) storeKey(seq uint64, k Key) *keyEntry {
 }
 
 // current returns the key with its usage counted so far, logged or not.
-// Lock should be held, shared at least.
+// Caller holds authTable.mu, shared at least.
 func (e *keyEntry) current() Key {
 	k := e.key
 	k.TotalRequests = e.requests.Load()
@@ -87,12 +87,12 @@ func (e *keyEntry) current() Key {
 }
 
 // unlogged reports whether the key has usage its logged image lacks.
-// Lock should be held, shared at least.
+// Caller holds authTable.mu, shared at least.
 func (e *keyEntry) unlogged() bool {
 	return e.requests.Load() != e.key.TotalRequests || e.lastUsed.Load() != e.key.LastUsedAt
 }
 
-// putSession stores a session's after-image. Lock should be held.
+// putSession stores a session's after-image. Caller holds t.mu.
 func (t *authTable) putSession(seq uint64, s Session) {
 	e := t.sessions[s.Hash]
 	if e == nil {
@@ -104,7 +104,7 @@ func (t *authTable) putSession(seq uint64, s Session) {
 }
 
 // activeKeys counts an account's keys neither revoked nor expired at now.
-// Lock should be held.
+// Caller holds t.mu.
 func (t *authTable) activeKeys(account uuid.UUID, nowNanos int64) int {
 	n := 0
 	for _, e := range t.byAccount[account] {
@@ -121,8 +121,8 @@ func (k *Key) Active(nowNanos int64) bool {
 	return k.RevokedAt == 0 && (k.ExpiresAt == 0 || nowNanos < k.ExpiresAt)
 }
 
-// Active reports whether the session can authenticate at nowNanos. A
-// session always has an expiry (seven days, decisions.md section 2), so an
+// Active reports whether the session can authenticate at nowNanos. A session
+// always has an expiry (seven days, docs/API.md, "Authentication"), so an
 // ExpiresAt of 0 counts as expired, unlike a key's.
 func (s *Session) Active(nowNanos int64) bool {
 	return s.RevokedAt == 0 && nowNanos < s.ExpiresAt

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Key limits (spec part 5, decisions.md section 3).
+// Key limits (docs/API.md, "POST /api/keys").
 const (
 	MaxActiveKeys   = 10
 	MaxKeyNameRunes = 64
@@ -186,7 +186,7 @@ func (e *Engine) RevokeSession(ctx context.Context, hash [32]byte) error {
 }
 
 // commitAuth commits a change of keys or sessions, unlocks the table, and
-// waits for durability. The table's lock should be held; it is released.
+// waits for durability. Caller holds t.mu; commitAuth releases it.
 func (e *Engine) commitAuth(t *authTable, kind Kind, now int64, keys []KeyChange, sessions []SessionChange) error {
 	p := &pending{rec: Record{Kind: kind, Time: now, Keys: keys, Sessions: sessions}}
 	done := make(chan error, 1)

@@ -14,8 +14,8 @@ import (
 const maxUsageKeys = 50_000
 
 // DefaultUsageFlushInterval is how often key usage is logged by default:
-// decisions.md section 3 lets total_requests lag by at most a second after
-// a crash.
+// total_requests may lag by at most a second after a crash (docs/API.md,
+// "Authentication").
 const DefaultUsageFlushInterval = time.Second
 
 // AuthenticateKey looks an API key up by the SHA-256 of its secret and
@@ -118,27 +118,6 @@ func (t *authTable) unloggedKeys() []*keyEntry {
 		}
 	}
 	return out
-}
-
-// usageLoop logs key usage every UsageFlushInterval until Close, which
-// logs the rest itself.
-func (e *Engine) usageLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.cfg.UsageFlushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.UsageFlushInterval)
-			// Usage left unlogged stays counted and is logged by the next
-			// flush; the only other failure is the journal's, which every
-			// later operation reports.
-			_, _ = e.FlushKeyUsage(ctx)
-			cancel()
-		case <-e.stopping:
-			return
-		}
-	}
 }
 
 // raiseInt64 sets v to x unless it is already higher, and returns v after.

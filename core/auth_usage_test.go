@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core"
+	"marketd/internal/memjournal"
 )
 
 // newKey stores a read key for acct whose secret's hash starts with tag.
@@ -41,11 +42,11 @@ func (h *harness) flush() int {
 // want says (key ID -> requests).
 func (h *harness) requireLogged(want map[uuid.UUID]uint64) {
 	h.t.Helper()
-	before := len(h.j.records(h.t))
+	before := len(h.j.Records(h.t))
 	if n := h.flush(); n != 0 {
 		h.t.Fatalf("FlushKeyUsage after everything was logged = %d, want 0", n)
 	}
-	if after := len(h.j.records(h.t)); after != before {
+	if after := len(h.j.Records(h.t)); after != before {
 		h.t.Fatalf("a flush of nothing wrote %d records", after-before)
 	}
 	replayed := h.replayed()
@@ -154,7 +155,7 @@ func TestAuthenticateKeyRefuses(t *testing.T) {
 	if n := h.flush(); n != 1 { // only the expiring key's use is left
 		t.Fatalf("FlushKeyUsage = %d keys, want 1", n)
 	}
-	h.clock.advance(2 * time.Hour)
+	h.clock.Advance(2 * time.Hour)
 
 	cases := []struct {
 		name  string
@@ -206,11 +207,11 @@ func TestFlushKeyUsage(t *testing.T) {
 	if n, err := h.e.FlushKeyUsage(ctx); n != 0 || !errors.Is(err, context.Canceled) {
 		t.Fatalf("FlushKeyUsage(cancelled) = %d, %v; want 0, context.Canceled", n, err)
 	}
-	before := len(h.j.records(t))
+	before := len(h.j.Records(t))
 	if n, err := core.FlushKeyUsageBatch(h.ctx, h.e, 2); n != 5 || err != nil {
 		t.Fatalf("FlushKeyUsageBatch(2) = %d, %v; want 5 keys", n, err)
 	}
-	recs := h.j.records(t)[before:]
+	recs := h.j.Records(t)[before:]
 	var sizes []int
 	for _, r := range recs {
 		if r.Kind != core.KindKeyUsage || len(r.Accounts)+len(r.Markets)+len(r.Sessions) > 0 || r.Supply != nil {
@@ -236,7 +237,7 @@ func TestCloseFlushesKeyUsage(t *testing.T) {
 		}
 	}
 	h.e.Close()
-	recs := h.j.records(t)
+	recs := h.j.Records(t)
 	if last := recs[len(recs)-1]; last.Kind != core.KindKeyUsage || len(last.Keys) != 1 || last.Keys[0].Key.TotalRequests != 3 {
 		t.Fatalf("last record after Close: %+v, want the key's usage of 3", last)
 	}
@@ -247,7 +248,7 @@ func TestCloseFlushesKeyUsage(t *testing.T) {
 		t.Fatalf("FlushKeyUsage after Close = %v, want ErrClosed", err)
 	}
 	h.e.Close()
-	if n := len(h.j.records(t)); n != len(recs) {
+	if n := len(h.j.Records(t)); n != len(recs) {
 		t.Fatalf("a second Close wrote %d records", n-len(recs))
 	}
 	got := h.replayed().Canonical().Keys
@@ -264,8 +265,8 @@ func TestUsageFlushLoop(t *testing.T) {
 	if _, err := h.e.AuthenticateKey(k.Hash); err != nil {
 		t.Fatal(err)
 	}
-	h.j.waitFor(func(recs map[uint64]*core.Record) bool {
-		for _, r := range recs {
+	h.j.WaitUntil(func(s memjournal.State) bool {
+		for _, r := range s.Records {
 			if r.Kind == core.KindKeyUsage {
 				return true
 			}
@@ -318,7 +319,7 @@ func TestKeyUsageCaptureAndReplay(t *testing.T) {
 	}
 	var caps []capture
 	for range 5 {
-		c := capture{from: h.j.contiguous()}
+		c := capture{from: h.j.Contiguous()}
 		if _, err := h.e.State().Capture(2, func(r *core.Record) error {
 			c.images = append(c.images, r.Clone())
 			return nil
@@ -337,7 +338,7 @@ func TestKeyUsageCaptureAndReplay(t *testing.T) {
 	}
 	h.flush()
 	h.requireLogged(want)
-	recs := h.j.records(t)
+	recs := h.j.Records(t)
 	for _, c := range caps {
 		requireEqual(t, fromImage(t, c.images, recs, c.from), h.e.State())
 	}

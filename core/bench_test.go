@@ -16,6 +16,7 @@ import (
 	"marketd/core/money"
 	"marketd/internal/cputime"
 	"marketd/internal/fstype"
+	"marketd/internal/memjournal"
 	"marketd/wal"
 )
 
@@ -28,16 +29,6 @@ type benchEngine struct {
 	accts   []uuid.UUID
 	next    atomic.Int64 // hands each goroutine its own account
 }
-
-// nullJournal acknowledges every record as soon as it is appended and
-// keeps nothing: the cost of the actors alone, without the log.
-type nullJournal struct{ seq atomic.Uint64 }
-
-func (j *nullJournal) Next() (uint64, error) { return j.seq.Add(1), nil }
-
-func (j *nullJournal) Append(_ uint64, _ *core.Record, done chan<- error) { done <- nil }
-
-func (j *nullJournal) WaitDurable(context.Context, uint64) error { return nil }
 
 // segmentBytes is the log segment size the benchmarks use.
 var segmentBytes = wal.DefaultSegmentSizeBytes
@@ -53,7 +44,7 @@ const (
 func newBenchEngine(b *testing.B, kind journalKind, markets, accounts int) *benchEngine {
 	b.Helper()
 	be := &benchEngine{}
-	var j core.Journal = &nullJournal{}
+	var j core.Journal = &memjournal.Null{}
 	if kind != noLog {
 		log, err := wal.Open(fstype.DiskTempDir(b), wal.Options{NoFsync: kind == logNoFsync, SegmentSizeBytes: segmentBytes, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // TestCaptureEstimatesCoverEncoding: Capture closes a chunk by an estimate
 // of its encoded size, so that no chunk reaches the log codec's record
 // limit. The estimate of a full account image (every kept notification,
-// vig payments, transfers, the longest strings) and of a market with
+// vig payments, transfers, idempotency keys, the longest strings) and of a market with
 // proposals and votes must not fall short of what the codec writes.
 func TestCaptureEstimatesCoverEncoding(t *testing.T) {
 	big := money.Amount(math.MaxInt64 / 4) // long varints
@@ -46,6 +47,10 @@ func TestCaptureEstimatesCoverEncoding(t *testing.T) {
 		a.Transfers = append(a.Transfers, core.Transfer{ID: uuid.New(), Kind: core.TransferDeposit,
 			Status: core.TransferCredited, Amount: big, TxHash: "0x" + strings.Repeat("f", 64),
 			Wallet: info.Wallet, Time: now})
+	}
+	for i := range 1000 {
+		a.Idem = append(a.Idem, core.IdemEntry{Key: strings.Repeat("k", core.MaxIdempotencyKeyBytes-4) + fmt.Sprint(1000+i),
+			Index: math.MaxUint32, Time: now, Status: math.MaxUint16, Answer: make([]byte, core.MaxIdemAnswerBytes)})
 	}
 	m := core.MarketChange{ID: mkt, Prev: math.MaxUint32, Info: &core.MarketInfo{Title: strings.Repeat("t", 200),
 		Description: strings.Repeat("d", 5000), Category: "c", Creator: other, Alpha: 0.05, Q0: big,

@@ -38,6 +38,12 @@ type command struct {
 	settleRes   SettleResult
 	proposalRes Proposal
 
+	// acted is set by the actor when the command was due and it built a
+	// record for it (a close, a deadline applied): CloseDue and OracleDue
+	// count these, not the markets they found due, which another call may
+	// have acted on first.
+	acted bool
+
 	done chan error // room for one value; reused with the command
 }
 
@@ -72,8 +78,8 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 	}
 }
 
-// lockAccounts locks accounts in ascending ID order, the one order every
-// multi-account operation uses, so that no two can deadlock; it returns the
+// lockAccounts locks accounts in the order of doc.go, "Lock order"
+// (ascending ID), which every multi-account operation uses; it returns the
 // function that unlocks them. Duplicates are locked once.
 func lockAccounts(accts ...*account) (unlock func()) {
 	if len(accts) == 1 {

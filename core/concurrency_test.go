@@ -58,7 +58,7 @@ func TestConcurrentTradingAndCapture(t *testing.T) {
 	}
 	var caps []capture
 	for range 5 {
-		from := h.j.contiguous()
+		from := h.j.Contiguous()
 		var images []*core.Record
 		maxLSN, err := h.e.State().Capture(2, func(r *core.Record) error {
 			images = append(images, r.Clone())
@@ -76,7 +76,7 @@ func TestConcurrentTradingAndCapture(t *testing.T) {
 	}
 	h.check()
 	requireEqual(t, h.replayed(), h.e.State())
-	recs := h.j.records(t)
+	recs := h.j.Records(t)
 	for i, c := range caps {
 		if c.maxLSN > uint64(len(recs)) || c.from > c.maxLSN {
 			t.Fatalf("capture %d: from %d, max LSN %d, log ends at %d", i, c.from, c.maxLSN, len(recs))

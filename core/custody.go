@@ -8,10 +8,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// Custody is where USDC meets the outside world: the seam a chain watcher
-// and a payout queue plug into (decisions.md section 9). There is no chain
-// here; the default, RecordingCustody, confirms every deposit and keeps
-// what it is told.
+// Custody is where USDC meets the outside world in CustodyModeRecord: the
+// seam a chain watcher and a payout queue plug into (docs/API.md,
+// "Custody"). There is no chain here; the default, RecordingCustody,
+// confirms every deposit and keeps what it is told. In CustodyModeManual an
+// admin decides instead, and the engine asks the Custody nothing.
 //
 // The engine asks ConfirmDeposit before it logs a deposit, holding no
 // lock, so that a slow confirmation stalls no other account; an error
@@ -21,12 +22,14 @@ import (
 // was logged first, and this one answers that deposit instead.
 //
 // The engine tells QueueWithdrawal of a withdrawal only once its record is
-// durable: money must never leave for a debit that a crash could undo. A
-// crash between the record and the call would lose the call, so NewEngine
-// tells it again of every withdrawal still queued in the recovered state:
-// delivery is at least once, and an implementation dedupes by the
-// transfer's ID. QueueWithdrawal must not block: it hands the withdrawal to
-// its own queue.
+// durable: money must never leave for a debit that a crash could undo. The
+// record marks it sent, so a crash between the record and the call loses
+// the call: delivery is at most once, which this mode, for tests and demos,
+// accepts (in CustodyModeManual an admin marks each withdrawal sent with
+// the chain's transaction). Withdrawals an earlier version left queued are
+// told again at every start until an admin marks them, and an
+// implementation dedupes by the transfer's ID. QueueWithdrawal must not
+// block: it hands the withdrawal to its own queue.
 type Custody interface {
 	// ConfirmDeposit confirms that deposit d (with its ID, amount, tx hash
 	// and the wallet it came from) reached the account's wallet.
@@ -95,9 +98,15 @@ func keepLast(rs []CustodyRecord, r CustodyRecord) []CustodyRecord {
 }
 
 // requeueWithdrawals tells the custody of every withdrawal still queued in
-// the recovered state (see Custody). Runs in NewEngine, before any
-// operation.
+// the recovered state (see Custody), in CustodyModeRecord only: there new
+// withdrawals are sent when made, so only those queued by an earlier
+// version are told again, until an admin marks them. In the manual mode
+// the admin sends them, and nothing is handed out at start. Runs in
+// NewEngine, before any operation.
 func (e *Engine) requeueWithdrawals() {
+	if e.cfg.CustodyMode != CustodyModeRecord {
+		return
+	}
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
 		ts := a.transfers[:len(a.transfers):len(a.transfers)]

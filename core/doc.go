@@ -5,16 +5,52 @@
 // of after-images, and answers an operation only once the journal reports
 // the record durable.
 //
-// Ownership: each market is owned by one goroutine (its actor), fed through
-// a bounded inbox; readers use the immutable MarketView it publishes after
-// every change. Each account is guarded by its own mutex, held by whoever
-// changes it from its checks until its record is handed to the journal.
-// Operations that change several accounts lock them in ascending ID order.
-// Lock order: names, custody (State.custodyMu), accounts (ascending ID),
-// supply, auth table, journal;
-// the leaderboard's cache lock comes before any account's.
+// # Ownership
+//
+// Each market is owned by one goroutine (its actor), fed through a bounded
+// inbox; readers use the immutable MarketView it publishes after every
+// change. Each account is guarded by its own mutex, held by whoever changes
+// it from its checks until its record is handed to the journal.
 // docs/ARCHITECTURE.md explains why this keeps the log in the order of the
-// changes of every object, and how a snapshot is taken while trading goes on.
+// changes of every object, and how a snapshot is taken while trading goes
+// on.
+//
+// Two markers, and only these, say what a function assumes; grep for them:
+//
+//	Runs on the market's goroutine.   only the market's actor calls it: it
+//	                                  reads and writes the market's fields
+//	                                  without a lock
+//	Caller holds X.                   the caller holds lock X (a.mu, the
+//	                                  house's mu, t.mu, x.mu, ...), and keeps
+//	                                  it across the call
+//
+// # Lock order
+//
+// This is the one statement of the lock order; every other mention (docs,
+// other packages) points here. A goroutine holding a lock takes only locks
+// later in this list, so no two can deadlock:
+//
+//  1. Engine.gate: held shared by every operation, exclusively by Close.
+//  2. the leaderboard's cache lock (leaderboardCache.mu): a rebuild takes
+//     account locks one at a time under it, nothing else.
+//  3. State.namesMu: account names, for the uniqueness of a new one.
+//  4. State.custodyMu: wallet links and deposit transaction hashes.
+//  5. account.mu, in ascending account ID (lockAccounts); the house is an
+//     account like any other.
+//  6. supply.mu: the minted and burned totals.
+//  7. authTable.mu: keys and sessions.
+//  8. the journal's reservation (wal.Log.mu, taken by Journal.Next).
+//  9. leaves, which take no other lock while held: the derived lookups
+//     (indexes.mu), the shards of idMap, idSource.mu,
+//     RecordingCustody.mu, and a market's sendMu (held shared for a send
+//     into its inbox, exclusively to retire or close the inbox).
+//
+// A market actor holds no lock of its own; it takes account locks in this
+// order. The snapshot manager's lock (snapshot.Manager.mu) comes before all
+// of them: Take holds it across a capture. Other packages' locks are never
+// held together with these: the rate-limit shards and the failed-login
+// guard (package transport), and the log's waiter lock (wal.Log.waitMu,
+// never held with wal.Log.mu either).
 //
 // # Files
 //

@@ -2,13 +2,15 @@ package core
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"marketd/core/money"
 )
 
-// Limits of request fields (decisions.md sections 1, 5 and 6).
+// Limits of request fields (docs/API.md, "Conventions", "POST /api/markets",
+// "POST /api/markets/trade").
 const (
 	// MaxAmount bounds every amount, share count and liquidity in a request.
 	MaxAmount = money.Amount(1_000_000_000 * money.Scale)
@@ -16,6 +18,11 @@ const (
 	MaxReasoningRunes = 1000
 	// DefaultInboxSize is the default bound of a market's command queue.
 	DefaultInboxSize = 1024
+	// DefaultInboxWait is how long a command waits by default for room in
+	// a full market inbox before ErrBusy. A full inbox of 1,024 trades
+	// drains in a few milliseconds when the market keeps up, so a second
+	// of waiting means it does not; the client is better told to retry.
+	DefaultInboxWait = time.Second
 )
 
 // Config holds the engine's settings; the zero value of each field means
@@ -24,9 +31,13 @@ type Config struct {
 	// Now returns the current time; default time.Now. Tests inject a clock.
 	Now func() time.Time
 	// InboxSize bounds each market's command queue; default DefaultInboxSize.
-	// A command that finds the queue full waits until its context is done,
-	// then fails with ErrBusy.
 	InboxSize int
+	// InboxWait bounds how long a command that finds its market's queue
+	// full waits for room, then fails with ErrBusy; default
+	// DefaultInboxWait. The wait is bounded here rather than by the
+	// caller's context because fasthttp's request context ends only at
+	// shutdown (docs/API.md, "Market busy").
+	InboxWait time.Duration
 	// CloseInterval is how often markets past their closing time are checked
 	// and closed; default one second, negative disables the check (tests
 	// call CloseDue).
@@ -44,14 +55,32 @@ type Config struct {
 	// VoteWindow is how long a challenged proposal takes votes; default
 	// DefaultVoteWindow.
 	VoteWindow time.Duration
+	// VoteStake is the least stake of an oracle vote and the stake of a
+	// vote that names none; default DefaultVoteStake. VoteQuorum is the
+	// stake, and MinVoters the number of voters, a vote needs to decide;
+	// defaults DefaultVoteQuorum and DefaultMinVoters (decisions of too
+	// little weight escalate to the admin).
+	VoteStake  money.Amount
+	VoteQuorum money.Amount
+	MinVoters  int
 	// OracleInterval is how often proposals past their deadline are
-	// decided (OracleDue); default one second, as decisions.md section 10
-	// asks; negative disables the loop and its run at start (tests call
+	// decided (OracleDue); default one second (docs/API.md, "The oracle");
+	// negative disables the loop and its run at start (tests call
 	// OracleDue).
 	OracleInterval time.Duration
-	// Custody confirms deposits and takes withdrawals (custody.go); default
-	// a new RecordingCustody.
+	// Idempotency bounds the idempotency keys kept: their retention and
+	// the live keys per account; zero fields take their defaults.
+	Idempotency IdempotencyLimits
+	// CustodyMode chooses who lets USDC in and out; default
+	// CustodyModeManual (an admin confirms each deposit and marks each
+	// withdrawal).
+	CustodyMode CustodyMode
+	// Custody confirms deposits and takes withdrawals in CustodyModeRecord
+	// (custody.go); default a new RecordingCustody.
 	Custody Custody
+	// StepAccounts bounds the holders one record of a close or settlement
+	// changes (steps.go); default DefaultStepAccounts. Tests make it small.
+	StepAccounts int
 }
 
 // Engine runs the trading core over a State: one goroutine per market, fed
@@ -81,6 +110,9 @@ type Engine struct {
 
 	// board is the leaderboard's cached ranking (leaderboard.go).
 	board leaderboardCache
+
+	// counters are read by Counters (counters.go).
+	counters engineCounters
 }
 
 // NewEngine takes ownership of st, recovered and checked, and starts one
@@ -92,13 +124,20 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.InboxSize <= 0 {
 		cfg.InboxSize = DefaultInboxSize
 	}
+	if cfg.InboxWait <= 0 {
+		cfg.InboxWait = DefaultInboxWait
+	}
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
+	}
+	if cfg.StepAccounts <= 0 {
+		cfg.StepAccounts = DefaultStepAccounts
 	}
 	if cfg.UsageFlushInterval == 0 {
 		cfg.UsageFlushInterval = DefaultUsageFlushInterval
 	}
 	cfg.oracleDefaults()
+	cfg.Idempotency = cfg.Idempotency.withDefaults()
 	if cfg.Custody == nil {
 		cfg.Custody = NewRecordingCustody()
 	}
@@ -106,22 +145,29 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
 	st.publishDirty()
 	e.rebuildHolders()
+	st.idemLimits = cfg.Idempotency
+	st.DropExpiredIdempotency(cfg.Idempotency, cfg.Now())
 	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
-		e.start(m)
+		if m.info.Status == StatusResolved {
+			m.retireIdle()
+		} else {
+			e.start(m)
+		}
 		return true
 	})
 	if cfg.CloseInterval > 0 {
 		e.wg.Add(1)
-		go e.closeLoop()
+		go e.every(e.cfg.CloseInterval, false, func(ctx context.Context) { _, _ = e.CloseDue(ctx) })
 	}
 	if cfg.UsageFlushInterval > 0 {
 		e.wg.Add(1)
-		go e.usageLoop()
+		go e.every(e.cfg.UsageFlushInterval, false, func(ctx context.Context) { _, _ = e.FlushKeyUsage(ctx) })
 	}
 	if cfg.OracleInterval > 0 {
+		// At start too, for the deadlines that passed while it was down.
 		e.wg.Add(1)
-		go e.oracleLoop()
+		go e.every(e.cfg.OracleInterval, true, func(ctx context.Context) { _, _ = e.OracleDue(ctx) })
 	}
 	return e
 }
@@ -137,7 +183,11 @@ func (e *Engine) Close() {
 		e.closed = true
 		close(e.stopping)
 		e.st.rangeMarkets(func(m *market) bool {
-			close(m.inbox)
+			m.sendMu.Lock()
+			if m.inbox != nil {
+				close(m.inbox)
+			}
+			m.sendMu.Unlock()
 			return true
 		})
 	}
@@ -146,7 +196,7 @@ func (e *Engine) Close() {
 	e.lastFlush.Do(func() {
 		// Only a failed journal makes this fail, and the journal reports
 		// its failure to its owner too; the counts then lag as after a
-		// crash, which decisions.md section 3 allows.
+		// crash, which docs/API.md, "Authentication" allows.
 		_, _ = e.flushUsage(context.Background(), maxUsageKeys)
 	})
 }
@@ -204,53 +254,84 @@ func (e *Engine) start(m *market) {
 	go e.run(m)
 }
 
-// run is a market's goroutine: it handles commands one at a time until Close
-// closes its inbox, which happens only once no operation is in flight.
+// run is a market's goroutine: it resumes a close or settlement a restart
+// found in progress, then handles commands one at a time until Close
+// closes its inbox, which happens only once no operation is in flight, or
+// until the market is resolved (retire.go).
 func (e *Engine) run(m *market) {
 	defer e.wg.Done()
 	sc := &scratch{}
-	for c := range m.inbox {
-		e.handle(m, sc, c)
-	}
-}
-
-// closeLoop closes markets past their closing time, every CloseInterval.
-func (e *Engine) closeLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.cfg.CloseInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.CloseInterval)
-			_, _ = e.CloseDue(ctx) // a busy market is closed on the next tick
-			cancel()
-		case <-e.stopping:
+	e.resume(m)
+	for m.info.Status != StatusResolved {
+		c, ok := <-m.inbox
+		if !ok {
 			return
 		}
+		e.handle(m, sc, c)
 	}
+	e.retire(m, sc)
 }
 
 // submit hands a command to a market's goroutine and waits for its outcome:
 // an error found by the actor, or the journal's answer once the record is
-// durable. The context bounds only the wait for room in the inbox: once a
-// command is accepted its outcome is always awaited, so that no caller is
-// told of a failure for a change that then becomes durable.
+// durable. The wait for room in the inbox is bounded by InboxWait and the
+// context, whichever ends first (ErrBusy); once a command is accepted its
+// outcome is always awaited, so that no caller is told of a failure for a
+// change that then becomes durable.
 func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
 	defer e.leave()
-	select {
-	case m.inbox <- c:
-	default:
-		select {
-		case m.inbox <- c:
-		case <-ctx.Done():
-			return ErrBusy
-		}
+	m.sendMu.RLock()
+	if m.retired.Load() {
+		m.sendMu.RUnlock()
+		return e.handleRetired(m, c)
+	}
+	err := e.send(ctx, m, c)
+	m.sendMu.RUnlock()
+	if err != nil {
+		return err
 	}
 	return <-c.done
+}
+
+// send puts c in m's inbox, waiting for room at most InboxWait or until ctx
+// is done (ErrBusy). Caller holds m.sendMu, shared.
+func (e *Engine) send(ctx context.Context, m *market, c *command) error {
+	select {
+	case m.inbox <- c:
+		return nil
+	default:
+	}
+	// Only a full inbox pays for the timer.
+	t := time.NewTimer(e.cfg.InboxWait)
+	defer t.Stop()
+	select {
+	case m.inbox <- c:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	e.counters.busy.Add(1)
+	return ErrBusy
+}
+
+// refuseOn returns a market command's refusal err once the market's and
+// the account's last changes, on which it may rest, are durable: a trade
+// refused for a balance that a trade still being synced spent must not be
+// answered before that trade is, or a crash could leave the refusal
+// standing on a change that never happened. ErrBusy and ErrClosed rest on
+// nothing; the journal's own failure is returned as it is.
+func (e *Engine) refuseOn(ctx context.Context, m *market, a *account, err error) error {
+	if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, ErrClosed) {
+		return err
+	}
+	lsn := m.view.Load().LSN
+	if a != nil {
+		lsn = max(lsn, e.accountLSN(a.id))
+	}
+	return e.refuse(ctx, lsn, err)
 }
 
 func (e *Engine) getCommand(op opKind) *command {

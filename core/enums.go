@@ -32,16 +32,21 @@ func (s Side) Other() Side { return 1 - s }
 type Status uint8
 
 // The market statuses: active -> closed (at closes_at) -> resolved; a market
-// may also be resolved straight from active.
+// may also be resolved straight from active. Closing and settling are the
+// statuses of a close or a settlement done in bounded steps, one record
+// each, over more holders than one record holds (docs/ARCHITECTURE.md,
+// "Bounded steps"): the market takes no trade while in either.
 const (
 	StatusActive   Status = 0
 	StatusClosed   Status = 1
 	StatusResolved Status = 2
+	StatusClosing  Status = 3 // on its way from active to closed
+	StatusSettling Status = 4 // on its way to resolved, its outcome decided
 )
 
 // NumStatuses is the number of market statuses, for arrays indexed by
 // Status.
-const NumStatuses = 3
+const NumStatuses = 5
 
 // String returns the wire name of the status.
 func (s Status) String() string {
@@ -52,6 +57,10 @@ func (s Status) String() string {
 		return "closed"
 	case StatusResolved:
 		return "resolved"
+	case StatusClosing:
+		return "closing"
+	case StatusSettling:
+		return "settling"
 	}
 	return fmt.Sprintf("status(%d)", uint8(s))
 }
@@ -79,7 +88,7 @@ func (r Role) String() string {
 // TxType is the type of a ledger entry. Values are written to disk.
 type TxType uint8
 
-// The ledger entry types of decisions.md section 11.
+// The ledger entry types (docs/API.md, "GET /api/points").
 const (
 	TxSignupBonus      TxType = 1
 	TxTradeBuy         TxType = 2
@@ -96,24 +105,32 @@ const (
 	TxWithdrawal       TxType = 13
 	TxMarketSubsidy    TxType = 14 // house funds a market's subsidy
 	TxMarketReturn     TxType = 15 // a settled market returns its remainder to the house
+	// Wave 2: custody's refund of a failed withdrawal, and the oracle's vote
+	// stakes (docs/API.md, "The oracle").
+	TxWithdrawalRefund  TxType = 16
+	TxOracleStake       TxType = 17 // a vote locks its stake
+	TxOracleStakeReturn TxType = 18 // a stake comes back
 )
 
 var txTypeNames = [...]string{
-	TxSignupBonus:      "signup_bonus",
-	TxTradeBuy:         "trade_buy",
-	TxTradeSell:        "trade_sell",
-	TxSplit:            "split",
-	TxMerge:            "merge",
-	TxSettlementPayout: "settlement_payout",
-	TxVigEarning:       "vig_earning",
-	TxReferralBonus:    "referral_bonus",
-	TxOracleBond:       "oracle_bond",
-	TxOracleBondReturn: "oracle_bond_return",
-	TxOracleReward:     "oracle_reward",
-	TxDeposit:          "deposit",
-	TxWithdrawal:       "withdrawal",
-	TxMarketSubsidy:    "market_subsidy",
-	TxMarketReturn:     "market_return",
+	TxSignupBonus:       "signup_bonus",
+	TxTradeBuy:          "trade_buy",
+	TxTradeSell:         "trade_sell",
+	TxSplit:             "split",
+	TxMerge:             "merge",
+	TxSettlementPayout:  "settlement_payout",
+	TxVigEarning:        "vig_earning",
+	TxReferralBonus:     "referral_bonus",
+	TxOracleBond:        "oracle_bond",
+	TxOracleBondReturn:  "oracle_bond_return",
+	TxOracleReward:      "oracle_reward",
+	TxDeposit:           "deposit",
+	TxWithdrawal:        "withdrawal",
+	TxMarketSubsidy:     "market_subsidy",
+	TxMarketReturn:      "market_return",
+	TxWithdrawalRefund:  "withdrawal_refund",
+	TxOracleStake:       "oracle_stake",
+	TxOracleStakeReturn: "oracle_stake_return",
 }
 
 // String returns the wire name of the ledger entry type.
@@ -130,7 +147,7 @@ func (t TxType) Valid() bool { return int(t) < len(txTypeNames) && txTypeNames[t
 // Scopes is a set of API key scopes. Values are written to disk.
 type Scopes uint8
 
-// The scopes of spec part 5.
+// The scopes of API keys (docs/API.md, "POST /api/keys").
 const (
 	ScopeRead  Scopes = 1 << 0
 	ScopeTrade Scopes = 1 << 1
@@ -145,7 +162,7 @@ func (s Scopes) Has(want Scopes) bool { return s&want == want }
 // Tier is an API key's rate-limit tier. Values are written to disk.
 type Tier uint8
 
-// The rate-limit tiers of spec part 8.
+// The rate-limit tiers (docs/API.md, "Rate limits").
 const (
 	TierStandard  Tier = 0
 	TierPremium   Tier = 1

@@ -17,9 +17,12 @@ var (
 	ErrInsufficientLiquidity = errors.New("insufficient liquidity")
 	ErrLiquidityLimit        = errors.New("market liquidity limit")
 	ErrSlippage              = errors.New("slippage limit exceeded")
-	ErrNameTaken             = errors.New("name already taken")
-	ErrReferrerSet           = errors.New("referral already applied")
-	ErrSelfReferral          = errors.New("cannot refer oneself")
+	// ErrMarketMoved reports an expect_seq that is no longer the book's
+	// market_seq: the price the caller saw is gone.
+	ErrMarketMoved  = errors.New("market moved")
+	ErrNameTaken    = errors.New("name already taken")
+	ErrReferrerSet  = errors.New("referral already applied")
+	ErrSelfReferral = errors.New("cannot refer oneself")
 	// ErrReferralCycle reports a referral back to one's own referee.
 	ErrReferralCycle    = errors.New("referral cycle")
 	ErrReferralNotFound = errors.New("unknown referral code")
@@ -27,7 +30,7 @@ var (
 	ErrKeyLimit         = errors.New("active key limit reached")
 	ErrAdminRequired    = errors.New("admin role required")
 	ErrSessionNotFound  = errors.New("session not found")
-	// The oracle's refusals (decisions.md section 10).
+	// The oracle's refusals (docs/API.md, "The oracle").
 	ErrProposalNotFound = errors.New("proposal not found")
 	ErrMarketNotClosed  = errors.New("market is not closed")
 	ErrProposalOpen     = errors.New("proposal already open")
@@ -41,7 +44,7 @@ var (
 	// (USDC mode, a deposit, a withdrawal) on an account without one.
 	ErrWalletRequired = errors.New("link a wallet first")
 	// ErrWalletLinked reports linking a wallet to an account that has a
-	// different one: one wallet per account (decisions.md section 9).
+	// different one: one wallet per account (docs/API.md, "POST /api/wallet").
 	ErrWalletLinked = errors.New("wallet already linked")
 	// ErrWalletTaken reports an address linked to another account.
 	ErrWalletTaken = errors.New("wallet linked to another account")
@@ -56,11 +59,29 @@ var (
 	// ErrDepositRejected is what a Custody wraps to refuse a deposit it
 	// cannot confirm; nothing changed.
 	ErrDepositRejected = errors.New("deposit not confirmed by custody")
+	// ErrTooManyOpenTransfers reports a deposit or withdrawal past the
+	// account's bound of pending deposits (MaxPendingDeposits) or queued
+	// withdrawals (MaxQueuedWithdrawals).
+	ErrTooManyOpenTransfers = errors.New("too many pending deposits or queued withdrawals")
+	// ErrTransferNotFound reports a deposit or withdrawal ID that no
+	// account has.
+	ErrTransferNotFound = errors.New("transfer not found")
+	// ErrTransferFinal reports an admin decision on a deposit that is not
+	// pending, or a withdrawal that is not queued: confirmed, rejected, sent
+	// and failed are final.
+	ErrTransferFinal = errors.New("transfer is final")
+	// ErrTransfersOpen reports unlinking a wallet that has a pending
+	// deposit or a queued withdrawal.
+	ErrTransfersOpen = errors.New("pending deposits or queued withdrawals remain")
+	// ErrTotalLimit reports an operation that would take a money total (a
+	// balance, the supply, a market's collateral) past what it may hold;
+	// nothing changed.
+	ErrTotalLimit = errors.New("total limit exceeded")
 	// ErrTooManyHolders reports a market with more holders than one
-	// settlement record can pay (MaxSettleHolders); nothing changed.
-	ErrTooManyHolders = errors.New("market has too many holders to settle at once")
-	// ErrBusy reports a market inbox that stayed full until the request's
-	// deadline: the caller should retry later (503).
+	// oracle record can notify (MaxNotifiedHolders); nothing changed.
+	ErrTooManyHolders = errors.New("market has too many holders to notify at once")
+	// ErrBusy reports a market inbox that stayed full for the engine's
+	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")
 	// ErrJournalFailed reports a journal that failed to make a record
 	// durable (a failed write or fsync of the log): the change it answers

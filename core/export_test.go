@@ -40,3 +40,10 @@ func CapturePieces(s *State, chunk, piece int, visit func(*Record) error) (uint6
 func EstImageBytes(a *AccountChange, m *MarketChange) (account, market int) {
 	return estAccountImageBytes(a), estMarketImageBytes(m)
 }
+
+// InboxLen returns how many commands wait in a market's inbox.
+func InboxLen(e *Engine, market uuid.UUID) int { return len(e.st.market(market).inbox) }
+
+// MaxEncodedBytes is the upper bound of a record's encoded size that
+// commit holds to MaxRecordBytes.
+func MaxEncodedBytes(r *Record) int { return maxEncodedBytes(r) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,103 +11,15 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
+	"marketd/internal/memjournal"
 )
-
-// memJournal is an in-memory core.Journal: it keeps a deep copy of every
-// record and acknowledges at once.
-type memJournal struct {
-	mu      sync.Mutex
-	cond    sync.Cond // signalled when durable advances
-	next    uint64
-	durable uint64 // every record up to it is appended
-	recs    map[uint64]*core.Record
-}
-
-func newMemJournal() *memJournal {
-	j := &memJournal{recs: make(map[uint64]*core.Record)}
-	j.cond.L = &j.mu
-	return j
-}
-
-// WaitDurable waits until every record up to seq is appended.
-func (j *memJournal) WaitDurable(_ context.Context, seq uint64) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for j.durable < seq {
-		j.cond.Wait()
-	}
-	return nil
-}
-
-func (j *memJournal) Next() (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.next++
-	return j.next, nil
-}
-
-func (j *memJournal) Append(seq uint64, rec *core.Record, done chan<- error) {
-	c := rec.Clone()
-	j.mu.Lock()
-	j.recs[seq] = c
-	for j.recs[j.durable+1] != nil {
-		j.durable++
-	}
-	j.cond.Broadcast()
-	j.mu.Unlock()
-	done <- nil
-}
-
-// waitFor blocks until cond, called with the journal locked, holds.
-func (j *memJournal) waitFor(cond func(recs map[uint64]*core.Record) bool) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for !cond(j.recs) {
-		j.cond.Wait()
-	}
-}
-
-// records returns the records in sequence order, failing on a gap.
-func (j *memJournal) records(t testing.TB) []*core.Record {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := make([]*core.Record, 0, len(j.recs))
-	for seq := uint64(1); seq <= j.next; seq++ {
-		r, ok := j.recs[seq]
-		if !ok {
-			t.Fatalf("journal: record %d missing", seq)
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Microsecond) // distinct, increasing timestamps
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 type harness struct {
 	t     testing.TB
 	ctx   context.Context
-	j     *memJournal
-	clock *clock
+	j     *memjournal.Journal
+	clock *manualclock.Clock
 	e     *core.Engine
 	admin uuid.UUID
 }
@@ -123,7 +34,7 @@ func newHarness(t testing.TB) *harness {
 // newHarnessConfig runs an engine with cfg and the harness's clock.
 func newHarnessConfig(t testing.TB, cfg core.Config) *harness {
 	t.Helper()
-	h := &harness{t: t, ctx: context.Background(), j: newMemJournal(), clock: newClock()}
+	h := &harness{t: t, ctx: context.Background(), j: memjournal.New(), clock: newClock()}
 	cfg.Now = h.clock.Now
 	h.e = core.NewEngine(core.NewState(), h.j, cfg)
 	t.Cleanup(h.e.Close)
@@ -178,7 +89,7 @@ func (h *harness) check() {
 func (h *harness) replayed() *core.State {
 	h.t.Helper()
 	st := core.NewState()
-	for i, r := range h.j.records(h.t) {
+	for i, r := range h.j.Records(h.t) {
 		if err := st.Apply(uint64(i+1), r); err != nil {
 			h.t.Fatalf("replay record %d: %v", i+1, err)
 		}
@@ -219,12 +130,11 @@ func firstDiff(g, w *core.Record) string {
 	return fmt.Sprintf("keys or sessions differ: %d/%d keys, %d/%d sessions", len(g.Keys), len(w.Keys), len(g.Sessions), len(w.Sessions))
 }
 
-// contiguous returns the highest sequence number up to which every record
-// has been appended: what a real journal could have made durable.
-func (j *memJournal) contiguous() uint64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.durable
+// newClock is the tests' clock: it starts at a fixed time and moves by a
+// microsecond at every reading, so that events get distinct, increasing
+// timestamps.
+func newClock() *manualclock.Clock {
+	return manualclock.NewTicking(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), time.Microsecond)
 }
 
 // fromImage loads captured images, then replays the journal's records after

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"maps"
 	"strings"
 	"sync"
 
@@ -10,15 +11,16 @@ import (
 // indexes are lookups derived from the accounts and markets, never logged:
 // every change to what they index goes through indexAccount or indexMarket,
 // live (commit) and at recovery (Apply, LoadImage) alike, so they cannot
-// drift from the state. mu is a leaf lock: nothing else is taken while it
-// is held. An operation that must check a lookup and change it atomically
-// (a wallet linked once, a deposit credited once) serialises on a lock of
-// its own, taken before the account locks (State.custodyMu).
+// drift from the state. mu is a leaf of the lock order (doc.go, "Lock
+// order"). An operation that must check a lookup and change it atomically
+// (a wallet linked once, a deposit credited once) serialises on
+// State.custodyMu instead.
 type indexes struct {
 	mu        sync.Mutex
 	codes     map[string]uuid.UUID      // referral code -> account
 	wallets   map[string]uuid.UUID      // lower-case wallet address -> account
 	txs       map[string]txRef          // lower-case deposit tx hash -> deposit
+	open      map[uuid.UUID]uuid.UUID   // pending deposit or queued withdrawal -> its account
 	referees  map[uuid.UUID][]uuid.UUID // referrer -> accounts it referred
 	created   map[uuid.UUID][]uuid.UUID // creator -> markets it created
 	proposals map[uuid.UUID]uuid.UUID   // oracle proposal -> market
@@ -34,6 +36,7 @@ func (x *indexes) init() {
 	x.codes = make(map[string]uuid.UUID)
 	x.wallets = make(map[string]uuid.UUID)
 	x.txs = make(map[string]txRef)
+	x.open = make(map[uuid.UUID]uuid.UUID)
 	x.referees = make(map[uuid.UUID][]uuid.UUID)
 	x.created = make(map[uuid.UUID][]uuid.UUID)
 	x.proposals = make(map[uuid.UUID]uuid.UUID)
@@ -42,7 +45,7 @@ func (x *indexes) init() {
 // indexAccount updates the lookups for a change applied to account id;
 // old is the account's info before it.
 func (s *State) indexAccount(id uuid.UUID, old AccountInfo, ch *AccountChange) {
-	if ch.Info == nil && len(ch.Transfers) == 0 {
+	if ch.Info == nil && len(ch.Transfers) == 0 && len(ch.TransferUpdates) == 0 {
 		return
 	}
 	s.idx.mu.Lock()
@@ -50,8 +53,8 @@ func (s *State) indexAccount(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	s.idx.account(id, old, ch)
 }
 
-// account updates x for a change applied to account id (see indexAccount);
-// the caller holds x.mu or owns x alone.
+// account updates x for a change applied to account id (see indexAccount).
+// Caller holds x.mu, or owns x alone (recovery).
 func (x *indexes) account(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	if in := ch.Info; in != nil {
 		if in.ReferralCode != old.ReferralCode {
@@ -74,10 +77,30 @@ func (x *indexes) account(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 			x.referees[in.Referrer] = append(x.referees[in.Referrer], id)
 		}
 	}
-	for _, t := range ch.Transfers {
-		if t.Kind == TransferDeposit {
-			x.txs[strings.ToLower(t.TxHash)] = txRef{id, t.ID}
+	for _, ts := range [2][]Transfer{ch.Transfers, ch.TransferUpdates} {
+		for _, t := range ts {
+			x.transfer(id, t)
 		}
+	}
+}
+
+// transfer files a transfer of account id, new or updated: a deposit's
+// transaction is taken unless the deposit was rejected, which frees it
+// (docs/API.md, "Custody"); a pending deposit or queued withdrawal is open
+// for an admin. The caller holds x.mu or owns x alone.
+func (x *indexes) transfer(id uuid.UUID, t Transfer) {
+	if t.Kind == TransferDeposit {
+		hash := strings.ToLower(t.TxHash)
+		if t.Status != TransferRejected {
+			x.txs[hash] = txRef{id, t.ID}
+		} else if r, ok := x.txs[hash]; ok && r.transfer == t.ID {
+			delete(x.txs, hash)
+		}
+	}
+	if t.Status.Open() {
+		x.open[t.ID] = id
+	} else {
+		delete(x.open, t.ID)
 	}
 }
 
@@ -92,8 +115,8 @@ func (s *State) indexMarket(id uuid.UUID, created bool, ch *MarketChange) {
 	s.idx.market(id, created, ch)
 }
 
-// market updates x for a change applied to market id (see indexMarket);
-// the caller holds x.mu or owns x alone.
+// market updates x for a change applied to market id (see indexMarket).
+// Caller holds x.mu, or owns x alone (recovery).
 func (x *indexes) market(id uuid.UUID, created bool, ch *MarketChange) {
 	if created && ch.Info != nil {
 		x.created[ch.Info.Creator] = append(x.created[ch.Info.Creator], id)
@@ -101,6 +124,23 @@ func (x *indexes) market(id uuid.UUID, created bool, ch *MarketChange) {
 	for _, p := range ch.Proposals {
 		x.proposals[p.ID] = id
 	}
+}
+
+// transferAccount finds the account of an open transfer (a pending
+// deposit or a queued withdrawal).
+func (s *State) transferAccount(id uuid.UUID) (uuid.UUID, bool) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	a, ok := s.idx.open[id]
+	return a, ok
+}
+
+// openTransfers returns a copy of the open transfers' lookup: transfer ->
+// account.
+func (s *State) openTransfers() map[uuid.UUID]uuid.UUID {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return maps.Clone(s.idx.open)
 }
 
 // accountByCode finds the account of a referral code.

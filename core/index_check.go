@@ -29,7 +29,7 @@ func (s *State) checkIndexes(c *checker) {
 	defer s.idx.mu.Unlock()
 	got := &s.idx
 	if !maps.Equal(got.codes, want.codes) || !maps.Equal(got.wallets, want.wallets) ||
-		!maps.Equal(got.txs, want.txs) || !maps.Equal(got.proposals, want.proposals) {
+		!maps.Equal(got.txs, want.txs) || !maps.Equal(got.proposals, want.proposals) || !maps.Equal(got.open, want.open) {
 		c.failf(invLookups, "lookups of codes, wallets, deposits or proposals differ from the state")
 	}
 	if !sameSets(got.referees, want.referees) || !sameSets(got.created, want.created) {

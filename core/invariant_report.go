@@ -11,6 +11,7 @@ const (
 	invAggregates
 	invPositions
 	invCollateral
+	invCurve
 	invProposals
 	invLookups
 	invOverflow
@@ -22,8 +23,9 @@ var invariantNames = [numInvariants]string{
 	invConservation: "conservation per currency (balances + house + collateral + bonds = minted - burned)",
 	invLedger:       "every balance equals the end of its ledger chain",
 	invAggregates:   "leaderboard aggregates equal their recomputation from the KP ledger",
-	invPositions:    "positions add up to each market's shares (q - q0 + splits), none negative",
+	invPositions:    "positions add up to each market's shares (q - q0 + sets split at par), none negative",
 	invCollateral:   "collateral covers what each market owes; a resolved market holds none",
+	invCurve:        "each book's collateral, less the sets split at par, covers C(q) rounded for the house",
 	invProposals:    "at most one open oracle proposal per market, none once resolved",
 	invLookups:      "derived lookups equal a rebuild from the state",
 	invOverflow:     "no sum overflows",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"marketd/core/money"
+	"marketd/core/pricing"
 )
 
 // maxReported bounds how many violations Check lists.
@@ -12,13 +13,18 @@ const maxReported = 20
 
 // Check verifies the invariants of the whole state and returns every
 // violation it finds (up to a bound), joined; nil when all hold:
-//   - conservation per currency (decisions.md section 1): all balances, the
+//   - conservation per currency (docs/ARCHITECTURE.md, "Invariants"): all balances, the
 //     house's included, plus all market collateral plus the bonds of open
 //     oracle proposals (KP) equal minted minus burned;
 //   - a market has at most one open oracle proposal, and none once resolved;
 //   - per unresolved market, currency and side, the shares held equal
-//     q - q0 + splits - merges, q never below q0, and the collateral covers
-//     what the market owes whichever side wins;
+//     q - q0 (plus the sets split at par before splits moved to the curve),
+//     q never below q0, and the collateral covers what the market owes
+//     whichever side wins and C(q), rounded for the house; in the middle of
+//     a settlement, the shares held plus those its steps closed (paid, on
+//     the winning side) equal that, and the collateral covers the winning
+//     shares still held;
+//   - a market not closing or settling has a zero Step;
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
@@ -64,8 +70,9 @@ func (s *State) runChecks() *checker {
 	s.supply.mu.Unlock()
 	for cur := range money.NumCurrencies {
 		want := c.s.sub(minted[cur], burned[cur])
-		if c.total[cur] != want {
-			c.failf(invConservation, "conservation %s: balances+collateral %s, minted-burned %s", money.Currency(cur), c.total[cur], want)
+		if total := c.s.add(c.s.add(c.balances[cur], c.collateral[cur]), c.bonds[cur]); total != want {
+			c.failf(invConservation, "conservation %s: balances %s + collateral %s + oracle bonds %s = %s, minted-burned %s",
+				money.Currency(cur), c.balances[cur], c.collateral[cur], c.bonds[cur], total, want)
 		}
 	}
 	if c.s.err != nil {
@@ -75,12 +82,15 @@ func (s *State) runChecks() *checker {
 }
 
 type checker struct {
-	counts  [numInvariants]int // violations found, by invariant
-	s       sums
-	total   [money.NumCurrencies]money.Amount
-	held    map[posKey][NumSides]money.Amount
-	errs    []error
-	dropped int
+	counts [numInvariants]int // violations found, by invariant
+	s      sums
+	// The three parts of conservation's left side, per currency: all
+	// balances, all market collateral, the bonds held by oracle proposals
+	// (KP only).
+	balances, collateral, bonds [money.NumCurrencies]money.Amount
+	held                        map[posKey][NumSides]money.Amount
+	errs                        []error
+	dropped                     int
 }
 
 func (c *checker) failf(inv invariant, format string, args ...any) {
@@ -94,7 +104,7 @@ func (c *checker) failf(inv invariant, format string, args ...any) {
 
 func (c *checker) account(a *account) {
 	for cur := range money.NumCurrencies {
-		c.total[cur] = c.s.add(c.total[cur], a.balances[cur])
+		c.balances[cur] = c.s.add(c.balances[cur], a.balances[cur])
 		var bal money.Amount
 		for i, l := range a.ledger[cur] {
 			bal = c.s.add(bal, l.Amount)
@@ -129,13 +139,16 @@ func (c *checker) market(v *MarketView) {
 	open := 0
 	for i := range v.Proposals {
 		p := &v.Proposals[i]
-		c.total[money.KP] = c.s.add(c.total[money.KP], p.HeldBonds())
+		c.bonds[money.KP] = c.s.add(c.bonds[money.KP], p.HeldBonds())
 		if p.Status.Open() {
 			open++
 		}
 	}
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
 		c.failf(invProposals, "market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
+	}
+	if s := v.Info.Status; s != StatusClosing && s != StatusSettling && v.Info.Step != (Step{}) {
+		c.failf(invPositions, "market %s (%s): step in progress %+v", v.ID, s, v.Info.Step)
 	}
 	for cur := range money.NumCurrencies {
 		key := posKey{v.ID, money.Currency(cur)}
@@ -147,26 +160,50 @@ func (c *checker) market(v *MarketView) {
 			continue
 		}
 		b := &v.Books[cur]
-		c.total[cur] = c.s.add(c.total[cur], b.Collateral)
+		c.collateral[cur] = c.s.add(c.collateral[cur], b.Collateral)
 		if v.Info.Status == StatusResolved {
 			if b.Collateral != 0 || holders {
 				c.failf(invCollateral, "market %s %s resolved with collateral %s, holders %v", v.ID, money.Currency(cur), b.Collateral, holders)
 			}
 			continue
 		}
+		// In the middle of a settlement the steps have closed some
+		// positions (Step.Closed); paid plus held is still what the market
+		// owes, and the collateral covers the winners not yet paid.
+		settling := v.Info.Status == StatusSettling
 		var owed money.Amount
 		for side := range NumSides {
 			want := c.s.add(c.s.sub(b.Q[side], v.Info.Q0), b.Splits)
-			if held[side] != want {
-				c.failf(invPositions, "market %s %s %s: held %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side), held[side], want)
+			if got := c.s.add(held[side], v.Info.Step.Closed[cur][side]); got != want {
+				c.failf(invPositions, "market %s %s %s: held %s and closed %s, q-q0+splits %s", v.ID, money.Currency(cur), Side(side),
+					held[side], v.Info.Step.Closed[cur][side], want)
 			}
 			if b.Q[side] < v.Info.Q0 {
 				c.failf(invPositions, "market %s %s: q_%s %s below q0 %s", v.ID, money.Currency(cur), Side(side), b.Q[side], v.Info.Q0)
 			}
-			owed = max(owed, held[side])
+			if !settling || Side(side) == v.Info.Outcome {
+				owed = max(owed, held[side])
+			}
 		}
 		if b.Collateral < owed {
 			c.failf(invCollateral, "market %s %s: collateral %s below owed %s", v.ID, money.Currency(cur), b.Collateral, owed)
+		}
+		// Covering what is held is not enough: a market whose collateral
+		// falls below C(q) has paid out more than the curve allows, as
+		// when sets bought at par were sold on the curve (docs/API.md,
+		// "Split and merge"). Sets split at par before splits moved to the
+		// curve are held outside q, paid in at 1 each.
+		// A settlement's steps pay out of the collateral while q stays:
+		// only what is still held is owed then (above).
+		if settling {
+			continue
+		}
+		if inCurveRange(v.Info.Alpha, b.Q) {
+			if need := c.s.add(pricing.MinCollateral(v.Info.Alpha, b.Q), b.Splits); b.Collateral < need {
+				c.failf(invCurve, "market %s %s: collateral %s below C(q) %s at q %v (par sets %s)", v.ID, money.Currency(cur), b.Collateral, need, b.Q, b.Splits)
+			}
+		} else {
+			c.failf(invCurve, "market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
 		}
 	}
 }
@@ -177,4 +214,11 @@ func ledgerAggregates(kp []LedgerEntry) (volume, bonuses money.Amount) {
 		volume, bonuses = addToAggregates(volume, bonuses, l)
 	}
 	return volume, bonuses
+}
+
+// inCurveRange reports whether alpha and q are in the pricing package's
+// range, so that the checker reports a corrupt state rather than panic on it.
+func inCurveRange(alpha float64, q [NumSides]money.Amount) bool {
+	return alpha >= pricing.MinAlpha && alpha <= pricing.MaxAlpha &&
+		q[Yes] >= 1 && q[No] >= 1 && q[Yes] <= pricing.MaxQ && q[No] <= pricing.MaxQ
 }

@@ -10,6 +10,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/memjournal"
 )
 
 // recomputeAggregates derives every account's KP volume and bonuses from
@@ -61,7 +62,7 @@ func requireAggregates(t *testing.T, seed uint64, what string, st *core.State) {
 func TestLeaderboardAggregatesFollowLedger(t *testing.T) {
 	const stepsEach = 200
 	for i := range 5 {
-		seed := uint64(i) + 0x1eade4 + propertySeedBase
+		seed := uint64(i) + 0x1eade4
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			w := newWorkload(t, seed)
 			for step := range stepsEach {
@@ -69,7 +70,7 @@ func TestLeaderboardAggregatesFollowLedger(t *testing.T) {
 			}
 			// A fuzzy snapshot: captured, then more trading, then replay
 			// from the log position durable when it began.
-			from := w.h.j.contiguous()
+			from := w.h.j.Contiguous()
 			var early []*core.Record
 			if _, err := core.CapturePieces(w.h.e.State(), 3, 4, func(r *core.Record) error {
 				early = append(early, r.Clone())
@@ -93,7 +94,7 @@ func TestLeaderboardAggregatesFollowLedger(t *testing.T) {
 
 			requireAggregates(t, seed, "replayed", w.h.replayed())
 
-			recs := w.h.j.records(t)
+			recs := w.h.j.Records(t)
 			requireAggregates(t, seed, "early snapshot and replay", fromImage(t, early, recs, from))
 
 			var late []*core.Record
@@ -182,14 +183,14 @@ func TestLeaderboardRanking(t *testing.T) {
 	if total, _ := h.e.Leaderboard(500); total != len(want) {
 		t.Fatalf("within the cache period: %d ranked, want the cached %d", total, len(want))
 	}
-	h.clock.advance(core.LeaderboardMaxAge)
+	h.clock.Advance(core.LeaderboardMaxAge)
 	total, live := h.e.Leaderboard(500)
 	if total != len(want)+1 || !slices.ContainsFunc(live, func(l core.Leader) bool { return l.Account == dave }) {
 		t.Fatalf("after the cache period: %d ranked %+v, want dave among %d", total, live, len(want)+1)
 	}
 
 	// Recovery rebuilds the same leaderboard from the log.
-	recovered := core.NewEngine(h.replayed(), newMemJournal(), core.Config{Now: h.clock.Now, CloseInterval: -1, UsageFlushInterval: -1})
+	recovered := core.NewEngine(h.replayed(), memjournal.New(), core.Config{Now: h.clock.Now, CloseInterval: -1, UsageFlushInterval: -1})
 	defer recovered.Close()
 	if rt, rl := recovered.Leaderboard(500); rt != total || !reflect.DeepEqual(rl, live) {
 		t.Fatalf("recovered leaderboard %d, %+v\nwant %d, %+v", rt, rl, total, live)

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -35,7 +36,16 @@ type market struct {
 	dirty bool // changed by replay, view not yet published; see State.dirty
 
 	view  atomic.Pointer[MarketView]
-	inbox chan *command // set by Engine.start, closed by Engine.Close
+	inbox chan *command // set by Engine.start, closed by Engine.Close, nil once retired
+
+	// sendMu is held shared by a sender for its send into inbox and
+	// exclusively by whoever drops or closes inbox (retire, Engine.Close),
+	// so that no send can find the inbox gone or closed. retired is set
+	// once the market is resolved and its goroutine ends (retire.go).
+	sendMu  sync.RWMutex
+	retired atomic.Bool
+
+	counters marketCounters // added to by the actor, read by Engine.Counters
 }
 
 // MarketView is an immutable copy of a market's state, published by its
@@ -71,7 +81,7 @@ func (v *MarketView) StatusAt(nowNanos int64) Status {
 }
 
 // apply applies a change whose Prev the caller has checked.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) apply(seq uint64, ch *MarketChange) {
 	if ch.Info != nil {
 		m.info = *ch.Info
@@ -86,7 +96,7 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 }
 
 // publish makes the current state visible to readers.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) publish() {
 	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open,
 		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})

@@ -12,7 +12,7 @@ import (
 	"marketd/core/pricing"
 )
 
-// Market creation defaults and limits (decisions.md section 5).
+// Market creation defaults and limits (docs/API.md, "POST /api/markets").
 const (
 	MinAlpha             = 0.002
 	MaxAlpha             = 1.0

@@ -6,9 +6,10 @@ import (
 )
 
 // fundBook opens a currency's book in a market: the house moves the
-// subsidy C(q0) into the market's collateral (decisions.md section 1). It
+// subsidy C(q0) into the market's collateral (docs/ARCHITECTURE.md, "Money
+// and the house"). It
 // adds the house's change to the scratch record and returns the new book.
-// The house's lock should be held; runs on the market's owner.
+// Caller holds house.mu. Runs on the market's goroutine.
 func (e *Engine) fundBook(sc *scratch, m *market, house *account, cur money.Currency, now int64, s *sums) Book {
 	subsidy := pricing.Subsidy(m.info.Alpha, m.info.Q0)
 	hc := sc.account(house)

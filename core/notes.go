@@ -9,7 +9,7 @@ import (
 )
 
 // MaxNotes is how many notifications an account keeps: past it, the oldest
-// are dropped (issue 5).
+// are dropped (docs/API.md, "GET /api/notifications").
 const MaxNotes = 1000
 
 // NoteKind is what a notification is about. Values are written to disk.
@@ -25,6 +25,11 @@ const (
 	NoteReferralApplied  NoteKind = 6
 	NoteDepositCredited  NoteKind = 7
 	NoteWithdrawalQueued NoteKind = 8
+	// Wave 2: custody's manual mode (docs/API.md, "Custody").
+	NoteDepositPending   NoteKind = 9
+	NoteDepositRejected  NoteKind = 10
+	NoteWithdrawalSent   NoteKind = 11
+	NoteWithdrawalFailed NoteKind = 12
 )
 
 var noteKindNames = [...]string{
@@ -36,6 +41,10 @@ var noteKindNames = [...]string{
 	NoteReferralApplied:  "referral_applied",
 	NoteDepositCredited:  "deposit_credited",
 	NoteWithdrawalQueued: "withdrawal_queued",
+	NoteDepositPending:   "deposit_pending",
+	NoteDepositRejected:  "deposit_rejected",
+	NoteWithdrawalSent:   "withdrawal_sent",
+	NoteWithdrawalFailed: "withdrawal_failed",
 }
 
 // String returns the wire name of the kind.
@@ -65,7 +74,7 @@ type Note struct {
 }
 
 // applyNotes appends notes, dropping the oldest past MaxNotes, and marks
-// the read ones. Lock should be held.
+// the read ones. Caller holds a.mu.
 func (a *account) applyNotes(notes []Note, read []uint64) {
 	for _, n := range notes {
 		if len(a.notes) == MaxNotes {
@@ -87,7 +96,7 @@ func (a *account) applyNotes(notes []Note, read []uint64) {
 }
 
 // noteIndex finds a kept notification by ID: IDs ascend, so it searches.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) noteIndex(id uint64) (int, bool) {
 	lo, hi := 0, len(a.notes)
 	for lo < hi {

@@ -13,11 +13,11 @@ import (
 // commits it as a settlement does.
 
 // openProposal returns the market's open proposal, if any.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) openProposal() (Proposal, bool) { return openIn(m.proposals) }
 
 // findProposal returns one of the market's proposals by ID.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) findProposal(id uuid.UUID) (Proposal, bool) {
 	for _, p := range m.proposals {
 		if p.ID == id {
@@ -27,18 +27,24 @@ func (m *market) findProposal(id uuid.UUID) (Proposal, bool) {
 	return Proposal{}, false
 }
 
-// holderAccounts returns the market's holders, bounded as a settlement's
-// so that a notification to each fits in one record.
-// Runs only on the market's owner.
+// MaxNotifiedHolders bounds the holders an oracle proposal or challenge
+// notifies, all in its one record: a change of about 100 bytes each keeps
+// the record far inside the log's limit. A close or a settlement has no
+// such bound: it walks the holders in steps (steps.go).
+const MaxNotifiedHolders = 200_000
+
+// holderAccounts returns the market's holders, bounded so that a
+// notification to each fits in one record.
+// Runs on the market's goroutine.
 func (e *Engine) holderAccounts(m *market) ([]*account, error) {
-	if len(m.holders) > MaxSettleHolders {
-		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxSettleHolders)
+	if len(m.holders) > MaxNotifiedHolders {
+		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxNotifiedHolders)
 	}
 	return e.holdersOf(m), nil
 }
 
 // holdersOf returns the market's holders, in no set order.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (e *Engine) holdersOf(m *market) []*account {
 	out := make([]*account, 0, len(m.holders))
 	for id := range m.holders {
@@ -48,7 +54,8 @@ func (e *Engine) holdersOf(m *market) []*account {
 }
 
 // notifyAll adds the note for each account, once each, skipping those
-// that turned notifications off. The accounts must be locked.
+// that turned notifications off. Caller holds the mu of every account in
+// accts.
 func (st *settlement) notifyAll(accts []*account, n Note) {
 	seen := make(map[uuid.UUID]bool, len(accts))
 	for _, a := range accts {
@@ -69,7 +76,7 @@ func newOracleRecord(m *market, kind Kind, now int64, p Proposal) *settlement {
 	return st
 }
 
-// propose runs on the market's goroutine.
+// propose is the actor's side of Propose. Runs on the market's goroutine.
 func (e *Engine) propose(m *market, c *command) {
 	now := e.now()
 	switch {
@@ -105,7 +112,8 @@ func (e *Engine) propose(m *market, c *command) {
 	e.commitOracle(st, c, p)
 }
 
-// challenge runs on the market's goroutine.
+// challenge is the actor's side of Challenge. Runs on the market's
+// goroutine.
 func (e *Engine) challenge(m *market, c *command) {
 	now := e.now()
 	a := c.acct
@@ -144,7 +152,8 @@ func (e *Engine) challenge(m *market, c *command) {
 	e.commitOracle(st, c, p)
 }
 
-// vote runs on the market's goroutine. A vote changes only the market, so
+// vote is the actor's side of Vote. Runs on the market's goroutine. A
+// vote changes only the market, so
 // it locks no account: the voter's existence was checked by the caller and
 // accounts are never deleted.
 func (e *Engine) vote(m *market, c *command) {

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -39,7 +38,7 @@ func (p *Proposal) due(nowNanos int64) bool {
 
 // cancelProposal returns how an admin's settlement ends the market's open
 // proposal: cancelled, every bond back to whoever posted it; nil when none
-// is open. Runs only on the market's owner.
+// is open. Runs on the market's goroutine.
 func (m *market) cancelProposal() *proposalClose {
 	p, ok := m.openProposal()
 	if !ok {
@@ -67,7 +66,8 @@ func (pc *proposalClose) accounts(st *State) []*account {
 }
 
 // apply adds the proposal's after-image, its bond movements and its
-// notifications to the settlement being built. Accounts must be locked.
+// notifications to the settlement being built. Caller holds the mu of
+// every account of pc.accounts and of holders.
 func (pc *proposalClose) apply(e *Engine, st *settlement, mc *MarketChange, holders []*account) {
 	if pc == nil {
 		return
@@ -97,6 +97,7 @@ func (e *Engine) decide(m *market, c *command) {
 		c.done <- nil
 		return
 	}
+	c.acted = true
 	pc := &proposalClose{p: p, notify: true}
 	if p.Status == ProposalProposed {
 		pc.p.Status = ProposalAccepted
@@ -127,8 +128,9 @@ func (e *Engine) decide(m *market, c *command) {
 
 // OracleDue applies every deadline that has passed: undisputed proposals
 // past their challenge window and challenged ones past their vote. It
-// returns how many proposals it found due; each market's actor checks
-// again before it acts. The engine runs it every OracleInterval, and once
+// returns how many deadlines this call applied (each market's actor checks
+// again before it acts, so one another call applied first is not counted);
+// after an error, how many it applied before it. The engine runs it every OracleInterval, and once
 // at start for the deadlines that passed while it was down.
 func (e *Engine) OracleDue(ctx context.Context) (int, error) {
 	now := e.now()
@@ -143,36 +145,19 @@ func (e *Engine) OracleDue(ctx context.Context) (int, error) {
 		}
 		return true
 	})
+	applied := 0
 	for _, d := range list {
 		c := e.getCommand(opOracleDeadline)
 		c.oracle.proposal = d.proposal
 		err := e.submit(ctx, d.m, c)
+		acted := c.acted
 		e.putCommand(c)
 		if err != nil {
-			return 0, err
+			return applied, err
+		}
+		if acted {
+			applied++
 		}
 	}
-	return len(list), nil
-}
-
-// oracleLoop applies the oracle's deadlines at start, then every
-// OracleInterval.
-func (e *Engine) oracleLoop() {
-	defer e.wg.Done()
-	run := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), e.cfg.OracleInterval)
-		_, _ = e.OracleDue(ctx) // a busy market is decided on the next tick
-		cancel()
-	}
-	run()
-	t := time.NewTicker(e.cfg.OracleInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			run()
-		case <-e.stopping:
-			return
-		}
-	}
+	return applied, nil
 }

@@ -11,7 +11,7 @@ import (
 	"marketd/core/money"
 )
 
-// Defaults of the oracle (decisions.md section 10).
+// Defaults of the oracle (docs/API.md, "The oracle").
 const (
 	// DefaultOracleBond is the KP a proposal, and a challenge, hold.
 	DefaultOracleBond = money.Amount(100 * money.Scale)
@@ -19,6 +19,16 @@ const (
 	DefaultChallengeWindow = 2 * time.Hour
 	// DefaultVoteWindow is how long a challenged proposal takes votes.
 	DefaultVoteWindow = 24 * time.Hour
+	// DefaultVoteStake is the least stake of a vote, and the stake of a
+	// vote that names none.
+	DefaultVoteStake = money.Amount(10 * money.Scale)
+	// DefaultVoteQuorum is the stake a vote needs in all to decide.
+	DefaultVoteQuorum = money.Amount(10_000 * money.Scale)
+	// DefaultMinVoters is the number of voters a vote needs to decide.
+	DefaultMinVoters = 5
+	// MaxVotesPerProposal bounds the votes on one proposal: each is kept
+	// in the market's state and paid in the proposal's stake records.
+	MaxVotesPerProposal = 100_000
 )
 
 // oracleDefaults fills the oracle's zero settings with their defaults.
@@ -31,6 +41,15 @@ func (cfg *Config) oracleDefaults() {
 	}
 	if cfg.VoteWindow <= 0 {
 		cfg.VoteWindow = DefaultVoteWindow
+	}
+	if cfg.VoteStake <= 0 {
+		cfg.VoteStake = DefaultVoteStake
+	}
+	if cfg.VoteQuorum <= 0 {
+		cfg.VoteQuorum = DefaultVoteQuorum
+	}
+	if cfg.MinVoters <= 0 {
+		cfg.MinVoters = DefaultMinVoters
 	}
 	if cfg.OracleInterval == 0 {
 		cfg.OracleInterval = time.Second

@@ -8,8 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// ProposalStatus is where an oracle proposal stands (decisions.md section
-// 10). Values are written to disk.
+// ProposalStatus is where an oracle proposal stands (docs/API.md, "The
+// oracle"). Values are written to disk.
 type ProposalStatus uint8
 
 // The proposal statuses: proposed -> accepted (undisputed past its window)
@@ -67,6 +67,15 @@ type Proposal struct {
 	VoteDeadline      int64 // 0 until challenged
 	CreatedAt         int64
 	ResolvedAt        int64 // 0 while open
+	// Format 3 (wave 2): vote stakes (docs/API.md, "The oracle").
+	// Stakes are the KP locked by the votes, per outcome. Once the
+	// proposal is decided, escalated or cancelled, the stakes are paid out
+	// in bounded records (KindOracleStakes): StakeCursor counts the
+	// proposal's votes paid so far, in vote order, and StakesPaid the KP
+	// paid. The stakes not yet paid are held outside every account.
+	Stakes      [NumSides]money.Amount
+	StakeCursor uint64
+	StakesPaid  money.Amount
 }
 
 // HeldBonds returns the KP the proposal holds: one bond while proposed, two
@@ -87,6 +96,7 @@ type Vote struct {
 	Account  uuid.UUID
 	Outcome  Side
 	Time     int64
+	Stake    money.Amount // format 3: the KP the vote locks; 0 for votes before stakes
 }
 
 // voteKey names an account's vote on a proposal.
@@ -94,7 +104,7 @@ type voteKey struct{ proposal, account uuid.UUID }
 
 // applyOracle applies a change's proposals and votes. Proposals are
 // replaced, never changed in place, because published views share them.
-// Runs only on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) applyOracle(ch *MarketChange) {
 	if len(ch.Proposals) > 0 {
 		ps := make([]Proposal, len(m.proposals), len(m.proposals)+len(ch.Proposals))

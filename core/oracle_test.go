@@ -9,6 +9,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/memjournal"
 )
 
 var bond = core.DefaultOracleBond
@@ -43,7 +44,7 @@ func newOracleSetup(t *testing.T) *oracleSetup {
 	if _, err := h.buy(s.holder, s.mkt, core.Yes, s.holderShares); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(25 * time.Hour)
+	h.clock.Advance(25 * time.Hour)
 	s.proposerKP, s.challKP, s.holderKP = h.balance(s.proposer, money.KP), h.balance(s.challenger, money.KP), h.balance(s.holder, money.KP)
 	return s
 }
@@ -139,7 +140,7 @@ func (s *oracleSetup) finish() {
 	}); err != nil {
 		s.t.Fatal(err)
 	}
-	recs := s.j.records(s.t)
+	recs := s.j.Records(s.t)
 	requireEqual(s.t, fromImage(s.t, images, recs, uint64(len(recs))), s.e.State())
 }
 
@@ -187,7 +188,7 @@ func TestOracleOutcomes(t *testing.T) {
 			}
 			deadline := s.challengeWin
 			if tt.challenge {
-				s.clock.advance(time.Hour)
+				s.clock.Advance(time.Hour)
 				c := s.challenge()
 				if c.Status != core.ProposalChallenged || c.Challenger != s.challenger || c.VoteDeadline == 0 {
 					t.Fatalf("challenged proposal %+v", c)
@@ -201,9 +202,9 @@ func TestOracleOutcomes(t *testing.T) {
 				}
 				deadline = s.voteWin
 			}
-			s.clock.advance(deadline - 2*time.Hour) // still inside every window
+			s.clock.Advance(deadline - 2*time.Hour) // still inside every window
 			s.due(0)
-			s.clock.advance(2 * time.Hour)
+			s.clock.Advance(2 * time.Hour)
 			s.due(1)
 
 			got := s.proposal()
@@ -284,7 +285,7 @@ func TestOracleAdminSettleCancels(t *testing.T) {
 				}
 			}
 			if tt.before == core.ProposalEscalated {
-				s.clock.advance(s.voteWin)
+				s.clock.Advance(s.voteWin)
 				s.due(1)
 				v, _ := s.e.Market(s.mkt)
 				if v.Info.Status == core.StatusResolved {
@@ -361,7 +362,7 @@ func TestOracleErrors(t *testing.T) {
 		{"house proposes", propose(core.HouseID, s.mkt, core.Yes), core.ErrAccountNotFound, "", nil},
 		{"proposal already open", propose(s.challenger, s.mkt, core.No), core.ErrProposalOpen, "", nil},
 		{"market still open", propose(s.proposer, open, core.Yes), core.ErrMarketNotClosed, "",
-			func() { h.clock.advance(24 * time.Hour) }},
+			func() { h.clock.Advance(24 * time.Hour) }},
 		{"bond not covered", propose(poor, other, core.Yes), core.ErrInsufficientBalance, "", nil},
 		{"unknown proposal", challenge(s.challenger, &unknown), core.ErrProposalNotFound, "", nil},
 		// The first market's window is over by now; the other's is fresh.
@@ -381,7 +382,7 @@ func TestOracleErrors(t *testing.T) {
 		{"bad vote outcome", vote(s.voters[0], pid, 7), nil, "outcome", nil},
 		{"vote of an unknown account", vote(uuid.New(), pid, core.Yes), core.ErrAccountNotFound, "", nil},
 		{"voted", vote(s.voters[0], pid, core.Yes), nil, "", nil},
-		{"voted twice", vote(s.voters[0], pid, core.No), core.ErrAlreadyVoted, "", func() { h.clock.advance(s.voteWin) }},
+		{"voted twice", vote(s.voters[0], pid, core.No), core.ErrAlreadyVoted, "", func() { h.clock.Advance(s.voteWin) }},
 		{"vote after its deadline", vote(s.voters[1], pid, core.Yes), core.ErrNotVotable, "", nil},
 		{"settled", func() error {
 			_, err := s.e.Settle(s.ctx, core.SettleRequest{Market: s.mkt, Outcome: core.Yes})
@@ -438,16 +439,15 @@ func TestOracleDeadlinePassedWhileDown(t *testing.T) {
 				s.vote(s.voters[0], core.No)
 			}
 			s.e.Close()
-			recs := s.j.records(t)
+			recs := s.j.Records(t)
 			st := s.replayed()
 
-			j := newMemJournal()
-			j.next, j.durable = uint64(len(recs)), uint64(len(recs))
+			j := memjournal.NewAfter(uint64(len(recs)))
 			clk := newClock()
-			clk.t = s.clock.Now().Add(s.voteWin + time.Minute)
+			clk.Set(s.clock.Now().Add(s.voteWin + time.Minute))
 			e := core.NewEngine(st, j, core.Config{Now: clk.Now, CloseInterval: -1, UsageFlushInterval: -1,
 				OracleInterval: time.Hour})
-			j.waitFor(func(recs map[uint64]*core.Record) bool { return len(recs) > 0 })
+			j.WaitUntil(func(js memjournal.State) bool { return len(js.Records) > 0 })
 			e.Close()
 			p, err := e.Proposal(s.proposalID)
 			if err != nil || p.Status != tt.status {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,119 +12,40 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/memjournal"
 )
-
-// holdJournal is a journal whose acknowledgements a test releases or fails,
-// as a group commit would after its fsync.
-type holdJournal struct {
-	mu      sync.Mutex
-	cond    sync.Cond
-	next    uint64
-	held    []chan<- error
-	failed  error
-	waiters int
-}
-
-func newHoldJournal() *holdJournal {
-	j := &holdJournal{}
-	j.cond.L = &j.mu
-	return j
-}
-
-func (j *holdJournal) Next() (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.next++
-	return j.next, nil
-}
-
-func (j *holdJournal) Append(_ uint64, _ *core.Record, done chan<- error) {
-	j.mu.Lock()
-	j.held = append(j.held, done)
-	j.cond.Broadcast()
-	j.mu.Unlock()
-}
-
-// WaitDurable waits for the failure: nothing held here is ever durable.
-func (j *holdJournal) WaitDurable(context.Context, uint64) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.waiters++
-	j.cond.Broadcast()
-	for j.failed == nil {
-		j.cond.Wait()
-	}
-	return j.failed
-}
-
-// waitFor blocks until cond holds. Lock should not be held.
-func (j *holdJournal) waitFor(cond func() bool) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for !cond() {
-		j.cond.Wait()
-	}
-}
-
-func (j *holdJournal) release() {
-	j.mu.Lock()
-	for _, d := range j.held {
-		d <- nil
-	}
-	j.held = nil
-	j.mu.Unlock()
-}
-
-func (j *holdJournal) fail(err error) {
-	j.mu.Lock()
-	j.failed = err
-	for _, d := range j.held {
-		d <- err
-	}
-	j.held = nil
-	j.cond.Broadcast()
-	j.mu.Unlock()
-}
 
 // A second revoke of a key whose first revoke is not durable yet must not
 // answer "revoked": if the first never becomes durable, the key is active
 // again after recovery.
 func TestRevokeAnswersOnlyOnceDurable(t *testing.T) {
-	j := newHoldJournal()
+	j := memjournal.New()
 	e := core.NewEngine(core.NewState(), j, core.Config{CloseInterval: -1})
 	defer e.Close()
 	ctx := context.Background()
-	created := make(chan core.AccountView, 1)
-	go func() {
-		v, _ := e.CreateAccount(ctx, core.NewAccount{Name: "alice"})
-		created <- v
-	}()
-	j.waitFor(func() bool { return len(j.held) == 1 })
-	j.release()
-	alice := (<-created).ID
-	keyc := make(chan core.Key, 1)
-	go func() {
-		k, _ := e.CreateKey(ctx, core.NewKey{Account: alice, Name: "k", Hash: [32]byte{1}, Prefix: "svc_live_01234567", Scopes: core.ScopeRead})
-		keyc <- k
-	}()
-	j.waitFor(func() bool { return len(j.held) == 1 })
-	j.release()
-	k := <-keyc
+	v, err := e.CreateAccount(ctx, core.NewAccount{Name: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := v.ID
+	k, err := e.CreateKey(ctx, core.NewKey{Account: alice, Name: "k", Hash: [32]byte{1}, Prefix: "svc_live_01234567", Scopes: core.ScopeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
 
+	j.Hold()
 	first, second := make(chan error, 1), make(chan error, 1)
 	go func() { _, err := e.RevokeKey(ctx, alice, k.ID); first <- err }()
-	j.waitFor(func() bool { return len(j.held) == 1 }) // applied, not durable
+	j.WaitUntil(func(s memjournal.State) bool { return s.Unacked == 1 }) // applied, not durable
 	go func() {
 		_, err := e.RevokeKey(ctx, alice, k.ID)
 		second <- err
-		j.mu.Lock()
-		j.cond.Broadcast()
-		j.mu.Unlock()
+		j.Wake()
 	}()
 	// The second revoke must wait for the first: it either waits on the
 	// journal or, wrongly, answers at once.
-	j.waitFor(func() bool { return j.waiters == 1 || len(second) == 1 })
-	j.fail(errors.New("fsync failed"))
+	j.WaitUntil(func(s memjournal.State) bool { return s.Waiters == 1 || len(second) == 1 })
+	j.Fail(errors.New("fsync failed"))
 	if err := <-first; err == nil {
 		t.Fatal("the first revoke succeeded although its record failed")
 	}
@@ -177,5 +97,42 @@ func TestClosesAtBounded(t *testing.T) {
 	var fe *core.FieldError
 	if !errors.As(err, &fe) || fe.Field != "closes_at" {
 		t.Fatalf("closes_at in 2300 = %v, want a field error", err)
+	}
+}
+
+// TestCloseDueCountsWhatItClosed: two calls of CloseDue that both find a
+// market due close it once between them, and only the one that closed it
+// counts it. The second call is made while the first is stalled inside the
+// close (Next waits at the journal's gate), so both see the market active.
+// It failed before: each call returned how many markets it found due, 1
+// and 1.
+func TestCloseDueCountsWhatItClosed(t *testing.T) {
+	h := newHarness(t)
+	mkt := h.market("m", 0, 100)
+	h.clock.Advance(25 * time.Hour)
+	open := h.j.Gate()
+	counts := make(chan int, 2)
+	closeDue := func() {
+		n, err := h.e.CloseDue(h.ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		counts <- n
+	}
+	go closeDue()
+	h.j.WaitUntil(func(s memjournal.State) bool { return s.AtGate == 1 })
+	go closeDue()
+	// The second call found the market due too once its command waits in
+	// the market's inbox behind the stalled one.
+	for core.InboxLen(h.e, mkt) == 0 {
+		runtime.Gosched()
+	}
+	open()
+	total := <-counts + <-counts
+	if total != 1 {
+		t.Fatalf("the two CloseDue calls counted %d closes, want 1", total)
+	}
+	if v, _ := h.e.Market(mkt); v.Info.Status != core.StatusClosed {
+		t.Fatalf("market %v, want closed", v.Info.Status)
 	}
 }

@@ -3,7 +3,7 @@ package core
 import "fmt"
 
 // ReferralCodeLen is the length of every account's referral code
-// (decisions.md section 11).
+// (docs/API.md, "GET /api/referral/code").
 const ReferralCodeLen = 8
 
 // Settings are an account's preferences (PATCH /api/settings). The zero

@@ -10,7 +10,8 @@ import (
 	"marketd/core/money"
 )
 
-// Limits of the profile's text fields (decisions.md section 11).
+// Limits of the profile's text fields (docs/API.md, "POST
+// /api/profile/persona", "POST /api/profile/accept-tos").
 const (
 	MaxPersonaRunes    = 500
 	MaxTOSVersionRunes = 32
@@ -73,9 +74,9 @@ func (e *Engine) AcceptTOS(ctx context.Context, id uuid.UUID, version string) (A
 	})
 }
 
-// SetTradingMode sets the currency an account's trades, splits and merges
-// use. USDC needs a linked wallet (decisions.md section 9). Setting the
-// mode it has logs nothing.
+// SetTradingMode sets the currency an account's trades, splits and merges use.
+// USDC needs a linked wallet (docs/API.md, "POST /api/profile/trading-mode").
+// Setting the mode it has logs nothing.
 func (e *Engine) SetTradingMode(ctx context.Context, id uuid.UUID, mode money.Currency) (AccountInfo, error) {
 	if !mode.Valid() {
 		return AccountInfo{}, fieldErr("mode", "must be kp or usdc")
@@ -118,8 +119,8 @@ func (e *Engine) changeInfo(ctx context.Context, id uuid.UUID, edit func(a *acco
 }
 
 // editInfo is changeInfo for an operation already admitted by enter.
-// held, when not nil, is a lock the caller took before the account's
-// (State.custodyMu); editInfo releases it with the account's, so that
+// held, when not nil, is State.custodyMu, which the caller holds;
+// editInfo releases it with the account's, so that
 // nobody waits on it for a commit.
 func (e *Engine) editInfo(ctx context.Context, id uuid.UUID, held *sync.Mutex, edit func(a *account, in *AccountInfo) (bool, error)) (AccountInfo, error) {
 	unlockHeld := func() {

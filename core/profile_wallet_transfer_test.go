@@ -10,6 +10,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/memjournal"
 )
 
 // Addresses of EIP-55's reference vectors.
@@ -21,12 +22,12 @@ const (
 // txHash returns a distinct, valid transaction hash for n.
 func txHash(n byte) string { return "0x" + strings.Repeat(string("0123456789abcdef"[n%16]), 64) }
 
-// custodyHarness is a harness whose engine uses a recording custody the
-// test can inspect.
+// custodyHarness is a harness whose engine runs the record custody mode
+// with a recording custody the test can inspect.
 func custodyHarness(t *testing.T) (*harness, *core.RecordingCustody) {
 	t.Helper()
 	rc := core.NewRecordingCustody()
-	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: rc})
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, CustodyMode: core.CustodyModeRecord, Custody: rc})
 	return h, rc
 }
 
@@ -37,11 +38,20 @@ func (h *harness) link(acct uuid.UUID, addr string) {
 	}
 }
 
+// deposit deposits units of USDC to acct and, in the manual custody mode,
+// has the admin confirm the amount, so that it is credited either way.
 func (h *harness) deposit(acct uuid.UUID, units int64, hash string) core.TransferResult {
 	h.t.Helper()
 	r, err := h.e.Deposit(h.ctx, core.DepositRequest{Account: acct, Amount: money.Units(units), TxHash: hash})
 	if err != nil {
 		h.t.Fatalf("deposit %d %s: %v", units, hash, err)
+	}
+	if r.Transfer.Status == core.TransferPending {
+		at, bal, err := h.e.ConfirmDeposit(h.ctx, core.TransferDecision{Admin: h.admin, Transfer: r.Transfer.ID, Amount: r.Transfer.Amount})
+		if err != nil {
+			h.t.Fatalf("confirm deposit %d %s: %v", units, hash, err)
+		}
+		r.Transfer, r.USDCBalance = at.Transfer, bal
 	}
 	return r
 }
@@ -143,7 +153,7 @@ func TestSettingsSilenceNotesAndHideFromLeaderboard(t *testing.T) {
 	if _, err := h.e.UpdateSettings(h.ctx, alice, core.SettingsPatch{Notifications: &f, ShowOnLeaderboard: &f}); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(core.LeaderboardMaxAge)
+	h.clock.Advance(core.LeaderboardMaxAge)
 	total, leaders := h.e.Leaderboard(10)
 	// The admin never traded and alice asked to be hidden: bob alone.
 	if total != 1 || len(leaders) != 1 || leaders[0].Account != bob {
@@ -172,12 +182,12 @@ func TestWalletLinkUnlink(t *testing.T) {
 	if err != nil || info.Wallet != walletA {
 		t.Fatalf("LinkWallet = %q, %v; want %q", info.Wallet, err, walletA)
 	}
-	lsn := h.j.contiguous()
+	lsn := h.j.Contiguous()
 	// The same address again, in another case: answered, nothing logged.
 	if info, err := h.e.LinkWallet(h.ctx, alice, "0x"+strings.ToUpper(walletA[2:])); err != nil || info.Wallet != walletA {
 		t.Fatalf("LinkWallet again = %q, %v", info.Wallet, err)
 	}
-	if got := h.j.contiguous(); got != lsn {
+	if got := h.j.Contiguous(); got != lsn {
 		t.Fatalf("repeated link logged %d records", got-lsn)
 	}
 	cases := []struct {
@@ -244,10 +254,10 @@ func TestDepositTradeWithdraw(t *testing.T) {
 		first.Transfer.Status != core.TransferCredited || first.Transfer.Wallet != walletA {
 		t.Fatalf("deposit = %+v", first)
 	}
-	lsn := h.j.contiguous()
+	lsn := h.j.Contiguous()
 	again := h.deposit(alice, 70, txHash(10))
-	if !again.Repeat || again.Transfer != first.Transfer || again.USDCBalance != money.Units(50) || h.j.contiguous() != lsn {
-		t.Fatalf("repeat = %+v (log %d -> %d), want the first deposit and nothing logged", again, lsn, h.j.contiguous())
+	if !again.Repeat || again.Transfer != first.Transfer || again.USDCBalance != money.Units(50) || h.j.Contiguous() != lsn {
+		t.Fatalf("repeat = %+v (log %d -> %d), want the first deposit and nothing logged", again, lsn, h.j.Contiguous())
 	}
 	if len(rc.Deposits()) != 1 || rc.Deposits()[0].Transfer != first.Transfer {
 		t.Fatalf("custody saw deposits %+v", rc.Deposits())
@@ -327,7 +337,7 @@ func TestDepositTradeWithdraw(t *testing.T) {
 	}
 
 	w, err := h.e.Withdraw(h.ctx, alice, bal)
-	if err != nil || w.USDCBalance != 0 || w.Transfer.Status != core.TransferQueued || w.Transfer.Wallet != walletA || w.Transfer.Amount != bal {
+	if err != nil || w.USDCBalance != 0 || w.Transfer.Status != core.TransferSent || w.Transfer.Wallet != walletA || w.Transfer.Amount != bal {
 		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	if ws := rc.Withdrawals(); len(ws) != 1 || ws[0].Transfer != w.Transfer || ws[0].Account != alice {
@@ -346,7 +356,7 @@ func TestDepositTradeWithdraw(t *testing.T) {
 		t.Fatalf("USDC ledger %+v", entries)
 	}
 	notes := h.notes(alice)
-	if len(notes) != 2 || notes[0].Kind != core.NoteDepositCredited || notes[1].Kind != core.NoteWithdrawalQueued {
+	if len(notes) != 2 || notes[0].Kind != core.NoteDepositCredited || notes[1].Kind != core.NoteWithdrawalSent {
 		t.Fatalf("notes %+v", notes)
 	}
 	// The market's USDC position is sold off: the wallet may go.
@@ -360,12 +370,15 @@ func TestDepositTradeWithdraw(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A restart tells the custody again of the withdrawals still queued.
+	// The withdrawal was sent when made: a restart hands out nothing again
+	// (before the custody modes, every start handed out every withdrawal
+	// ever made, since none was ever marked sent).
 	rc2 := core.NewRecordingCustody()
-	e2 := core.NewEngine(replayed, newMemJournal(), core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: rc2})
+	e2 := core.NewEngine(replayed, memjournal.New(), core.Config{CloseInterval: -1, UsageFlushInterval: -1,
+		CustodyMode: core.CustodyModeRecord, Custody: rc2})
 	defer e2.Close()
-	if ws := rc2.Withdrawals(); len(ws) != 1 || ws[0].Transfer != w.Transfer {
-		t.Fatalf("requeued withdrawals %+v", ws)
+	if ws := rc2.Withdrawals(); len(ws) != 0 {
+		t.Fatalf("withdrawals handed out again at start: %+v", ws)
 	}
 }
 
@@ -377,7 +390,7 @@ func (*refusingCustody) ConfirmDeposit(context.Context, uuid.UUID, core.Transfer
 }
 
 func TestDepositRefusedByCustody(t *testing.T) {
-	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, Custody: &refusingCustody{}})
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, CustodyMode: core.CustodyModeRecord, Custody: &refusingCustody{}})
 	alice := h.account("alice", core.RoleSpeculator, 0)
 	h.link(alice, walletA)
 	before := h.e.State().Canonical()

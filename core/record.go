@@ -37,6 +37,13 @@ const (
 	KindOracleChallenge Kind = 19
 	KindOracleVote      Kind = 20
 	KindOracleDeadline  Kind = 21 // a proposal accepted, rejected or escalated at its deadline
+	// Wave 2, kinds 22-29: custody's admin operations and the oracle's
+	// stake payouts.
+	KindDepositConfirmed Kind = 22
+	KindDepositRejected  Kind = 23
+	KindWithdrawalSent   Kind = 24
+	KindWithdrawalFailed Kind = 25
+	KindOracleStakes     Kind = 26 // a bounded batch of a proposal's vote stakes paid out
 	// KindImage marks a snapshot chunk: whole objects, where each change's
 	// Prev is the object's LSN at capture instead of its LSN before a change.
 	KindImage Kind = 100
@@ -73,6 +80,13 @@ type AccountChange struct {
 	NotesRead []uint64     // IDs of notifications marked read
 	Vig       []VigPayment // vig settlements appended
 	Transfers []Transfer   // deposits and withdrawals appended
+	// Idem holds the stored answers of idempotent requests: the one an
+	// operation answers (all of them in an image).
+	Idem []IdemEntry
+	// TransferUpdates are after-images of transfers the account has
+	// already, replacing them by ID: a pending deposit confirmed or
+	// rejected, a queued withdrawal sent or failed (format 3).
+	TransferUpdates []Transfer
 }
 
 // AccountInfo is the after-image of an account's scalar fields.
@@ -162,8 +176,31 @@ type MarketInfo struct {
 	ClosesAt    int64        // Unix nanoseconds
 	CreatedAt   int64
 	Status      Status
-	Outcome     Side // meaningful when Status is StatusResolved
+	Outcome     Side // meaningful when Status is StatusResolved or StatusSettling
 	ResolvedAt  int64
+	// Step is the progress of a close or settlement in bounded steps; the
+	// zero Step unless Status is StatusClosing or StatusSettling.
+	Step Step
+}
+
+// Step is the durable progress of a close or a settlement done in bounded
+// steps (docs/ARCHITECTURE.md, "Bounded steps"): the holders are walked in
+// ascending ID order, at most Config.StepAccounts of them per record, and
+// Cursor is the last one done, so that a restart resumes after it.
+type Step struct {
+	Kind   Kind      // the kind of every record of the steps
+	Cursor uuid.UUID // the last holder done; Nil before the first
+	// Oracle is the proposal whose oracle_resolved notification each
+	// holder gets with its payout; Nil when the admin settled.
+	Oracle uuid.UUID
+	// Pool is the vig pool of each currency's book, fixed when the
+	// settlement starts: min(profit, vig accrued), never negative.
+	Pool [money.NumCurrencies]money.Amount
+	// Closed is the shares of each currency and side in the positions the
+	// steps have closed so far: the winning side's is what they paid, so
+	// that the invariant checker can hold paid plus held to what the
+	// market owes in the middle of a settlement.
+	Closed [money.NumCurrencies][NumSides]money.Amount
 }
 
 // Book is one currency's LS-LMSR state and money in a market.
@@ -178,6 +215,9 @@ type Book struct {
 	VigCreator money.Amount           // of which the creator's
 	VigHouse   money.Amount           // of which the house's
 	Trades     uint64                 // number of trades
+	// Seq is the book's state version, market_seq: it counts the changes
+	// of Q, by trades, splits and merges (MarketSeq).
+	Seq uint64
 }
 
 // SupplyChange is the after-image of the minted and burned totals.
@@ -244,6 +284,8 @@ func (r *Record) Clone() *Record {
 		a.NotesRead = slices.Clone(a.NotesRead)
 		a.Vig = slices.Clone(a.Vig)
 		a.Transfers = slices.Clone(a.Transfers)
+		a.Idem = slices.Clone(a.Idem)
+		a.TransferUpdates = slices.Clone(a.TransferUpdates)
 	}
 	c.Markets = slices.Clone(r.Markets)
 	for i := range c.Markets {

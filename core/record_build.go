@@ -18,7 +18,8 @@ type pending struct {
 	entries int        // ledger entries in rec so far: the next one's index
 }
 
-// commit reserves the record's sequence number, applies it to the objects,
+// commit refuses a record the log could not write (checkRecordSize), then
+// reserves the record's sequence number, applies it to the objects,
 // calls publish (which makes new objects findable), and hands the record to
 // the journal, whose answer goes to done. It reports whether the record was
 // applied; when the journal refuses, done has the error and nothing changed.
@@ -29,6 +30,10 @@ type pending struct {
 // snapshot that starts after the journal has a record sees the record's
 // changes (docs/ARCHITECTURE.md).
 func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
+	if err := checkRecordSize(&p.rec); err != nil {
+		done <- err
+		return false
+	}
 	seq, err := e.j.Next()
 	if err != nil {
 		done <- err
@@ -45,7 +50,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 			panic(fmt.Sprintf("BUG: account %s at LSN %d, record built at %d", a.id, a.lsn, ch.Prev))
 		}
 		old := a.info
-		a.applyLocked(seq, ch)
+		a.applyLocked(seq, ch, e.st.idemLimits)
 		e.st.indexAccount(a.id, old, ch)
 	}
 	for i := range rec.Markets {
@@ -70,6 +75,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 	if publish != nil {
 		publish()
 	}
+	e.counters.records[rec.Kind].Add(1)
 	e.j.Append(seq, rec, done)
 	return true
 }
@@ -124,6 +130,7 @@ type scratch struct {
 	ledg  [4]LedgerEntry
 	poss  [2]Position
 	trds  [1]TradeSummary
+	idem  [1]IdemEntry
 	books [1]Book
 	minfo MarketInfo
 }
@@ -179,4 +186,17 @@ func (sc *scratch) addPosition(ch *AccountChange, p Position) {
 	}
 	sc.poss[i] = p
 	ch.Positions = sc.poss[i : i+1]
+}
+
+// storeIdem adds an idempotent request's stored answer to a's change in
+// the scratch record: it is logged and applied with the operation.
+func (sc *scratch) storeIdem(a *account, ie IdemEntry) {
+	for i := range sc.rec.Accounts {
+		if ch := &sc.rec.Accounts[i]; ch.ID == a.id {
+			sc.idem[0] = ie
+			ch.Idem = sc.idem[:1]
+			return
+		}
+	}
+	panic(fmt.Sprintf("BUG: idempotent answer for account %s, which the record does not change", a.id))
 }

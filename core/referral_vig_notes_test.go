@@ -139,7 +139,7 @@ func TestNotifications(t *testing.T) {
 	if _, err := h.buy(bob, mkt, core.Yes, money.Units(10)); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(30 * 24 * time.Hour)
+	h.clock.Advance(30 * 24 * time.Hour)
 	if n, err := h.e.CloseDue(h.ctx); err != nil || n != 1 {
 		t.Fatalf("CloseDue = %d, %v", n, err)
 	}

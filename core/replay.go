@@ -51,7 +51,10 @@ func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*
 			if !follows(a.lsn, ch.Prev, seq) {
 				return notFollowing("account", ch.ID, a.lsn, ch.Prev, seq)
 			}
-		} else if ch.Prev != 0 || ch.Info == nil {
+			if a.lsn < seq && !a.hasTransfers(ch.TransferUpdates) {
+				return fmt.Errorf("%w: record %d updates a transfer account %s does not have", ErrCorruptReplay, seq, ch.ID)
+			}
+		} else if ch.Prev != 0 || ch.Info == nil || len(ch.TransferUpdates) > 0 {
 			return fmt.Errorf("%w: record %d changes unknown account %s", ErrCorruptReplay, seq, ch.ID)
 		}
 	}
@@ -113,7 +116,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		if a == nil {
 			a = newAccount(ch.ID)
 			a.mu.Lock()
-			a.applyLocked(seq, ch)
+			a.applyLocked(seq, ch, s.idemLimits)
 			a.mu.Unlock()
 			s.addAccount(a)
 			s.indexAccount(a.id, AccountInfo{}, ch)
@@ -122,7 +125,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		a.mu.Lock()
 		if a.lsn < seq {
 			old := a.info
-			a.applyLocked(seq, ch)
+			a.applyLocked(seq, ch, s.idemLimits)
 			s.indexAccount(a.id, old, ch)
 		}
 		a.mu.Unlock()
@@ -164,8 +167,8 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 	s.auth.mu.Unlock()
 }
 
-// apply sets the totals from an after-image. Lock should be held, or the
-// state not yet shared.
+// apply sets the totals from an after-image. Caller holds sp.mu, or owns
+// the state alone (recovery).
 func (sp *supply) apply(seq uint64, sc *SupplyChange) {
 	sp.minted = sc.Minted
 	sp.burned = sc.Burned
@@ -195,10 +198,10 @@ func (s *State) LoadImage(rec *Record) error {
 		switch {
 		case a == nil:
 			a = newAccount(ch.ID)
-			a.applyLocked(ch.Prev, ch)
+			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.addAccount(a)
-		case ch.ID == HouseID && a.lsn == 0 && len(a.ledger[0])+len(a.ledger[1]) == 0:
-			a.applyLocked(ch.Prev, ch) // the house exists from the start
+		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:
+			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)
 		}

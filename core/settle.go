@@ -4,17 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/google/uuid"
 
 	"marketd/core/money"
 )
-
-// MaxSettleHolders bounds the accounts one settlement pays: its record, one
-// change per holder of about 200 bytes, must stay well inside the log's
-// 64 MiB record limit, and every holder is locked while it is built.
-const MaxSettleHolders = 200_000
 
 // SettleRequest resolves a market with its outcome.
 type SettleRequest struct {
@@ -33,8 +27,11 @@ type SettleResult struct {
 
 // Settle resolves an active or closed market: every winning share pays one
 // unit of its currency, the vig is paid from the market's profit
-// (decisions.md sections 7 and 8), what is left returns to the house, and
-// every position in the market is closed; all in one record.
+// (docs/API.md, "POST /api/admin/settle", docs/ARCHITECTURE.md, "Money and
+// the house"), what is left returns to the house, and every position in the
+// market is closed. A market with more holders than one record holds is
+// settled in bounded steps, in status settling meanwhile (docs/ARCHITECTURE.md,
+// "Bounded steps"); Settle returns once the last step is durable.
 func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, error) {
 	if req.Outcome != Yes && req.Outcome != No {
 		return SettleResult{}, fieldErr("outcome", "must be yes or no")
@@ -93,8 +90,9 @@ func (st *settlement) payRef(a *account, cur money.Currency, t TxType, amount mo
 	st.credit(ch, cur, t, amount, st.s.add(bal, amount), ref, st.now)
 }
 
-// settle runs on the market's goroutine. An open oracle proposal is
-// cancelled and its bonds returned, in the settlement's record.
+// settle is the actor's side of Settle. An open oracle proposal is
+// cancelled and its bonds returned, in the settlement's first record. Runs
+// on the market's goroutine.
 func (e *Engine) settle(m *market, c *command) {
 	if m.info.Status == StatusResolved {
 		c.done <- ErrMarketResolved
@@ -103,64 +101,54 @@ func (e *Engine) settle(m *market, c *command) {
 	e.settleMarket(m, c, KindSettle, c.settle.Outcome, m.cancelProposal())
 }
 
-// settleMarket resolves m with outcome in one record of the kind given,
-// answering on c.done; pc, when not nil, ends the market's open oracle
-// proposal in the same record. The admin's settlement and the oracle's
-// share it. Runs on the market's goroutine.
+// settleMarket resolves m with outcome in records of the kind given, in
+// bounded steps (steps.go), answering on c.done once the last is durable;
+// pc, when not nil, ends the market's open oracle proposal in the first
+// record. The admin's settlement and the oracle's share it. Runs on the
+// market's goroutine.
 func (e *Engine) settleMarket(m *market, c *command, kind Kind, outcome Side, pc *proposalClose) {
-	holders, err := e.holderAccounts(m)
-	if err != nil {
-		c.done <- err
-		return
-	}
-	slices.SortFunc(holders, func(a, b *account) int { return compareIDs(a.id, b.id) })
-	// Only this goroutine changes positions in this market, so the
-	// referrers read here stay valid once every account is locked below.
-	lockSet := append(slices.Clone(holders), e.st.account(HouseID), e.st.account(m.info.Creator))
-	lockSet = append(lockSet, pc.accounts(e.st)...)
-	for _, h := range holders {
-		h.mu.Lock()
-		for cur := range money.NumCurrencies {
-			if p, ok := h.positions[posKey{m.id, money.Currency(cur)}]; ok && p.Referrer != uuid.Nil {
-				lockSet = append(lockSet, e.st.account(p.Referrer))
-			}
-		}
-		h.mu.Unlock()
-	}
-	unlock := lockAccounts(lockSet...)
-	defer unlock()
-
-	now := e.now()
-	st := &settlement{byID: make(map[uuid.UUID]int), now: now, ref: m.id}
-	st.rec = Record{Kind: kind, Time: now}
-	mc := st.addMarket(m)
 	info := m.info
-	info.Status, info.Outcome, info.ResolvedAt = StatusResolved, outcome, now
-	mc.Info = &info
-	res := SettleResult{Market: m.id, Outcome: outcome}
+	info.Status, info.Outcome, info.ResolvedAt = StatusSettling, outcome, e.now()
+	info.Step = Step{Kind: kind}
+	if pc != nil && pc.notify {
+		info.Step.Oracle = pc.p.ID
+	}
+	var s sums
 	for cur := range money.NumCurrencies {
 		if m.open[cur] {
-			book := e.settleBook(st, m, holders, money.Currency(cur), outcome, &res)
-			mc.Books = append(mc.Books, book)
+			info.Step.Pool[cur] = vigPool(&s, &m.books[cur], info.Q0, outcome)
 		}
 	}
-	pc.apply(e, st, mc, holders)
-	if st.s.err != nil {
-		c.done <- fmt.Errorf("core: settle: %w", st.s.err)
+	if s.err != nil {
+		c.done <- fmt.Errorf("core: settle: %w", s.err)
 		return
 	}
-	c.settleRes = res
-	e.commit(&st.pending, c.done, nil)
+	c.settleRes = SettleResult{Market: m.id, Outcome: outcome}
+	e.runSettlement(m, info, pc, c)
 }
 
-// settleBook pays one currency's winners and vig and returns the book's
-// after-image, emptied of collateral.
-func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur money.Currency, outcome Side, res *SettleResult) Book {
+// vigPool returns what a book's vig may take at settlement
+// (docs/ARCHITECTURE.md, "Money and the house"): the market's profit,
+// collateral less the payouts and the subsidy, up to the vig accrued;
+// never negative. The payouts are the
+// winning shares held, q - q0 + splits, as the invariant checker holds.
+func vigPool(s *sums, b *Book, q0 money.Amount, outcome Side) money.Amount {
+	owed := s.add(s.sub(b.Q[outcome], q0), b.Splits)
+	profit := s.sub(s.sub(b.Collateral, owed), b.Subsidy)
+	return max(0, min(profit, b.VigTotal))
+}
+
+// settleBook pays one currency's winners in chunk and their referrers'
+// vig, and, in the last step, the creator's vig and what is left to the
+// house; it returns the book's after-image, its collateral reduced by
+// what was paid (emptied by the last step).
+func (e *Engine) settleBook(st *settlement, m *market, info *MarketInfo, chunk []*account, cur money.Currency, last bool, res *SettleResult) Book {
 	book := m.books[cur]
 	key := posKey{m.id, cur}
+	outcome := info.Outcome
 	var paid money.Amount
 	var refs []refShare
-	for _, h := range holders {
+	for _, h := range chunk {
 		p, ok := h.positions[key]
 		if !ok {
 			continue
@@ -177,59 +165,60 @@ func (e *Engine) settleBook(st *settlement, m *market, holders []*account, cur m
 			loss := st.s.sub(p.PaidIn, st.s.add(p.PaidOut, payout))
 			refs = append(refs, refShare{p.Referrer, p.RefVig, max(0, loss) * 2 / 10})
 		}
+		for side := range NumSides {
+			info.Step.Closed[cur][side] = st.s.add(info.Step.Closed[cur][side], p.Shares[side])
+		}
 		closed := p
 		closed.Closed = true
 		ch := st.change(h)
 		ch.Positions = append(ch.Positions, closed)
 	}
-	res.TotalPaid[cur] = paid
-	remainder := st.s.sub(book.Collateral, paid)
-	if remainder < 0 {
-		panic(fmt.Sprintf("BUG: market %s %s collateral %d below payouts %d", m.id, cur, book.Collateral, paid))
+	res.TotalPaid[cur] = st.s.add(res.TotalPaid[cur], paid)
+	book.Collateral = st.s.sub(book.Collateral, paid)
+	if book.Collateral < 0 {
+		panic(fmt.Sprintf("BUG: market %s %s collateral %d below payouts %d", m.id, cur, m.books[cur].Collateral, paid))
 	}
-	profit := st.s.sub(remainder, book.Subsidy)
-	vigPaid := e.payVig(st, m, cur, &book, profit, refs)
-	res.VigPaid[cur] = vigPaid
-	if back := st.s.sub(remainder, vigPaid); back != 0 {
-		st.pay(e.st.account(HouseID), cur, TxMarketReturn, back)
+	vigPaid := e.payVig(st, m, cur, &book, info.Step.Pool[cur], refs, last)
+	res.VigPaid[cur] = st.s.add(res.VigPaid[cur], vigPaid)
+	book.Collateral = st.s.sub(book.Collateral, vigPaid)
+	if last {
+		// What is left is the subsidy and the profit the vig did not take.
+		if back := book.Collateral; back != 0 {
+			st.pay(e.st.account(HouseID), cur, TxMarketReturn, back)
+		}
+		book.Collateral = 0
 	}
-	book.Collateral = 0
 	return book
 }
 
 // closeMarket logs an active market's passage to closed once its closing
-// time has come; otherwise it does nothing. Runs on the market's goroutine.
+// time has come, in bounded steps (steps.go) that notify its holders;
+// otherwise it does nothing. Runs on the market's goroutine.
 func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
 	now := e.now()
 	if m.info.Status != StatusActive || now < m.info.ClosesAt {
 		c.done <- nil
 		return
 	}
+	c.acted = true
 	info := m.info
-	info.Status = StatusClosed
 	if len(m.holders) == 0 {
+		info.Status = StatusClosed
 		sc.reset(KindMarketClosed, now)
 		sc.market(m)
 		sc.setInfo(info)
 		e.commit(&sc.pending, c.done, nil)
 		return
 	}
-	// Holders hear of the close (notification market_closed), in the
-	// same record. A close cannot be refused, so it is not bounded like a
-	// settlement.
-	holders := e.holdersOf(m)
-	unlock := lockAccounts(holders...)
-	defer unlock()
-	st := &settlement{byID: make(map[uuid.UUID]int), now: now}
-	st.rec = Record{Kind: KindMarketClosed, Time: now}
-	st.addMarket(m).Info = &info
-	st.notifyAll(holders, Note{Kind: NoteMarketClosed, Time: now, Market: m.id})
-	e.commit(&st.pending, c.done, nil)
+	info.Status, info.Step = StatusClosing, Step{Kind: KindMarketClosed}
+	e.runClose(m, info, c.done)
 }
 
 // CloseDue closes every active market past its closing time and returns how
-// many it closed. Trading stops at the closing time whether or not this has
-// run; this makes the status durable.
+// many this call closed (a market another call closed first is not
+// counted); after an error, how many it closed before it. Trading stops at
+// the closing time whether or not this has run; this makes the status
+// durable.
 func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 	now := e.now()
 	var due []*market
@@ -239,15 +228,20 @@ func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 		}
 		return true
 	})
+	closed := 0
 	for _, m := range due {
 		c := e.getCommand(opClose)
 		err := e.submit(ctx, m, c)
+		acted := c.acted
 		e.putCommand(c)
 		if err != nil {
-			return 0, err
+			return closed, err
+		}
+		if acted {
+			closed++
 		}
 	}
-	return len(due), nil
+	return closed, nil
 }
 
 // refShare is the vig one holder's trades accrued to its referrer, and its
@@ -258,10 +252,12 @@ type refShare struct {
 	capped   money.Amount
 }
 
-// payVig pays one currency's vig from the market's profit (decisions.md
-// section 8) and records, for the creator and each referrer, what accrued
-// and what was paid; it returns the total paid.
-func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Book, profit money.Amount, refs []refShare) money.Amount {
+// payVig pays one currency's vig from the pool fixed when the settlement
+// started (docs/ARCHITECTURE.md, "Money and the house") and records, for
+// each referrer of a holder in this step and, in the last step, for the
+// creator, what accrued and what was paid; it returns the total paid. A
+// referrer whose referees fall in several steps gets a VigPayment per step.
+func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Book, pool money.Amount, refs []refShare, last bool) money.Amount {
 	var vigPaid money.Amount
 	// What each account accrued and is paid, per role: every accrual gets
 	// a VigPayment, paid or not, so GET /api/vig shows how it ended.
@@ -277,12 +273,13 @@ func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Boo
 		}
 		vp.Accrued = st.s.add(vp.Accrued, r.accrued)
 	}
-	if profit > 0 && book.VigTotal > 0 {
-		pool := min(profit, book.VigTotal)
-		if v := st.s.share(book.VigCreator, pool, book.VigTotal); v > 0 {
-			st.pay(e.st.account(m.info.Creator), cur, TxVigEarning, v)
-			creator.Paid = v
-			vigPaid = st.s.add(vigPaid, v)
+	if pool > 0 && book.VigTotal > 0 {
+		if last {
+			if v := st.s.share(book.VigCreator, pool, book.VigTotal); v > 0 {
+				st.pay(e.st.account(m.info.Creator), cur, TxVigEarning, v)
+				creator.Paid = v
+				vigPaid = st.s.add(vigPaid, v)
+			}
 		}
 		// One entry per beneficiary: sum each referrer's shares first.
 		for _, r := range refs {
@@ -298,7 +295,7 @@ func (e *Engine) payVig(st *settlement, m *market, cur money.Currency, book *Boo
 			}
 		}
 	}
-	if creator.Accrued > 0 && m.info.Creator != HouseID {
+	if last && creator.Accrued > 0 && m.info.Creator != HouseID {
 		ch := st.change(e.st.account(m.info.Creator))
 		ch.Vig = append(ch.Vig, creator)
 	}

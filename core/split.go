@@ -2,32 +2,52 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/core/pricing"
 )
 
-// SplitRequest turns money into pairs of yes and no shares (split) or pairs
-// back into money (merge), one unit per pair.
+// SplitRequest sells complete sets (n yes and n no shares) on the
+// market's curve (split) or buys them back (merge), docs/API.md, "POST
+// /api/markets/split-merge":
+// a split of n costs C(q + n(1,1)) - C(q), rounded up, and a merge pays
+// C(q) - C(q - n(1,1)), rounded down, as trades do.
 type SplitRequest struct {
 	Account  uuid.UUID
 	Market   uuid.UUID
 	Currency money.Currency
 	Merge    bool
 	Amount   money.Amount
+	// Limit, when HasLimit, is the most a split may cost (max_cost) or the
+	// least a merge must pay (min_proceeds).
+	Limit    money.Amount
+	HasLimit bool
+	// ExpectSeq, Idem and Answer are a trade's (TradeRequest).
+	ExpectSeq    uint64
+	HasExpectSeq bool
+	Idem         *Idempotent
+	Answer       func(*SplitResult) []byte
 }
 
 // SplitResult is the outcome of a split or a merge.
 type SplitResult struct {
-	Market       uuid.UUID
-	Currency     money.Currency
-	Merge        bool
-	Amount       money.Amount
-	BalanceAfter money.Amount
-	YesShares    money.Amount // held after
-	NoShares     money.Amount
+	Market        uuid.UUID
+	Currency      money.Currency
+	Merge         bool
+	Amount        money.Amount
+	Cost          money.Amount // paid on a split, received on a merge
+	Vig           money.Amount
+	BalanceAfter  money.Amount
+	YesShares     money.Amount // held after
+	NoShares      money.Amount
+	PriceYesAfter float64
+	PriceNoAfter  float64
+	MarketSeq     uint64 // the book's market_seq after the split or merge
 }
 
 func (r *SplitRequest) validate() error {
@@ -38,8 +58,19 @@ func (r *SplitRequest) validate() error {
 		return fieldErr("amount", "must be positive")
 	case r.Amount > MaxAmount:
 		return fieldErr("amount", "must be at most 1e9")
+	case r.HasLimit && r.Limit < 0:
+		return fieldErr(r.limitField(), "must not be negative")
+	case r.Idem != nil && r.Answer == nil:
+		panic("BUG: an idempotent split or merge without an answer encoder")
 	}
 	return nil
+}
+
+func (r *SplitRequest) limitField() string {
+	if r.Merge {
+		return "min_proceeds"
+	}
+	return "max_cost"
 }
 
 // SplitMerge splits or merges for an account, answering once durable.
@@ -51,22 +82,30 @@ func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult,
 	if err != nil {
 		return SplitResult{}, err
 	}
+	if err := e.refuseInSteps(ctx, m); err != nil {
+		return SplitResult{}, err
+	}
 	c := e.getCommand(opSplitMerge)
 	c.acct, c.split = a, req
 	err = e.submit(ctx, m, c)
 	res := c.splitRes
 	e.putCommand(c)
 	if err != nil {
-		return SplitResult{}, err
+		return SplitResult{}, e.refuseOn(ctx, m, a, err)
 	}
 	return res, nil
 }
 
-// splitMerge runs on the market's goroutine.
+// splitMerge is the actor's side of SplitMerge. Runs on the market's
+// goroutine.
 func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 	now := e.now()
 	if !m.tradable(now) {
 		c.done <- ErrMarketNotActive
+		return
+	}
+	if err := m.checkExpectSeq(c.split.Currency, c.split.HasExpectSeq, c.split.ExpectSeq); err != nil {
+		c.done <- err
 		return
 	}
 	// c belongs to its caller again once commit has handed the record to
@@ -74,17 +113,26 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 	a := c.acct
 	house := e.lockTrader(m, a, c.split.Currency)
 	defer unlockTrader(a, house)
+	if idem := c.split.Idem; idem != nil {
+		if err := e.checkIdem(a, idem, now); err != nil {
+			c.done <- err
+			return
+		}
+	}
 	if err := e.buildSplit(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
+	}
+	if idem := c.split.Idem; idem != nil {
+		sc.storeIdem(a, idemEntry(idem, now, c.split.Answer(&c.splitRes)))
 	}
 	if e.commit(&sc.pending, c.done, nil) {
 		m.holders[a.id] = struct{}{}
 	}
 }
 
-// buildSplit checks a split or merge and builds its record in sc. Account
-// locks should be held.
+// buildSplit checks a split or merge and builds its record in sc. Caller
+// holds the trader's mu, and house.mu when house is not nil.
 func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, now int64) error {
 	r := &c.split
 	a := c.acct
@@ -101,16 +149,107 @@ func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, 
 	}
 	pos, ok := a.positions[posKey{m.id, r.Currency}]
 	if !ok {
-		pos = Position{Market: m.id, Currency: r.Currency, Referrer: a.info.Referrer}
+		pos = Position{Market: m.id, Currency: r.Currency}
 	}
-	balance := a.balances[r.Currency]
+	if pos.Referrer == uuid.Nil {
+		pos.Referrer = a.info.Referrer
+	}
+	q, err := quoteSplit(&m.info, r, &book, &pos, a.balances[r.Currency])
+	if err != nil {
+		return err
+	}
+	balance := applySplit(r, q, &book, &pos, a.balances[r.Currency], &s)
+	if s.err != nil {
+		return fmt.Errorf("core: split/merge: %w", s.err)
+	}
+	if book.Collateral < 0 || book.Q != q.QAfter {
+		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a record of kind %d quoted to %v", m.id, book.Collateral, book.Q, kind, q.QAfter))
+	}
+	ref := e.ids.next()
+	tx, ledgerAmount := TxSplit, -q.Amount
+	if r.Merge {
+		tx, ledgerAmount = TxMerge, q.Amount
+	}
+	ac := sc.account(a)
+	sc.credit(ac, r.Currency, tx, ledgerAmount, balance, ref, now)
+	sc.addPosition(ac, pos)
+	sc.setBook(book)
+	c.splitRes = SplitResult{Market: m.id, Currency: r.Currency, Merge: r.Merge, Amount: r.Amount,
+		Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No],
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
+	return nil
+}
+
+// setQuote is a priced split or merge: the curve's quote for the sets that
+// move q, and, for a merge, the sets merged at par first (par).
+type setQuote struct {
+	pricing.Quote
+	par money.Amount
+}
+
+// quoteSplit prices a split or merge and runs its checks in the trade's order
+// (docs/API.md, "POST /api/markets/split-merge"): shares, liquidity, the 1e10
+// limit, slippage, balance.
+//
+// Sets split at par before splits moved to the curve are held outside q
+// (book.Splits > 0); a merge takes them first, at par, so that a data
+// directory of that time keeps every balance and position and the market
+// still owes exactly what is held (docs/API.md, "POST
+// /api/markets/split-merge"). A par merge
+// pays 1 a set, never more than the curve would, so it opens no profit.
+func quoteSplit(info *MarketInfo, r *SplitRequest, book *Book, pos *Position, balance money.Amount) (setQuote, error) {
 	n := r.Amount
-	tx, ledgerAmount := TxSplit, -n
 	if r.Merge {
 		if pos.Shares[Yes] < n || pos.Shares[No] < n {
-			return ErrInsufficientShares
+			return setQuote{}, ErrInsufficientShares
 		}
-		tx, ledgerAmount = TxMerge, n
+		par := min(n, max(0, book.Splits))
+		curveSets := n - par
+		if book.Q[Yes]-curveSets < info.Q0 || book.Q[No]-curveSets < info.Q0 {
+			return setQuote{}, ErrInsufficientLiquidity
+		}
+		q := setQuote{par: par}
+		if curveSets > 0 {
+			var err error
+			if q.Quote, err = pricing.QuoteMerge(info.Alpha, book.Q, curveSets); err != nil {
+				return q, fmt.Errorf("core: merge proceeds: %w", err)
+			}
+		} else {
+			q.QAfter = book.Q
+			q.PricesAfter[0], q.PricesAfter[1] = pricing.Prices(info.Alpha, book.Q)
+		}
+		q.Amount += par // at most 2e9 units: no overflow
+		if r.HasLimit && q.Amount < r.Limit {
+			return q, ErrSlippage
+		}
+		return q, nil
+	}
+	if book.Q[Yes] > pricing.MaxQ-n || book.Q[No] > pricing.MaxQ-n {
+		return setQuote{}, ErrLiquidityLimit
+	}
+	pq, err := pricing.QuoteSplit(info.Alpha, book.Q, n)
+	q := setQuote{Quote: pq}
+	switch {
+	case errors.Is(err, pricing.ErrLiquidityLimit):
+		return q, ErrLiquidityLimit
+	case err != nil:
+		return q, fmt.Errorf("core: split cost: %w", err)
+	case r.HasLimit && q.Amount > r.Limit:
+		return q, ErrSlippage
+	case balance < q.Amount:
+		return q, ErrInsufficientBalance
+	}
+	return q, nil
+}
+
+// applySplit computes the after-values of a quoted split or merge: the
+// book, the position and the returned balance. A split's cost basis goes
+// to each side in proportion to its price after the split; a merge takes
+// each side's basis down pro rata. Its vig accrues as a trade's
+// (docs/API.md, "POST /api/markets/split-merge").
+func applySplit(r *SplitRequest, q setQuote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
+	n := r.Amount
+	if r.Merge {
 		for side := range NumSides {
 			out := pos.Cost[side]
 			if n < pos.Shares[side] {
@@ -119,33 +258,34 @@ func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, 
 			pos.Cost[side] = s.sub(pos.Cost[side], out)
 			pos.Shares[side] = s.sub(pos.Shares[side], n)
 		}
-		pos.PaidOut = s.add(pos.PaidOut, n)
-		balance = s.add(balance, n)
-		book.Collateral = s.sub(book.Collateral, n)
-		book.Splits = s.sub(book.Splits, n)
+		pos.PaidOut = s.add(pos.PaidOut, q.Amount)
+		balance = s.add(balance, q.Amount)
+		book.Collateral = s.sub(book.Collateral, q.Amount)
+		book.Splits = s.sub(book.Splits, q.par)
 	} else {
-		if balance < n {
-			return ErrInsufficientBalance
-		}
-		half := n / 2
-		pos.Cost[Yes] = s.add(pos.Cost[Yes], half)
-		pos.Cost[No] = s.add(pos.Cost[No], n-half)
+		yesCost := costShare(q.Amount, q.PricesAfter)
+		pos.Cost[Yes] = s.add(pos.Cost[Yes], yesCost)
+		pos.Cost[No] = s.add(pos.Cost[No], q.Amount-yesCost)
 		pos.Shares[Yes] = s.add(pos.Shares[Yes], n)
 		pos.Shares[No] = s.add(pos.Shares[No], n)
-		pos.PaidIn = s.add(pos.PaidIn, n)
-		balance = s.sub(balance, n)
-		book.Collateral = s.add(book.Collateral, n)
-		book.Splits = s.add(book.Splits, n)
+		pos.PaidIn = s.add(pos.PaidIn, q.Amount)
+		balance = s.sub(balance, q.Amount)
+		book.Collateral = s.add(book.Collateral, q.Amount)
 	}
-	if s.err != nil {
-		return fmt.Errorf("core: split/merge: %w", s.err)
+	if book.Q != q.QAfter {
+		book.Seq++
 	}
-	ref := e.ids.next()
-	ac := sc.account(a)
-	sc.credit(ac, r.Currency, tx, ledgerAmount, balance, ref, now)
-	sc.addPosition(ac, pos)
-	sc.setBook(book)
-	c.splitRes = SplitResult{Market: m.id, Currency: r.Currency, Merge: r.Merge, Amount: n,
-		BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No]}
-	return nil
+	book.Q = q.QAfter
+	accrueVig(q.Vig, book, pos, s)
+	return balance
+}
+
+// costShare returns the part of a set's cost that goes to the yes side's
+// basis: cost * p_yes / (p_yes + p_no), rounded down, in [0, cost].
+func costShare(cost money.Amount, prices [2]float64) money.Amount {
+	f := prices[0] / (prices[0] + prices[1])
+	if !(f >= 0 && f <= 1) { // prices are > 0: a NaN is a broken evaluation
+		panic(fmt.Sprintf("BUG: split prices %v", prices))
+	}
+	return min(cost, max(0, money.Amount(math.Floor(float64(cost)*f))))
 }

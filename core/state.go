@@ -45,9 +45,14 @@ type State struct {
 
 	// custodyMu serialises the operations that check a lookup of idx and
 	// then change it: linking a wallet (one account per address) and
-	// crediting a deposit (once per transaction). It comes before the
-	// account locks.
+	// crediting a deposit (once per transaction). Its place in the lock
+	// order: doc.go, "Lock order".
 	custodyMu sync.Mutex
+
+	// idemLimits are the idempotency keys' retention and cap, by which
+	// applying a record drops expired keys (idempotency.go): none while
+	// the state replays, the engine's from NewEngine on.
+	idemLimits IdempotencyLimits
 }
 
 // supply is the minted and burned totals per currency: what the

@@ -5,8 +5,8 @@ import (
 )
 
 // Stats are the totals of the whole state that GET /api/admin/stats reports
-// (decisions.md section 11). The log and snapshot positions it also reports
-// are not core's: the transport adds them.
+// (docs/API.md, "GET /api/admin/stats"). The log and snapshot positions it also
+// reports are not core's: the transport adds them.
 type Stats struct {
 	// Accounts counts every account but the house.
 	Accounts int

@@ -69,7 +69,7 @@ func TestStats(t *testing.T) {
 	if err := h.e.RevokeSession(h.ctx, sessions[1].Hash); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(2 * time.Hour) // "closing" is past closes_at, not logged closed
+	h.clock.Advance(2 * time.Hour) // "closing" is past closes_at, not logged closed
 
 	want := core.Stats{Accounts: 3, ActiveKeys: 2, ActiveSessions: 1}
 	want.Markets[core.StatusActive] = 2

@@ -26,6 +26,16 @@ type TradeRequest struct {
 	Limit     money.Amount
 	HasLimit  bool
 	Reasoning string
+	// ExpectSeq, when HasExpectSeq, is the market_seq the caller priced
+	// the trade at (a quote's): when the book has moved since, the trade is
+	// refused with ErrMarketMoved.
+	ExpectSeq    uint64
+	HasExpectSeq bool
+	// Idem, when not nil, makes the trade the answer to an idempotent
+	// request: Answer encodes the result, on the market's goroutine, into
+	// the bytes its record stores (idempotency.go).
+	Idem   *Idempotent
+	Answer func(*TradeResult) []byte
 }
 
 // TradeResult is the outcome of a trade.
@@ -42,6 +52,8 @@ type TradeResult struct {
 	PriceYesAfter float64
 	PriceNoAfter  float64
 	Time          time.Time
+	// MarketSeq is the book's market_seq after the trade (MarketSeq).
+	MarketSeq uint64
 }
 
 func (r *TradeRequest) validate() error {
@@ -58,6 +70,8 @@ func (r *TradeRequest) validate() error {
 		return fieldErr(r.limitField(), "must not be negative")
 	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
 		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
+	case r.Idem != nil && r.Answer == nil:
+		panic("BUG: an idempotent trade without an answer encoder")
 	}
 	return nil
 }
@@ -70,8 +84,8 @@ func (r *TradeRequest) limitField() string {
 }
 
 // Trade buys or sells shares for an account, answering once the trade is
-// durable. Checks run in the order of decisions.md section 6 and a failed
-// one changes nothing.
+// durable. Checks run in the order of docs/API.md, "POST /api/markets/trade"
+// and a failed one changes nothing.
 func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
 	if err := req.validate(); err != nil {
 		return TradeResult{}, err
@@ -80,13 +94,16 @@ func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, erro
 	if err != nil {
 		return TradeResult{}, err
 	}
+	if err := e.refuseInSteps(ctx, m); err != nil {
+		return TradeResult{}, err
+	}
 	c := e.getCommand(opTrade)
 	c.acct, c.trade = a, req
 	err = e.submit(ctx, m, c)
 	res := c.tradeRes
 	e.putCommand(c)
 	if err != nil {
-		return TradeResult{}, err
+		return TradeResult{}, e.refuseOn(ctx, m, a, err)
 	}
 	return res, nil
 }
@@ -107,7 +124,7 @@ func (e *Engine) marketAndTrader(marketID, accountID uuid.UUID) (*market, *accou
 
 // tradable reports whether the market takes trades, splits and merges at
 // nowNanos: active and before its closing time, whether or not the close
-// is logged yet. Runs only on the market's owner.
+// is logged yet. Runs on the market's goroutine.
 func (m *market) tradable(nowNanos int64) bool {
 	return m.info.Status == StatusActive && nowNanos < m.info.ClosesAt
 }
@@ -134,11 +151,29 @@ func unlockTrader(a, house *account) {
 	}
 }
 
-// trade runs on the market's goroutine.
+// MarketSeq returns the market_seq of a book: its state version, which
+// moves exactly when its q does (docs/API.md, "Binding quotes"). Every
+// change of Q counts in Seq: applyTrade and applySplit.
+func (b *Book) MarketSeq() uint64 { return b.Seq }
+
+// checkExpectSeq refuses an operation priced at another market_seq than
+// the book's. Runs on the market's goroutine.
+func (m *market) checkExpectSeq(cur money.Currency, has bool, seq uint64) error {
+	if has && m.books[cur].MarketSeq() != seq {
+		return ErrMarketMoved
+	}
+	return nil
+}
+
+// trade is the actor's side of Trade. Runs on the market's goroutine.
 func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	now := e.now()
 	if !m.tradable(now) {
 		c.done <- ErrMarketNotActive
+		return
+	}
+	if err := m.checkExpectSeq(c.trade.Currency, c.trade.HasExpectSeq, c.trade.ExpectSeq); err != nil {
+		c.done <- err
 		return
 	}
 	// c belongs to its caller again once commit has handed the record to
@@ -146,18 +181,30 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	a := c.acct
 	house := e.lockTrader(m, a, c.trade.Currency)
 	defer unlockTrader(a, house)
+	if idem := c.trade.Idem; idem != nil {
+		if err := e.checkIdem(a, idem, now); err != nil {
+			c.done <- err
+			return
+		}
+	}
 	if err := e.buildTrade(m, sc, c, house, now); err != nil {
 		c.done <- err
 		return
 	}
 	c.tradeRes.Time = time.Unix(0, now).UTC()
+	if idem := c.trade.Idem; idem != nil {
+		sc.storeIdem(a, idemEntry(idem, now, c.trade.Answer(&c.tradeRes)))
+	}
+	r := &c.trade
+	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
 	if e.commit(&sc.pending, c.done, nil) {
 		m.holders[a.id] = struct{}{}
+		m.counters.countTrade(cur, side, sell, cost)
 	}
 }
 
-// buildTrade checks a trade and builds its record in sc. Account locks
-// should be held.
+// buildTrade checks a trade and builds its record in sc. Caller holds the
+// trader's mu, and house.mu when house is not nil.
 func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) error {
 	r := &c.trade
 	a := c.acct
@@ -175,7 +222,7 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	if pos.Referrer == uuid.Nil {
 		pos.Referrer = a.info.Referrer
 	}
-	q, err := quoteTrade(m, r, &book, &pos, a.balances[r.Currency])
+	q, err := quoteTrade(&m.info, r, &book, &pos, a.balances[r.Currency])
 	if err != nil {
 		return err
 	}
@@ -201,23 +248,23 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	sc.setBook(book)
 	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
 		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance,
-		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1]}
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
 	return nil
 }
 
-// quoteTrade prices a trade and runs its checks in the order of
-// decisions.md section 6: shares, liquidity, the 1e10 limit, slippage,
+// quoteTrade prices a trade and runs its checks in the order of docs/API.md,
+// "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
 // balance.
-func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
+func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
 	if r.Sell {
 		switch {
 		case pos.Shares[side] < r.Shares:
 			return pricing.Quote{}, ErrInsufficientShares
-		case book.Q[side]-r.Shares < m.info.Q0:
+		case book.Q[side]-r.Shares < info.Q0:
 			return pricing.Quote{}, ErrInsufficientLiquidity
 		}
-		q, err := pricing.QuoteSell(m.info.Alpha, book.Q, side, r.Shares)
+		q, err := pricing.QuoteSell(info.Alpha, book.Q, side, r.Shares)
 		if err != nil {
 			return q, fmt.Errorf("core: sell proceeds: %w", err)
 		}
@@ -229,7 +276,7 @@ func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance m
 	if book.Q[side] > pricing.MaxQ-r.Shares {
 		return pricing.Quote{}, ErrLiquidityLimit
 	}
-	q, err := pricing.QuoteBuy(m.info.Alpha, book.Q, side, r.Shares)
+	q, err := pricing.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
 		return q, ErrLiquidityLimit
@@ -245,8 +292,7 @@ func quoteTrade(m *market, r *TradeRequest, book *Book, pos *Position, balance m
 
 // applyTrade computes the after-values of a quoted trade: the book, the
 // position (a sell takes the cost basis down pro rata) and the returned
-// balance. The vig splits 30% to the creator, 20% to the position's
-// referrer if any, the rest to the house (decisions.md section 8).
+// balance. Volume is a statistic: it saturates rather than refuse a trade.
 func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
 	side := int(r.Side)
 	cost, vig := q.Amount, q.Vig
@@ -269,16 +315,24 @@ func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, bal
 		book.Q[side] = s.add(book.Q[side], r.Shares)
 		book.Collateral = s.add(book.Collateral, cost)
 	}
+	accrueVig(vig, book, pos, s)
+	book.Volume = addSigned(book.Volume, cost)
+	book.Trades++
+	book.Seq++
+	return balance
+}
+
+// accrueVig accrues the vig of a trade, split or merge: 30% to the
+// market's creator, 20% to the position's referrer if any, the rest to the
+// house (docs/ARCHITECTURE.md, "Money and the house").
+func accrueVig(vig money.Amount, book *Book, pos *Position, s *sums) {
 	creatorVig := vig * 3 / 10
 	var refVig money.Amount
 	if pos.Referrer != uuid.Nil {
 		refVig = vig * 2 / 10
 	}
 	pos.RefVig = s.add(pos.RefVig, refVig)
-	book.Volume = s.add(book.Volume, cost)
 	book.VigTotal = s.add(book.VigTotal, vig)
 	book.VigCreator = s.add(book.VigCreator, creatorVig)
 	book.VigHouse = s.add(book.VigHouse, vig-creatorVig-refVig)
-	book.Trades++
-	return balance
 }

@@ -48,7 +48,7 @@ func validTxHash(h string) bool {
 }
 
 // checkTransferAmount checks an amount to deposit or withdraw
-// (decisions.md section 1).
+// (docs/API.md, "Conventions").
 func checkTransferAmount(amount money.Amount) error {
 	if amount <= 0 || amount > MaxAmount {
 		return fieldErr("amount", "must be positive and at most 1e9")
@@ -56,12 +56,14 @@ func checkTransferAmount(amount money.Amount) error {
 	return nil
 }
 
-// Deposit credits a USDC deposit, confirmed by the custody, to an account
-// with a linked wallet: it mints the amount (decisions.md section 9) and
-// logs the credit, its ledger entry, the transfer and a notification in
-// one record (KindDeposit). A transaction is credited once: a repeat by
-// the same account answers the first deposit (Repeat) and credits nothing;
-// one credited to another account is ErrTxCredited.
+// Deposit records a USDC deposit to an account with a linked wallet, in one
+// record (KindDeposit). In the manual custody mode it is pending: nothing
+// is credited until an admin confirms it (ConfirmDeposit). In the record
+// mode the custody confirms it at once and the amount is minted and
+// credited in the same record. A transaction is taken once (until a
+// rejection frees it): a repeat by the same account answers the first
+// deposit (Repeat) and credits nothing; one of another account is
+// ErrTxCredited.
 func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResult, error) {
 	if err := checkTransferAmount(req.Amount); err != nil {
 		return TransferResult{}, err
@@ -87,11 +89,14 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 	if wallet == "" {
 		return TransferResult{}, ErrWalletRequired
 	}
-	t := Transfer{ID: e.ids.next(), Kind: TransferDeposit, Status: TransferCredited, Amount: req.Amount,
-		TxHash: hash, Wallet: wallet, Time: e.now()}
-	// Asked with no lock held: a chain watcher may take its time.
-	if err := e.cfg.Custody.ConfirmDeposit(ctx, a.id, t); err != nil {
-		return TransferResult{}, fmt.Errorf("core: custody: confirm deposit %s: %w", hash, err)
+	t := Transfer{ID: e.ids.next(), Kind: TransferDeposit, Status: TransferPending, Amount: req.Amount,
+		Claimed: req.Amount, TxHash: hash, Wallet: wallet, Time: e.now()}
+	if e.cfg.CustodyMode == CustodyModeRecord {
+		// Asked with no lock held: a chain watcher may take its time.
+		t.Status = TransferCredited
+		if err := e.cfg.Custody.ConfirmDeposit(ctx, a.id, t); err != nil {
+			return TransferResult{}, fmt.Errorf("core: custody: confirm deposit %s: %w", hash, err)
+		}
 	}
 	// custodyMu keeps the transaction from being credited twice between
 	// the lookup and the commit.
@@ -101,12 +106,19 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		return e.repeatDeposit(ctx, a, ref)
 	}
 	a.mu.Lock()
-	if a.info.Wallet != wallet {
+	var refusal error
+	switch {
+	case a.info.Wallet != wallet:
 		// Unlinked or relinked since the custody confirmed it.
+		refusal = ErrWalletRequired
+	case t.Status == TransferPending && a.openTransfersLocked(TransferDeposit) >= MaxPendingDeposits:
+		refusal = ErrTooManyOpenTransfers
+	}
+	if refusal != nil {
 		lsn := a.lsn
 		a.mu.Unlock()
 		e.st.custodyMu.Unlock()
-		return TransferResult{}, e.refuse(ctx, lsn, ErrWalletRequired)
+		return TransferResult{}, e.refuse(ctx, lsn, refusal)
 	}
 	after, done, err := e.commitTransfer(a, t)
 	a.mu.Unlock()
@@ -120,36 +132,68 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 	return TransferResult{Transfer: t, USDCBalance: after}, nil
 }
 
-// commitTransfer logs transfer t of a in one record (KindDeposit or
-// KindWithdrawal): the USDC balance moved by t.Amount (credited for a
-// deposit, debited for a withdrawal), its ledger entry, the transfer, its
-// notification, and the amount minted or burned. It returns the USDC
-// balance after it and the channel of the journal's answer. The caller
-// holds a's lock (and custodyMu for a deposit).
+// commitTransfer logs a new transfer t of a in one record (KindDeposit or
+// KindWithdrawal): the transfer, its notification and, unless it is a
+// pending deposit, which moves no money until an admin confirms it, the
+// USDC balance moved by t.Amount (credited for a deposit, debited for a
+// withdrawal), its ledger entry and the amount minted or burned. It
+// returns the USDC balance after it and the channel of the journal's
+// answer. The caller holds a's lock (and custodyMu for a deposit).
 func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan error, error) {
-	kind, tx, note, signed := KindDeposit, TxDeposit, NoteDepositCredited, t.Amount
+	kind, tx, signed := KindDeposit, TxDeposit, t.Amount
+	note := map[TransferStatus]NoteKind{TransferPending: NoteDepositPending, TransferCredited: NoteDepositCredited,
+		TransferQueued: NoteWithdrawalQueued, TransferSent: NoteWithdrawalSent}[t.Status]
 	if t.Kind == TransferWithdrawal {
-		kind, tx, note, signed = KindWithdrawal, TxWithdrawal, NoteWithdrawalQueued, -t.Amount
+		kind, tx, signed = KindWithdrawal, TxWithdrawal, -t.Amount
 	}
+	if t.Status == TransferPending {
+		signed = 0
+	}
+	return e.commitTransferRecord(a, kind, t, false, tx, signed, note)
+}
+
+// commitTransferRecord logs one change of a transfer of a: new (appended)
+// or, when update, its after-image; a ledger entry of tx moving the USDC
+// balance by signed (none when 0), minting what it credits and burning
+// what it debits, so that the supply follows the money that crossed the
+// custody; and a notification of kind note. Every sum is checked before
+// anything is applied: a balance or a supply that would overflow refuses
+// the operation (ErrTotalLimit). The caller holds a's lock (and custodyMu
+// for a deposit).
+func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update bool, tx TxType, signed money.Amount, note NoteKind) (money.Amount, <-chan error, error) {
 	e.st.supply.mu.Lock()
 	defer e.st.supply.mu.Unlock()
 	p := &pending{}
-	p.rec = Record{Kind: kind, Time: t.Time}
+	now := t.Time
+	if update {
+		now = t.ResolvedAt
+	}
+	p.rec = Record{Kind: kind, Time: now}
 	var s sums
 	ac := p.addAccount(a)
-	after := s.add(a.balances[money.USDC], signed)
-	p.credit(ac, money.USDC, tx, signed, after, t.ID, t.Time)
-	ac.Transfers = append(ac.Transfers, t)
-	p.notify(a, ac, Note{Kind: note, Time: t.Time, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
-	minted, burned := e.st.supply.minted, e.st.supply.burned
-	if t.Kind == TransferWithdrawal {
-		burned[money.USDC] = s.add(burned[money.USDC], t.Amount)
-	} else {
-		minted[money.USDC] = s.add(minted[money.USDC], t.Amount)
+	after := a.balances[money.USDC]
+	if signed != 0 {
+		after = s.add(after, signed)
+		p.credit(ac, money.USDC, tx, signed, after, t.ID, now)
+		minted, burned := e.st.supply.minted, e.st.supply.burned
+		if signed > 0 {
+			minted[money.USDC] = s.add(minted[money.USDC], signed)
+		} else {
+			burned[money.USDC] = s.add(burned[money.USDC], -signed)
+		}
+		if circulating := s.sub(minted[money.USDC], burned[money.USDC]); s.err == nil && circulating > MaxSupply {
+			return 0, nil, fmt.Errorf("%w: %s USDC in circulation past %s", ErrTotalLimit, circulating, MaxSupply)
+		}
+		p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: burned}
 	}
-	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: burned}
+	if update {
+		ac.TransferUpdates = append(ac.TransferUpdates, t)
+	} else {
+		ac.Transfers = append(ac.Transfers, t)
+	}
+	p.notify(a, ac, Note{Kind: note, Time: now, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
 	if s.err != nil {
-		return 0, nil, s.err
+		return 0, nil, fmt.Errorf("%w: %w", ErrTotalLimit, s.err)
 	}
 	done := make(chan error, 1)
 	e.commit(p, done, nil)
@@ -178,9 +222,10 @@ func (e *Engine) repeatDeposit(ctx context.Context, a *account, ref txRef) (Tran
 	return TransferResult{Transfer: t, USDCBalance: bal, Repeat: true}, nil
 }
 
-// Withdraw debits USDC from an account with a linked wallet, burns it and
-// queues it for the custody to send to the wallet (decisions.md section
-// 9), in one record (KindWithdrawal). The custody is told once the record
+// Withdraw debits USDC from an account with a linked wallet and burns it,
+// in one record (KindWithdrawal): in the manual custody mode the
+// withdrawal is queued until an admin marks it sent or failed; in the
+// record mode it is sent at once, and the custody is told once the record
 // is durable (see Custody).
 func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.Amount) (TransferResult, error) {
 	if err := checkTransferAmount(amount); err != nil {
@@ -204,9 +249,16 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 		lsn := a.lsn
 		a.mu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, ErrInsufficientBalance)
+	case e.cfg.CustodyMode == CustodyModeManual && a.openTransfersLocked(TransferWithdrawal) >= MaxQueuedWithdrawals:
+		lsn := a.lsn
+		a.mu.Unlock()
+		return TransferResult{}, e.refuse(ctx, lsn, ErrTooManyOpenTransfers)
 	}
 	t := Transfer{ID: e.ids.next(), Kind: TransferWithdrawal, Status: TransferQueued, Amount: amount,
 		Wallet: a.info.Wallet, Time: e.now()}
+	if e.cfg.CustodyMode == CustodyModeRecord {
+		t.Status = TransferSent // handed to the custody once durable
+	}
 	after, done, err := e.commitTransfer(a, t)
 	a.mu.Unlock()
 	if err != nil {
@@ -215,7 +267,9 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 	if err := <-done; err != nil {
 		return TransferResult{}, err
 	}
-	e.cfg.Custody.QueueWithdrawal(a.id, t)
+	if t.Status == TransferSent {
+		e.cfg.Custody.QueueWithdrawal(a.id, t)
+	}
 	return TransferResult{Transfer: t, USDCBalance: after}, nil
 }
 

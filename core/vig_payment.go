@@ -12,8 +12,8 @@ import (
 // disk.
 type VigRole uint8
 
-// The vig roles of decisions.md section 8 that accounts other than the
-// house play.
+// The vig roles that accounts other than the house play (docs/API.md,
+// "GET /api/vig").
 const (
 	VigCreator  VigRole = 1
 	VigReferrer VigRole = 2

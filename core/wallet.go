@@ -10,7 +10,7 @@ import (
 )
 
 // LinkWallet links a wallet address to an account, stored in EIP-55 form
-// (decisions.md section 9): one wallet per account and one account per
+// (docs/API.md, "POST /api/wallet"): one wallet per account and one account per
 // wallet. Linking the address the account already has logs nothing and
 // answers it again.
 func (e *Engine) LinkWallet(ctx context.Context, id uuid.UUID, address string) (AccountInfo, error) {
@@ -46,7 +46,7 @@ func (e *Engine) LinkWallet(ctx context.Context, id uuid.UUID, address string) (
 
 // UnlinkWallet removes an account's wallet and sets its trading mode back
 // to KP. It is refused while the account holds USDC: a balance, or shares
-// in a market's USDC book (decisions.md section 9).
+// in a market's USDC book (docs/API.md, "DELETE /api/wallet").
 func (e *Engine) UnlinkWallet(ctx context.Context, id uuid.UUID) (AccountInfo, error) {
 	if err := e.enter(); err != nil {
 		return AccountInfo{}, err
@@ -60,6 +60,9 @@ func (e *Engine) UnlinkWallet(ctx context.Context, id uuid.UUID) (AccountInfo, e
 		if a.holdsUSDCLocked() {
 			return false, ErrUSDCHeld
 		}
+		if a.openTransfersLocked(TransferDeposit) > 0 || a.openTransfersLocked(TransferWithdrawal) > 0 {
+			return false, ErrTransfersOpen
+		}
 		in.Wallet, in.Mode = "", money.KP
 		return true, nil
 	})
@@ -67,7 +70,7 @@ func (e *Engine) UnlinkWallet(ctx context.Context, id uuid.UUID) (AccountInfo, e
 
 // holdsUSDCLocked reports whether the account has a USDC balance or USDC
 // shares. A position at zero shares holds nothing: it stays only for the
-// settlement's referrer cap. Lock should be held.
+// settlement's referrer cap. Caller holds a.mu.
 func (a *account) holdsUSDCLocked() bool {
 	if a.balances[money.USDC] != 0 {
 		return true

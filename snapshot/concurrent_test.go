@@ -20,7 +20,7 @@ import (
 // the log must give exactly the final state, on the real log and codecs.
 func TestSnapshotWhileTrading(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	n := start(t, dir, c)
 	w := newWorkload(t, n, 42)
 	for range 6 {
@@ -35,7 +35,7 @@ func TestSnapshotWhileTrading(t *testing.T) {
 		w.markets = append(w.markets, v.ID)
 	}
 	var stop atomic.Bool
-	var snaps int
+	var snaps atomic.Int64
 	snapDone := make(chan error, 1)
 	go func() {
 		for !stop.Load() {
@@ -43,7 +43,7 @@ func TestSnapshotWhileTrading(t *testing.T) {
 				snapDone <- err
 				return
 			}
-			snaps++
+			snaps.Add(1)
 		}
 		snapDone <- nil
 	}()
@@ -52,7 +52,10 @@ func TestSnapshotWhileTrading(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(g), 3))
-			for range 400 {
+			// At least 400 trades each, and on until two snapshots were
+			// taken meanwhile: on a busy machine 3,200 trades can take
+			// less time than one snapshot.
+			for i := 0; i < 400 || snaps.Load() < 2 && i < 100_000; i++ {
 				a, m := w.accts[r.IntN(len(w.accts))], w.markets[r.IntN(len(w.markets))]
 				_, err := n.e.Trade(w.ctx, core.TradeRequest{Account: a, Market: m, Side: core.Side(r.IntN(2)),
 					Shares: money.Units(1 + r.Int64N(10)), Sell: r.IntN(3) == 0})
@@ -72,8 +75,8 @@ func TestSnapshotWhileTrading(t *testing.T) {
 	for err := range errc {
 		t.Fatal(err)
 	}
-	if snaps < 2 {
-		t.Fatalf("only %d snapshots taken during trading", snaps)
+	if n := snaps.Load(); n < 2 {
+		t.Fatalf("only %d snapshots taken during trading", n)
 	}
 	want := n.e.State().Canonical()
 	n.stop()
@@ -85,7 +88,7 @@ func TestSnapshotWhileTrading(t *testing.T) {
 	if rec.Snapshot == nil {
 		t.Fatal("recovery did not use a snapshot")
 	}
-	requireState(t, fmt.Sprintf("after %d snapshots", snaps), st.Canonical(), want)
+	requireState(t, fmt.Sprintf("after %d snapshots", snaps.Load()), st.Canonical(), want)
 }
 
 func mustAccount(t *testing.T, w *workload, i int) uuid.UUID {

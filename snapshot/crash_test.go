@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/manualclock"
 	"marketd/internal/vfs"
 	"marketd/snapshot"
 	"marketd/wal"
@@ -39,7 +40,7 @@ type crashNode struct {
 	snaps *snapshot.Manager
 }
 
-func startCrashNode(t *testing.T, walPath string, fsys vfs.FS, efs *vfs.ErrorFS, c *clock) *crashNode {
+func startCrashNode(t *testing.T, walPath string, fsys vfs.FS, efs *vfs.ErrorFS, c *manualclock.Clock) *crashNode {
 	t.Helper()
 	log, err := wal.Open(walPath, wal.Options{NoFsync: true, SegmentSizeBytes: 1 << 20, Logger: quiet})
 	if err != nil {
@@ -80,7 +81,7 @@ func TestCrashAtEveryOperationOfASnapshot(t *testing.T) {
 	const seed = 7
 	t.Logf("seed %d", seed)
 	base := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	mem := vfs.NewCrashFS()
 	n := startCrashNode(t, base, mem, nil, c)
 	w := newWorkload(t, &node{t: t, e: n.e, clock: c}, seed)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/internal/manualclock"
 	"marketd/snapshot"
 	"marketd/wal/record"
 )
@@ -17,7 +18,7 @@ import (
 // load into a state and encode back to the same records.
 func FuzzDecodeSnapshot(f *testing.F) {
 	dir := f.TempDir()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	_, n := runRecordedF(f, dir, c)
 	files, _ := filepath.Glob(filepath.Join(snapDir(dir), "*.snap"))
 	for _, name := range files {
@@ -47,7 +48,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	})
 }
 
-func runRecordedF(f *testing.F, dir string, c *clock) (history, *node) {
+func runRecordedF(f *testing.F, dir string, c *manualclock.Clock) (history, *node) {
 	n := start(f, dir, c)
 	w := newWorkload(f, n, 12)
 	for i := range 60 {

@@ -17,7 +17,7 @@ import (
 // snapshotted in chunks and recovered exactly, not crash the process.
 func TestSnapshotLargerThanOneRecord(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	n := start(t, dir, c)
 	w := newWorkload(t, n, 1)
 	mv, err := n.e.CreateMarket(w.ctx, core.NewMarket{Creator: w.admin, Title: "m", Category: "c",

@@ -57,6 +57,39 @@ type Manager struct {
 
 	mu   sync.Mutex             // serializes Take
 	last atomic.Pointer[Header] // the newest snapshot in place; nil: none
+
+	taken, failed   atomic.Uint64
+	lastTookNanos   atomic.Int64
+	lastSizeBytes   atomic.Int64
+	lastGoodAtNanos atomic.Int64 // when the newest snapshot in place was written; 0: none
+}
+
+// Stats are a Manager's counters since it was made, for the metrics.
+type Stats struct {
+	Taken  uint64 // snapshots written by Take
+	Failed uint64 // Takes that failed
+	// LastTook and LastSizeBytes describe the last snapshot written (zero
+	// before the first).
+	LastTook      time.Duration
+	LastSizeBytes int64
+	// LastGoodAt is when the newest snapshot in place was written,
+	// recovery's included; zero when there is none.
+	LastGoodAt time.Time
+}
+
+// Stats returns the manager's counters. Each is read atomically; the set
+// is not one consistent cut.
+func (m *Manager) Stats() Stats {
+	st := Stats{
+		Taken:         m.taken.Load(),
+		Failed:        m.failed.Load(),
+		LastTook:      time.Duration(m.lastTookNanos.Load()),
+		LastSizeBytes: m.lastSizeBytes.Load(),
+	}
+	if at := m.lastGoodAtNanos.Load(); at != 0 {
+		st.LastGoodAt = time.Unix(0, at)
+	}
+	return st
 }
 
 // NewManager returns a manager for st and its log. last is the snapshot
@@ -84,6 +117,7 @@ func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
 	if last != nil {
 		h := *last
 		m.last.Store(&h)
+		m.lastGoodAtNanos.Store(h.CreatedAt.UnixNano())
 	}
 	return m
 }
@@ -109,13 +143,19 @@ func (m *Manager) Take(ctx context.Context) (Header, error) {
 		return *last, nil
 	}
 	start := m.opts.Now()
-	h, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects)
+	h, size, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects)
 	if err != nil {
+		m.failed.Add(1)
 		return Header{}, err
 	}
+	took := m.opts.Now().Sub(start)
 	m.last.Store(&h)
+	m.taken.Add(1)
+	m.lastTookNanos.Store(int64(took))
+	m.lastSizeBytes.Store(size)
+	m.lastGoodAtNanos.Store(h.CreatedAt.UnixNano())
 	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
-		"took", m.opts.Now().Sub(start))
+		"bytes", size, "took", took)
 	return h, m.retain(ctx, h)
 }
 

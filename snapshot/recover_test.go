@@ -21,7 +21,7 @@ type history map[uint64]*core.Record
 
 func runRecorded(t *testing.T, dir string, seed uint64, steps int, snapshotEvery int) (history, *node) {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	c := newClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	n := start(t, dir, c)
 	h := history{0: core.NewState().Canonical()}
 	w := newWorkload(t, n, seed)

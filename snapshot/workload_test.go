@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,22 +15,16 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 	"marketd/snapshot"
 	"marketd/wal"
 )
 
-// clock is a settable time source: recovery tests compare whole states,
-// timestamps included, so time must not depend on the machine.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
+// newClock is the tests' clock: recovery tests compare whole states,
+// timestamps included, so time must not depend on the machine; it moves by
+// a millisecond at every reading.
+func newClock(start time.Time) *manualclock.Clock {
+	return manualclock.NewTicking(start, time.Millisecond)
 }
 
 // quiet drops the logs of the many recoveries the tests run.
@@ -44,14 +37,14 @@ type node struct {
 	log   *wal.Log
 	e     *core.Engine
 	snaps *snapshot.Manager
-	clock *clock
+	clock *manualclock.Clock
 }
 
 func walDir(dir string) string  { return filepath.Join(dir, "wal") }
 func snapDir(dir string) string { return filepath.Join(dir, "snapshots") }
 
 // start recovers the state in dir and runs an engine on it.
-func start(t testing.TB, dir string, c *clock) *node {
+func start(t testing.TB, dir string, c *manualclock.Clock) *node {
 	t.Helper()
 	st, log, rec, err := recoverDir(dir)
 	if err != nil {
@@ -160,9 +153,7 @@ func (w *workload) step() bool {
 			w.must(e.RevokeSession(ctx, h))
 		}
 	default:
-		w.n.clock.mu.Lock()
-		w.n.clock.t = w.n.clock.t.Add(20 * time.Minute)
-		w.n.clock.mu.Unlock()
+		w.n.clock.Advance(20 * time.Minute)
 		var closed int
 		closed, err = e.CloseDue(ctx)
 		return err == nil && closed > 0

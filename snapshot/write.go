@@ -56,12 +56,14 @@ type crcWriter struct {
 	w        vfs.File
 	crc      hash.Hash32
 	unsynced int
+	written  int64 // bytes written through it
 }
 
 // Write adds p to the CRC and writes it to the file.
 func (c *crcWriter) Write(p []byte) (int, error) {
 	c.crc.Write(p)
 	n, err := c.w.Write(p)
+	c.written += int64(n)
 	if err != nil {
 		return n, err
 	}
@@ -77,13 +79,13 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // write captures st into dir as the snapshot for from: written under a
 // temporary name, the log awaited through the snapshot's highest LSN,
 // fsynced, renamed into place, and the directory fsynced. A failure removes
-// the temporary file.
-func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, err error) {
+// the temporary file. sizeBytes is the file's size.
+func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, sizeBytes int64, err error) {
 	final := filepath.Join(dir, fileName(from))
 	tmp := final + tmpSuffix
 	f, err := fsys.Create(tmp, filePerm)
 	if err != nil {
-		return Header{}, fmt.Errorf("snapshot: create %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: create %s: %w", tmp, err)
 	}
 	closed, renamed := false, false
 	defer func() {
@@ -99,7 +101,7 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 	var buf []byte
 	buf = appendHeader(buf[:0], from, now)
 	if _, err := bw.Write(buf); err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	var chunks uint64
 	through, err := st.Capture(chunkObjects, func(rec *core.Record) (err error) {
@@ -117,35 +119,35 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 		return err
 	})
 	if err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	if err := bw.Flush(); err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	buf = appendTrailer(buf[:0], through, chunks, 0)
 	crc := crc32.Update(cw.crc.Sum32(), castagnoli, buf[:len(buf)-4])
 	buf = appendTrailer(buf[:0], through, chunks, crc)
 	if _, err := f.Write(buf); err != nil {
-		return Header{}, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	// The snapshot holds changes up to Through: it may replace the log only
 	// once the log itself is durable that far.
 	if err := log.WaitDurable(ctx, through); err != nil {
-		return Header{}, fmt.Errorf("snapshot: wait for the log through %d: %w", through, err)
+		return Header{}, 0, fmt.Errorf("snapshot: wait for the log through %d: %w", through, err)
 	}
 	if err := f.Sync(); err != nil {
-		return Header{}, fmt.Errorf("snapshot: fsync %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: fsync %s: %w", tmp, err)
 	}
 	closed = true
 	if err := f.Close(); err != nil {
-		return Header{}, fmt.Errorf("snapshot: close %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: close %s: %w", tmp, err)
 	}
 	if err := fsys.Rename(tmp, final); err != nil {
-		return Header{}, fmt.Errorf("snapshot: rename %s: %w", tmp, err)
+		return Header{}, 0, fmt.Errorf("snapshot: rename %s: %w", tmp, err)
 	}
 	renamed = true
 	if err := vfs.SyncDir(fsys, dir); err != nil {
-		return Header{}, err
+		return Header{}, 0, err
 	}
-	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, nil
+	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, cw.written + int64(len(buf)), nil
 }

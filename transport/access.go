@@ -23,7 +23,8 @@ const (
 	byKey
 )
 
-// String returns the wire name of the method (auth.method of spec 2.3).
+// String returns the wire name of the method (auth.method of docs/API.md,
+// "GET /api/agents/me").
 func (m authMethod) String() string {
 	switch m {
 	case bySession:
@@ -42,9 +43,12 @@ type caller struct {
 	scopes  core.Scopes
 	key     core.Key // the calling key, when method is byKey
 	session [32]byte // the session token's hash, when method is bySession
+	// idem is the request's Idempotency-Key on a route that stores
+	// answers; nil without one.
+	idem *idemRequest
 }
 
-// Per-minute limits of the tiers (spec part 8).
+// Per-minute limits of the tiers (docs/API.md, "Rate limits").
 const (
 	standardPerMinute = 60
 	premiumPerMinute  = 300
@@ -63,8 +67,8 @@ var (
 	headerReset     = []byte("X-RateLimit-Reset")
 )
 
-// admit runs the access checks of rt in the order of decisions.md section
-// 2 and returns the caller; an error is the answer to give instead.
+// admit runs the access checks of rt in the order of docs/API.md, "Order
+// of checks", and returns the caller; an error is the answer to give instead.
 func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 	c, err := s.authenticate(ctx, rt.access == public)
 	if err != nil {
@@ -150,7 +154,7 @@ func (s *Server) authenticateSession(token []byte) (*caller, error) {
 }
 
 // limitCaller applies the caller's rate limit: its key's tier, or the
-// premium rate per account for sessions (decisions.md section 4).
+// premium rate per account for sessions (docs/API.md, "Rate limits").
 func (s *Server) limitCaller(ctx *fasthttp.RequestCtx, c *caller) error {
 	if c.method == bySession {
 		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAccount, ID: c.account}, premiumPerMinute)
@@ -182,8 +186,8 @@ func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int
 		return tooManyClients(d.RetryAfterSeconds())
 	}
 	h := &ctx.Response.Header
-	// SetCanonical keeps the spelling of spec part 8 (fasthttp would
-	// write X-Ratelimit-Limit); header names are case-insensitive anyway.
+	// SetCanonical keeps the spelling of docs/API.md, "Rate limits" (fasthttp
+	// would write X-Ratelimit-Limit); header names are case-insensitive anyway.
 	// SetCanonical copies the value, so one stack buffer serves all three.
 	var num [20]byte
 	h.SetCanonical(headerLimit, strconv.AppendInt(num[:0], int64(d.Limit), 10))

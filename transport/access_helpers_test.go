@@ -22,6 +22,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 )
 
 // Helpers of the tests of the access rules: accounts, sessions, keys and
@@ -34,9 +35,9 @@ var stepClockStart = time.Date(2031, time.March, 4, 5, 6, 7, 0, time.UTC)
 
 // newSteppedServer is newTestServer with a clock the test advances, from
 // stepClockStart.
-func newSteppedServer(t *testing.T, cfg Config) (*testServer, *clock) {
+func newSteppedServer(t *testing.T, cfg Config) (*testServer, *manualclock.Clock) {
 	t.Helper()
-	clk := &clock{now: stepClockStart}
+	clk := manualclock.New(stepClockStart)
 	return startTestServer(t, cfg, clk, nil), clk
 }
 
@@ -94,7 +95,7 @@ func (ts *testServer) expectNamed(r response, status int, field string) {
 // accessState is what a refused request must leave as it was: the platform's
 // totals and one account with its keys. Key usage is left out, since a
 // request refused after authentication still counts as a use of its key
-// (decisions.md section 3); tests that care compare it themselves.
+// (docs/API.md, "Authentication"); tests that care compare it themselves.
 type accessState struct {
 	stats   core.Stats
 	account core.AccountView
@@ -163,13 +164,13 @@ const (
 var (
 	uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	intRE  = regexp.MustCompile(`^-?[0-9]+$`)
-	// keyRE is decisions.md section 3's key: svc_live_ and 32
+	// keyRE is the key of docs/API.md, "Authentication": svc_live_ and 32
 	// lowercase hex digits.
 	keyRE = regexp.MustCompile(`^svc_live_[0-9a-f]{32}$`)
 )
 
 // isAPITime reports whether s is an ISO 8601 UTC timestamp ending in Z
-// (decisions.md, preamble).
+// (docs/API.md, "Conventions").
 func isAPITime(s string) bool {
 	_, err := time.Parse(time.RFC3339Nano, s)
 	return err == nil && strings.HasSuffix(s, "Z")
@@ -340,7 +341,8 @@ func listedKey(t *testing.T, list map[string]any, id string) map[string]any {
 	return nil
 }
 
-// rateLimitHeaders are the X-RateLimit-* headers of a response (spec part 8).
+// rateLimitHeaders are the X-RateLimit-* headers of a response (docs/API.md,
+// "Rate limits").
 type rateLimitHeaders struct {
 	present          bool
 	limit, remaining int

@@ -56,6 +56,8 @@ type marketCounts struct {
 	Active   int `json:"active"`
 	Closed   int `json:"closed"`
 	Resolved int `json:"resolved"`
+	Closing  int `json:"closing"`
+	Settling int `json:"settling"`
 	Total    int `json:"total"`
 }
 
@@ -94,13 +96,17 @@ func (s *Server) stats(ctx *fasthttp.RequestCtx, _ *caller) error {
 			Active:   st.Markets[core.StatusActive],
 			Closed:   st.Markets[core.StatusClosed],
 			Resolved: st.Markets[core.StatusResolved],
-			Total:    st.Markets[core.StatusActive] + st.Markets[core.StatusClosed] + st.Markets[core.StatusResolved],
+			Closing:  st.Markets[core.StatusClosing],
+			Settling: st.Markets[core.StatusSettling],
 		},
 		Trades:         perCurrency[uint64]{st.Trades[money.KP], st.Trades[money.USDC]},
 		Volume:         perCurrency[money.Amount]{st.Volume[money.KP], st.Volume[money.USDC]},
 		OpenInterest:   perCurrency[money.Amount]{st.OpenInterest[money.KP], st.OpenInterest[money.USDC]},
 		ActiveKeys:     st.ActiveKeys,
 		ActiveSessions: st.ActiveSessions,
+	}
+	for _, n := range st.Markets {
+		out.Markets.Total += n
 	}
 	if s.cfg.Status != nil {
 		p := s.cfg.Status.Positions()

@@ -8,7 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// Paging of the points and USDC ledgers (decisions.md sections 9 and 11).
+// Paging of the points and USDC ledgers (docs/API.md, "GET /api/points",
+// "GET /api/token/balance").
 const (
 	defaultLedgerLimit = 100
 	maxLedgerLimit     = 1000
@@ -24,7 +25,8 @@ type statsJSON struct {
 	TotalInvested money.Amount `json:"total_invested"`
 }
 
-// callerKeyJSON is the calling key's metadata in the profile (spec 2.3).
+// callerKeyJSON is the calling key's metadata in the profile (docs/API.md,
+// "GET /api/agents/me").
 type callerKeyJSON struct {
 	ID            uuid.UUID  `json:"id"`
 	Name          string     `json:"name"`
@@ -159,7 +161,7 @@ type ledgerItemJSON struct {
 
 // ledgerPage is one page of a ledger, newest first: the points ledger
 // (KP) and the token balance's (USDC) are shaped and paged alike
-// (decisions.md sections 9 and 11).
+// (docs/API.md, "GET /api/points", "GET /api/token/balance").
 type ledgerPage struct {
 	Count  int              `json:"count"`
 	Limit  int              `json:"limit"`

@@ -11,7 +11,7 @@ import (
 	"marketd/core"
 )
 
-// Password limits (decisions.md section 2), in characters.
+// Password limits (docs/API.md, "POST /api/auth/register"), in characters.
 const (
 	minPasswordRunes = 8
 	maxPasswordRunes = 128
@@ -44,8 +44,8 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 	}
 	// Refuse a taken name before paying for a hash; CreateAccount checks
 	// again under its lock, so a race still ends in one account.
-	if _, taken := s.eng.AccountByName(*req.Name); taken {
-		return core.ErrNameTaken
+	if err := s.eng.NameAvailable(ctx, *req.Name); err != nil {
+		return err
 	}
 	hash, err := s.hasher.Hash(ctx, *req.Password)
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
 }
 
 // startSession stores a new session for the account and sets its cookie
-// (decisions.md section 2).
+// (docs/API.md, "Authentication").
 func (s *Server) startSession(ctx *fasthttp.RequestCtx, a *core.AccountView) error {
 	token, hash := newSessionToken()
 	sess := core.Session{Hash: hash, Account: a.ID, ExpiresAt: s.now().Add(s.cfg.SessionTTL).UnixNano()}

@@ -16,12 +16,11 @@ import (
 	"marketd/core/money"
 )
 
-// Tests of POST /api/auth/register, /login and /logout (decisions.md
-// section 2) and of sessions.
+// Tests of POST /api/auth/register, /login and /logout (docs/API.md, their
+// sections) and of sessions.
 
-// agentShape is the agent object of register, login and the profile: spec
-// 2.3 plus usdc_balance (decisions.md section 9) and the profile's wallet,
-// persona and terms.
+// agentShape is the agent object of register, login and the profile
+// (docs/API.md, "The agent object").
 var agentShape = map[string]shape{
 	"id": sUUID, "name": sString, "role": sString, "balance": sNumber,
 	"usdc_balance": sNumber, "trading_mode": sString, "member_since": sTime,
@@ -30,8 +29,8 @@ var agentShape = map[string]shape{
 
 var sessionTokenRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// checkSessionCookie fails unless r set the session cookie of decisions.md
-// section 2: session=<random 256-bit token>; HttpOnly; SameSite=Strict;
+// checkSessionCookie fails unless r set the session cookie of docs/API.md,
+// "Authentication": session=<random 256-bit token>; HttpOnly; SameSite=Strict;
 // Path=/. It returns the token.
 func checkSessionCookie(t *testing.T, r response) string {
 	t.Helper()
@@ -103,7 +102,7 @@ func TestRegister(t *testing.T) {
 }
 
 // TestRegisterNames walks the name rule: 3-32 characters of A-Za-z0-9_-,
-// unique ignoring case (decisions.md section 2).
+// unique ignoring case (docs/API.md, "POST /api/auth/register").
 func TestRegisterNames(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	ts.register("Carol")
@@ -111,7 +110,7 @@ func TestRegisterNames(t *testing.T) {
 		name  string
 		input string // the JSON string literal's content
 		ok    bool
-		msg   string // exact message, when the decisions give one
+		msg   string // exact message, when docs/API.md gives one
 	}{
 		{"shortest", "abc", true, ""},
 		{"longest", strings.Repeat("x", 32), true, ""},
@@ -430,7 +429,7 @@ func TestLogout(t *testing.T) {
 	ts.expect(ts.do("GET", "/api/agents/me", auth{session: second}, ""), http.StatusOK, "")
 	ts.expect(ts.do("GET", "/api/agents/me", auth{key: key}, ""), http.StatusOK, "")
 
-	// Sessions expire after 7 days (decisions.md section 2).
+	// Sessions expire after 7 days (docs/API.md, "Authentication").
 	clk.Advance(DefaultSessionTTL - time.Second)
 	ts.expect(ts.do("GET", "/api/agents/me", auth{session: second}, ""), http.StatusOK, "")
 	clk.Advance(time.Second)

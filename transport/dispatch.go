@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
@@ -26,7 +27,10 @@ func (s *Server) newRouter() *router.Router {
 	r.RedirectFixedPath = false
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
-	r.NotFound = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errNotFound) }
+	r.NotFound = func(ctx *fasthttp.RequestCtx) {
+		writeError(ctx, errNotFound)
+		s.unrouted(ctx)
+	}
 	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
 		// The router lists OPTIONS in Allow even with HandleOPTIONS off,
 		// where OPTIONS itself gets 405.
@@ -34,20 +38,63 @@ func (s *Server) newRouter() *router.Router {
 		allow = slices.DeleteFunc(allow, func(m string) bool { return m == fasthttp.MethodOptions || m == "" })
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, strings.Join(allow, ", "))
 		writeError(ctx, errMethod)
+		s.unrouted(ctx)
 	}
 	r.PanicHandler = s.recoverPanic
 	for _, rt := range s.routes() {
-		r.Handle(rt.method, rt.path, s.serve(&rt))
+		r.Handle(rt.method, rt.path, s.observe(rt.path, rt.method, s.serve(&rt)))
+	}
+	// Health and metrics: no credentials, no rate limit, and they answer
+	// while recovering (docs/API.md, "Health").
+	r.GET("/healthz", s.observe("/healthz", fasthttp.MethodGet, s.healthz))
+	r.GET("/readyz", s.observe("/readyz", fasthttp.MethodGet, s.readyz))
+	if s.cfg.ServeMetrics != nil {
+		r.GET("/metrics", s.observe("/metrics", fasthttp.MethodGet, metricsHandler(s.cfg.ServeMetrics, s.log)))
 	}
 	return r
 }
 
-// serve wraps a route's handler in the access checks and the error answer.
-func (s *Server) serve(rt *route) fasthttp.RequestHandler {
+// observe wraps a route's handler in its metrics (by the route's pattern)
+// and the access log.
+func (s *Server) observe(path, method string, h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	h = s.metrics.instrument(path, method, h, s.recoverPanic)
+	if !s.cfg.AccessLog {
+		return h
+	}
 	return func(ctx *fasthttp.RequestCtx) {
+		h(ctx)
+		s.logAccess(ctx, path)
+	}
+}
+
+// unrouted counts and logs an answer given without a route.
+func (s *Server) unrouted(ctx *fasthttp.RequestCtx) {
+	s.metrics.countUnrouted(ctx)
+	if s.cfg.AccessLog {
+		s.logAccess(ctx, routeNone)
+	}
+}
+
+// logAccess logs an answer of 400 or more at info: the route's pattern,
+// not the raw path or query, so that nothing a client put there is logged.
+func (s *Server) logAccess(ctx *fasthttp.RequestCtx, route string) {
+	if status := ctx.Response.StatusCode(); status >= fasthttp.StatusBadRequest {
+		s.log.Info("request refused", "request_id", requestID(ctx), "method", string(ctx.Method()),
+			"route", route, "status", status, "took", time.Since(ctx.Time()))
+	}
+}
+
+// serve wraps a route's handler in the recovery gate, the access checks,
+// the handling of an Idempotency-Key and the error answer.
+func (s *Server) serve(rt *route) fasthttp.RequestHandler {
+	support := idemSupportOf(rt)
+	return func(ctx *fasthttp.RequestCtx) {
+		if !s.gate(ctx) {
+			return
+		}
 		c, err := s.admit(ctx, rt)
 		if err == nil {
-			err = rt.handle(ctx, c)
+			err = s.handleIdempotent(ctx, rt, c, support)
 		}
 		if err != nil {
 			s.fail(ctx, err)
@@ -55,13 +102,41 @@ func (s *Server) serve(rt *route) fasthttp.RequestHandler {
 	}
 }
 
+// handleIdempotent runs the route's handler for an admitted caller: a
+// repeat of an idempotent request is answered from its stored answer
+// instead, a key on a route that does not store answers is refused.
+func (s *Server) handleIdempotent(ctx *fasthttp.RequestCtx, rt *route, c *caller, support idemSupport) error {
+	switch support {
+	case idemIgnored:
+		return rt.handle(ctx, c)
+	case idemRefused:
+		if ctx.Request.Header.Peek(HeaderIdempotencyKey) != nil {
+			return errIdemNotSupported
+		}
+		return rt.handle(ctx, c)
+	}
+	req, release, done, err := s.idempotency(ctx, rt, c)
+	if err != nil || done {
+		return err
+	}
+	defer release()
+	c.idem = req
+	return rt.handle(ctx, c)
+}
+
 // fail answers with the error's status and message; an error no table
 // covers is logged with its cause and answered as a 500.
 func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	ae, known := toAPIError(err)
-	if !known {
+	switch {
+	case !known:
 		s.log.Error("request failed", "request_id", requestID(ctx), "method", string(ctx.Method()),
 			"path", string(ctx.Path()), "err", err)
+	case ae.status >= fasthttp.StatusInternalServerError:
+		// Every 5xx gets one line with its cause (docs/OPERATIONS.md,
+		// "Logs"): a 503 is known, so it is a warning, not an error.
+		s.log.Warn("request unavailable", "request_id", requestID(ctx), "method", string(ctx.Method()),
+			"path", string(ctx.Path()), "status", ae.status, "code", ae.code, "err", err)
 	}
 	writeError(ctx, ae)
 }
@@ -80,7 +155,7 @@ func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
 
 // transportError answers what fasthttp refuses before routing: a body over
 // the limit (413, but 404/405 first when the path or method is unknown,
-// as decisions.md section 2 orders them), a malformed request (400), a
+// as docs/API.md, "Order of checks", orders them), a malformed request (400), a
 // timeout (408).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	s.ids.set(ctx)
@@ -97,6 +172,7 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	default:
 		writeError(ctx, errMalformed)
 	}
+	s.unrouted(ctx)
 }
 
 // headerReceived runs once a request's header is read, before its body.
@@ -104,7 +180,7 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 // resets a request whose chunked body passes the limit, path included; so
 // a chunked request that no route takes is answered here without its body
 // being read: the router then gives its 404 or 405 before any 413
-// (decisions.md section 2), and the connection, with the body unread on
+// (docs/API.md, "Order of checks"), and the connection, with the body unread on
 // it, is closed after the answer. A body of declared length needs none of
 // this: it is refused on its Content-Length, with the path intact.
 func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {

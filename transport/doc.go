@@ -5,7 +5,7 @@
 // messages. It holds no trading state: every request is turned into a call
 // of the core's Engine, which answers a change only once it is durable.
 //
-// Checks run in the order of decisions.md section 2, the first failure
+// Checks run in the order of docs/API.md, "Order of checks", the first failure
 // answering: routing (404, 405), body size (413), credentials (401),
 // session-only routes (403 "Session required"), scope (403 "Insufficient
 // scope"), admin role (403 "Admin role required"), rate limit (429), then

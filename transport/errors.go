@@ -50,8 +50,7 @@ const (
 	codeInvalidJSON    = "invalid_json"
 )
 
-// The answers of the access checks, with the spec's messages (part 7 and
-// decisions.md section 2).
+// The answers of the access checks (docs/API.md, "Order of checks").
 var (
 	errAuthRequired    = newError(fasthttp.StatusUnauthorized, "authentication_required", "Authentication required")
 	errSessionRequired = newError(fasthttp.StatusForbidden, "session_required", "Session required")
@@ -99,6 +98,9 @@ var errorTable = []struct {
 	{core.ErrInsufficientLiquidity, fasthttp.StatusBadRequest, "insufficient_liquidity", "Insufficient liquidity", 0},
 	{core.ErrLiquidityLimit, fasthttp.StatusBadRequest, "liquidity_limit", "Market liquidity limit", 0},
 	{core.ErrSlippage, fasthttp.StatusBadRequest, "slippage_exceeded", "Slippage limit exceeded", 0},
+	{core.ErrMarketMoved, fasthttp.StatusConflict, "market_moved", "Market moved since the quote (expect_seq)", 0},
+	{core.ErrIdempotencyKeyReused, fasthttp.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key reused with a different request", 0},
+	{core.ErrIdempotencyKeyLimit, fasthttp.StatusTooManyRequests, "idempotency_key_limit", "Too many live Idempotency-Keys for this account", 0},
 	{core.ErrNameTaken, fasthttp.StatusBadRequest, "name_taken", "name: already taken", 0},
 	{core.ErrReferrerSet, fasthttp.StatusBadRequest, "referral_already_applied", "Referral already applied", 0},
 	{core.ErrSelfReferral, fasthttp.StatusBadRequest, "self_referral", "Cannot apply your own referral code", 0},
@@ -124,10 +126,15 @@ var errorTable = []struct {
 	{core.ErrUSDCHeld, fasthttp.StatusBadRequest, "usdc_held", "USDC balance or positions remain", 0},
 	{core.ErrTxCredited, fasthttp.StatusBadRequest, "tx_already_credited", "tx_hash already credited to another account", 0},
 	{core.ErrDepositRejected, fasthttp.StatusBadRequest, "deposit_rejected", "Deposit not confirmed by custody", 0},
-	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to settle at once", 0},
-	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy, retry later", 1},
+	{core.ErrTooManyOpenTransfers, fasthttp.StatusBadRequest, "too_many_open_transfers", "Too many pending deposits or queued withdrawals", 0},
+	{core.ErrTransferNotFound, fasthttp.StatusNotFound, "transfer_not_found", "Transfer not found", 0},
+	{core.ErrTransferFinal, fasthttp.StatusBadRequest, "transfer_final", "Transfer is final", 0},
+	{core.ErrTransfersOpen, fasthttp.StatusBadRequest, "transfers_open", "Pending deposits or queued withdrawals remain", 0},
+	{core.ErrTotalLimit, fasthttp.StatusBadRequest, "total_limit", "Total limit exceeded", 0},
+	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to notify at once", 0},
+	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "shutting_down", "Server is shutting down", 1},
-	{core.ErrJournalFailed, fasthttp.StatusServiceUnavailable, "log_failed", msgLogFailed, 1},
+	{core.ErrJournalFailed, fasthttp.StatusServiceUnavailable, "log_failed", "Log failed", 0},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "password_checks_busy", "Too many password checks in progress, retry later", 1},
 	// A request's context ends only when the server shuts down (fasthttp
 	// cancels every RequestCtx then): a password check still waiting for

@@ -18,8 +18,8 @@ import (
 )
 
 // TestRoutingErrors checks the JSON answers to unknown paths and wrong
-// methods, and that a body of exactly 64 KiB is read (decisions.md
-// section 12); TestBodyTooLarge has the bodies over it.
+// methods, and that a body of exactly 64 KiB is read (docs/API.md,
+// "Conventions"); TestBodyTooLarge has the bodies over it.
 func TestRoutingErrors(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess := ts.register("trader")
@@ -100,8 +100,8 @@ func rawExchange(t *testing.T, addr, raw string) (*http.Response, []byte) {
 
 // TestBodyTooLarge sends bodies over 64 KiB, sent whole, only declared, or
 // chunked, with and without credentials: each answers a JSON 413, after
-// the routing answers and before the credential checks (decisions.md
-// sections 2 and 12), and changes nothing. A request that is not HTTP
+// the routing answers and before the credential checks (docs/API.md,
+// "Order of checks"), and changes nothing. A request that is not HTTP
 // gets a JSON 400.
 func TestBodyTooLarge(t *testing.T) {
 	ts := newTestServer(t, Config{})
@@ -235,8 +235,8 @@ func TestBodyDecodingErrors(t *testing.T) {
 }
 
 // TestErrorTable walks errorTable: every row's error, wrapped as callers
-// wrap them, maps to its row; the rows hold the messages the decisions
-// give; and anything else is a 500 "Internal server error".
+// wrap them, maps to its row; the rows hold the messages docs/API.md
+// gives; and anything else is a 500 "Internal server error".
 func TestErrorTable(t *testing.T) {
 	seen := map[error]bool{}
 	for _, row := range errorTable {
@@ -258,7 +258,7 @@ func TestErrorTable(t *testing.T) {
 		})
 	}
 
-	// The answers decisions.md gives by name (sections 2, 3, 6, 7).
+	// The answers docs/API.md gives by name, word for word.
 	contract := []struct {
 		err    error
 		status int

@@ -10,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 	"marketd/wal"
 )
 
@@ -42,14 +42,21 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 // is active or a market trades, and the two must agree. before, when not
 // nil, runs on the Server before it accepts connections: tests use it to
 // add routes of their own without a production hook.
-func startTestServer(t *testing.T, cfg Config, clk *clock, before func(*Server)) *testServer {
+func startTestServer(t *testing.T, cfg Config, clk *manualclock.Clock, before func(*Server)) *testServer {
+	t.Helper()
+	return startTestServerEngine(t, cfg, core.Config{}, clk, before)
+}
+
+// startTestServerEngine is startTestServer with the engine's settings
+// besides its loops (off) and its clock (clk's).
+func startTestServerEngine(t *testing.T, cfg Config, ecfg core.Config, clk *manualclock.Clock, before func(*Server)) *testServer {
 	t.Helper()
 	log, err := wal.Open(t.TempDir(), wal.Options{NoFsync: true, Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Start()
-	ecfg := core.Config{CloseInterval: -1, OracleInterval: -1}
+	ecfg.CloseInterval, ecfg.OracleInterval = -1, -1
 	if clk != nil {
 		ecfg.Now, cfg.Now = clk.Now, clk.Now
 	}
@@ -88,27 +95,6 @@ func startTestServer(t *testing.T, cfg Config, clk *clock, before func(*Server))
 	})
 	return &testServer{t: t, url: "http://" + ln.Addr().String(), eng: eng, srv: srv,
 		client: &http.Client{Timeout: 10 * time.Second}}
-}
-
-// clock is a test clock that only moves when told to, so that expiries,
-// closing times and rate-limit windows are crossed without sleeping. It is
-// read by request goroutines and the engine's loops while a test advances
-// it, hence the mutex.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time // guarded by mu
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // sub returns a copy of ts that reports to t, for use inside t.Run.
@@ -190,6 +176,12 @@ func parseErrorBody(status int, requestID string, body []byte) (string, error) {
 
 func (ts *testServer) do(method, path string, a auth, body string) response {
 	ts.t.Helper()
+	return ts.doHeaders(method, path, a, body, nil)
+}
+
+// doHeaders is do with more request headers.
+func (ts *testServer) doHeaders(method, path string, a auth, body string, headers map[string]string) response {
+	ts.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -206,6 +198,9 @@ func (ts *testServer) do(method, path string, a auth, body string) response {
 	}
 	if a.session != "" {
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: a.session})
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := ts.client.Do(req)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// maxKeyDays bounds expires_in_days (decisions.md section 3).
+// maxKeyDays bounds expires_in_days (docs/API.md, "POST /api/keys").
 const maxKeyDays = 3650
 
 type createKeyRequest struct {
@@ -157,7 +157,7 @@ func newKeyOf(k *core.Key, key string) newKeyResponse {
 	}
 }
 
-// keyStatus is a key's state at nowNanos (spec 3.1).
+// keyStatus is a key's state at nowNanos (docs/API.md, "GET /api/keys").
 func keyStatus(k *core.Key, nowNanos int64) string {
 	switch {
 	case k.RevokedAt != 0:

@@ -16,11 +16,11 @@ import (
 	"marketd/core/money"
 )
 
-// Tests of the API key endpoints (spec 2.5, 3.1, 4.8 and 5; decisions.md
-// section 3) and of GET /api/agents/me (spec 2.3).
+// Tests of the API key endpoints and of GET /api/agents/me (docs/API.md,
+// their sections).
 
-// newKeyShape is the answer of creating or rotating a key: spec 4.8 plus
-// rate_limit_tier and created_at.
+// newKeyShape is the answer of creating or rotating a key (docs/API.md,
+// "POST /api/keys").
 var newKeyShape = map[string]shape{
 	"id": sUUID, "name": sString, "key": sString, "key_prefix": sString, "scopes": sStrings,
 	"expires_at": sTimeOrNull, "rate_limit_tier": sString, "created_at": sTime,
@@ -138,7 +138,7 @@ func TestCreateKeyRefused(t *testing.T) {
 		a      auth
 		body   string
 		status int
-		msg    string // exact message, when the decisions give one
+		msg    string // exact message, when docs/API.md gives one
 		field  string // else the field the message must name
 	}{
 		{"API key", auth{key: fullKey}, `{"name":"k","scopes":["read"]}`, http.StatusForbidden, "Session required", ""},
@@ -247,8 +247,8 @@ func TestKeyLimit(t *testing.T) {
 	}
 }
 
-// TestListKeys lists an active, an expired and a revoked key with their
-// usage: the statuses of spec 3.1, total_requests counting every
+// TestListKeys lists an active, an expired and a revoked key with their usage:
+// the statuses of docs/API.md, "GET /api/keys", total_requests counting every
 // authenticated request, and never a secret or its hash.
 func TestListKeys(t *testing.T) {
 	ts, clk := newSteppedServer(t, Config{})
@@ -268,7 +268,7 @@ func TestListKeys(t *testing.T) {
 	ts.expect(ts.do("GET", "/api/agents/me", keyA, ""), http.StatusOK, "")
 	ts.expect(ts.do("GET", "/api/markets/active", keyA, ""), http.StatusOK, "")
 	// Refused after authentication: still a request made with the key
-	// ("every authenticated request", decisions.md section 3).
+	// (docs/API.md, "Authentication").
 	ts.expect(ts.do("POST", "/api/keys", keyA, `{}`), http.StatusForbidden, "Session required")
 	clk.Advance(24 * time.Hour) // b expires
 
@@ -385,7 +385,8 @@ func TestRevokeKey(t *testing.T) {
 	if got := ts.eng.Stats().ActiveKeys; got != active-1 {
 		t.Errorf("active keys %d -> %d", active, got)
 	}
-	// At once, on every route, public ones included (spec 5, rule 9).
+	// At once, on every route, public ones included (docs/API.md,
+	// "Authentication").
 	for _, path := range []string{"/api/agents/me", "/api/markets/active", "/api/keys"} {
 		ts.expect(ts.do("GET", path, auth{key: key}, ""), http.StatusUnauthorized, "Authentication required")
 	}
@@ -393,9 +394,9 @@ func TestRevokeKey(t *testing.T) {
 	if got := listedKey(t, list, keyID)["status"]; got != "revoked" {
 		t.Errorf("listed as %v after revocation", got)
 	}
-	// The spec is silent on revoking twice; the key exists, so it is not
-	// "Key not found": the server answers its state again and changes
-	// nothing.
+	// Revoking twice: the key exists, so it is not "Key not found": the
+	// server answers its state again and changes nothing (docs/API.md,
+	// "DELETE /api/keys/{id}").
 	before := ts.accessStateOf(id)
 	r = ts.do("DELETE", "/api/keys/"+keyID, auth{session: user}, "")
 	ts.expect(r, http.StatusOK, "")
@@ -534,13 +535,13 @@ func TestKeyExpiry(t *testing.T) {
 	}
 }
 
-// profileShape is GET /api/agents/me (spec 2.3).
+// profileShape is GET /api/agents/me (docs/API.md, "GET /api/agents/me").
 var profileShape = map[string]shape{
 	"agent": sObject, "auth": sObject, "stats": sObject, "positions": sArray,
 	"recent_trades": sArray, "api_key": sObjectOrNull,
 }
 
-// TestProfile checks every field of spec 2.3 with a key and with a
+// TestProfile checks every field of GET /api/agents/me with a key and with a
 // session, after a trade so that positions and recent trades are not
 // empty.
 func TestProfile(t *testing.T) {
@@ -635,7 +636,7 @@ func TestProfile(t *testing.T) {
 		t.Errorf("api_key %v, want expires_at null", me["api_key"])
 	}
 
-	// With a session: no key, and every scope (spec part 5, rule 2).
+	// With a session: no key, and every scope (docs/API.md, "Authentication").
 	me = decodeExact(t, ts.do("GET", "/api/agents/me", auth{session: user}, "").body)
 	checkShape(t, "profile", me, profileShape)
 	if me["api_key"] != nil {

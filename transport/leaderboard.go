@@ -7,8 +7,8 @@ import (
 	"marketd/core/money"
 )
 
-// Paging of the leaderboard (decisions.md section 11): one page, from the
-// top.
+// Paging of the leaderboard (docs/API.md, "GET /api/leaderboard"): one page,
+// from the top.
 const (
 	defaultLeaderboardLimit = 50
 	maxLeaderboardLimit     = 500

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/internal/manualclock"
 )
 
 // testEpoch is where test clocks start: a fixed time, so that timestamps
@@ -25,9 +26,9 @@ var testEpoch = time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)
 // shared by engine and server. before, when not nil, runs on the Server
 // before it accepts connections: tests use it to add routes of their own
 // to the router without a production hook and without racing the server.
-func newClockServer(t *testing.T, cfg Config, before func(*Server)) (*testServer, *clock) {
+func newClockServer(t *testing.T, cfg Config, before func(*Server)) (*testServer, *manualclock.Clock) {
 	t.Helper()
-	clk := &clock{now: testEpoch}
+	clk := manualclock.New(testEpoch)
 	return startTestServer(t, cfg, clk, before), clk
 }
 
@@ -50,7 +51,8 @@ func (ts *testServer) decode(r response, status int, v any) {
 }
 
 // expectField fails the test unless r is a 400 whose message names field
-// ("field: reason"): the decisions ask for the field, not for the wording.
+// ("field: reason"): docs/API.md, "Conventions", asks for the field, not
+// for the wording.
 func (ts *testServer) expectField(r response, field string) {
 	ts.t.Helper()
 	ts.expect(r, http.StatusBadRequest, "")
@@ -101,6 +103,7 @@ type marketOut struct {
 	Outcome     *string      `json:"outcome"`
 	Volume      money.Amount `json:"volume"`
 	ResolvedAt  *string      `json:"resolved_at"`
+	MarketSeq   uint64       `json:"market_seq"`
 }
 
 type marketListOut struct {
@@ -177,12 +180,16 @@ func (ts *testServer) trade(a auth, marketID, side, typ, shares string) tradeOut
 
 // splitMergeOut is a split-merge response.
 type splitMergeOut struct {
-	MarketID     string       `json:"market_id"`
-	Type         string       `json:"type"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
+	MarketID      string       `json:"market_id"`
+	Type          string       `json:"type"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
 }
 
 func (ts *testServer) splitMerge(a auth, marketID, typ, amount string) splitMergeOut {
@@ -366,8 +373,8 @@ func checkKind(v any, kind fieldKind) error {
 	return nil
 }
 
-// marketFields are the fields of a market object: spec 2.1 plus
-// decisions.md section 5. Outcome and resolved_at are null until settled.
+// marketFields are the fields of a market object (docs/API.md, "The market
+// object"). Outcome and resolved_at are null until settled.
 var marketFields = map[string]fieldKind{
 	"id": kindUUID, "title": kindString, "description": kindString, "category": kindString,
 	"prices": kindObject, "multipliers": kindObject, "liquidity": kindObject,

@@ -14,15 +14,20 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// Paging of GET /api/markets (decisions.md section 5).
+// Paging of GET /api/markets (docs/API.md, "GET /api/markets") and of
+// GET /api/markets/active, whose default page is its largest: a client that
+// reads it without paging gets what it got before there were more than
+// 1,000 active markets, and no body grows with the number of markets
+// (docs/API.md, "GET /api/markets/active").
 const (
 	defaultMarketLimit = 50
 	maxMarketLimit     = 500
+	maxActiveLimit     = 1000
 )
 
 // marketQuery is a parsed GET /api/markets query.
 type marketQuery struct {
-	status   string // active, closed, resolved or all
+	status   string // active, closed, resolved, closing, settling or all
 	category string
 	sort     string // newest, closing_soon or multiplier
 	search   string // lowercased
@@ -31,7 +36,15 @@ type marketQuery struct {
 }
 
 func (s *Server) activeMarkets(ctx *fasthttp.RequestCtx, _ *caller) error {
-	q := marketQuery{status: "active", sort: "newest", limit: -1}
+	q := marketQuery{status: "active", sort: "newest"}
+	args := ctx.QueryArgs()
+	var err error
+	if q.limit, err = intParam(args, "limit", maxActiveLimit, 1, maxActiveLimit); err != nil {
+		return err
+	}
+	if q.offset, err = intParam(args, "offset", 0, 0, maxOffset); err != nil {
+		return err
+	}
 	return writeJSON(ctx, fasthttp.StatusOK, s.findMarkets(q))
 }
 
@@ -48,9 +61,9 @@ func parseMarketQuery(args *fasthttp.Args) (marketQuery, error) {
 	if v := args.Peek("status"); v != nil {
 		q.status = string(v)
 		switch q.status {
-		case "active", "closed", "resolved", "all":
+		case "active", "closed", "resolved", "closing", "settling", "all":
 		default:
-			return q, fieldError("status", "must be one of active, closed, resolved, all")
+			return q, fieldError("status", "must be one of active, closed, resolved, closing, settling, all")
 		}
 	}
 	if v := args.Peek("sort"); v != nil {
@@ -74,7 +87,7 @@ func parseMarketQuery(args *fasthttp.Args) (marketQuery, error) {
 }
 
 // findMarkets filters, sorts and pages the published market views; count
-// is the number that matched before paging. A negative limit means all.
+// is the number that matched before paging.
 func (s *Server) findMarkets(q marketQuery) marketList {
 	now := s.now().UnixNano()
 	views := s.eng.Markets()
@@ -87,7 +100,7 @@ func (s *Server) findMarkets(q marketQuery) marketList {
 	sortMarkets(matched, q.sort)
 	out := marketList{Count: len(matched), Markets: []marketJSON{}}
 	page := matched[min(q.offset, len(matched)):]
-	if q.limit >= 0 && len(page) > q.limit {
+	if len(page) > q.limit {
 		page = page[:q.limit]
 	}
 	for _, v := range page {
@@ -110,8 +123,8 @@ func (q *marketQuery) matches(v *core.MarketView, now int64) bool {
 	return true
 }
 
-// sortMarkets orders markets by the sort key; ties go by creation order,
-// the later-created first (decisions.md section 5), and IDs last so that
+// sortMarkets orders markets by the sort key; ties go by creation order, the
+// later-created first (docs/API.md, "GET /api/markets"), and IDs last so that
 // the order is total.
 func sortMarkets(vs []*core.MarketView, by string) {
 	newest := func(a, b *core.MarketView) int {
@@ -149,9 +162,9 @@ func maxMultiplier(v *core.MarketView) float64 {
 
 func (s *Server) getMarket(ctx *fasthttp.RequestCtx, _ *caller) error {
 	// /api/markets/trade and /split-merge are POST routes that the {id}
-	// route also matches for GET: a wrong method answers 405 (decisions.md
-	// section 2), not a malformed id.
-	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" {
+	// route also matches for GET: a wrong method answers 405 (docs/API.md,
+	// "Order of checks"), not a malformed id.
+	if raw, _ := ctx.UserValue("id").(string); raw == "trade" || raw == "split-merge" || raw == "quote" || raw == "trades" {
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, fasthttp.MethodPost)
 		return errMethod
 	}

@@ -18,7 +18,7 @@ import (
 
 // TestCreateMarket creates markets with every field given and with the
 // optional ones left out, and checks the 201 answer field by field against
-// spec 2.1 and decisions.md section 5.
+// docs/API.md, "The market object".
 func TestCreateMarket(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()

@@ -116,10 +116,14 @@ func (s *Server) noteOf(n *core.Note) noteJSON {
 		d.TransferID = &ref
 		amount()
 		j.Message = fmt.Sprintf("Deposit of %s %s credited", n.Amount, currencyLabel(n.Currency))
-	case core.NoteWithdrawalQueued:
+	case core.NoteWithdrawalQueued, core.NoteDepositPending, core.NoteDepositRejected, core.NoteWithdrawalSent, core.NoteWithdrawalFailed:
 		d.TransferID = &ref
 		amount()
-		j.Message = fmt.Sprintf("Withdrawal of %s %s queued", n.Amount, currencyLabel(n.Currency))
+		what := map[core.NoteKind]string{core.NoteWithdrawalQueued: "Withdrawal of %s %s queued",
+			core.NoteDepositPending:  "Deposit of %s %s pending until custody confirms it",
+			core.NoteDepositRejected: "Deposit of %s %s rejected by custody", core.NoteWithdrawalSent: "Withdrawal of %s %s sent",
+			core.NoteWithdrawalFailed: "Withdrawal of %s %s failed and refunded"}[n.Kind]
+		j.Message = fmt.Sprintf(what, n.Amount, currencyLabel(n.Currency))
 	}
 	return j
 }

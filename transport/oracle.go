@@ -9,7 +9,7 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// The oracle's endpoints (decisions.md section 10): propose, challenge and
+// The oracle's endpoints (docs/API.md, "The oracle"): propose, challenge and
 // vote answer the proposal as it stands after the change; status answers
 // a proposal, or a market's latest.
 
@@ -32,7 +32,7 @@ type voteCounts struct {
 	No  uint64 `json:"no"`
 }
 
-// proposalJSON is the proposal object of decisions.md section 10.
+// proposalJSON is the proposal object (docs/API.md, "The proposal object").
 type proposalJSON struct {
 	ID                uuid.UUID    `json:"id"`
 	MarketID          uuid.UUID    `json:"market_id"`

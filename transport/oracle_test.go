@@ -29,8 +29,8 @@ type proposalOut struct {
 	ResolvedAt        *string `json:"resolved_at"`
 }
 
-// proposalFields are the fields of a proposal object (decisions.md
-// section 10).
+// proposalFields are the fields of a proposal object (docs/API.md, "The
+// proposal object").
 var proposalFields = map[string]fieldKind{
 	"id": kindUUID, "market_id": kindUUID, "outcome": kindString, "status": kindString,
 	"proposer_id": kindUUID, "challenger_id": kindStringOrNull, "bond": kindNumber, "votes": kindObject,

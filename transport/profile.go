@@ -8,7 +8,8 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// settingsJSON is every setting with its value (decisions.md section 11).
+// settingsJSON is every setting with its value (docs/API.md, "GET
+// /api/settings").
 type settingsJSON struct {
 	Notifications     bool   `json:"notifications"`
 	ShowOnLeaderboard bool   `json:"show_on_leaderboard"`

@@ -9,8 +9,8 @@ import (
 	"marketd/core"
 )
 
-// Tests of GET/PATCH /api/settings and POST /api/profile/* (decisions.md
-// sections 9 and 11).
+// Tests of GET/PATCH /api/settings and POST /api/profile/* (docs/API.md,
+// their sections).
 
 var settingsShape = map[string]shape{"notifications": sBool, "show_on_leaderboard": sBool, "theme": sString}
 

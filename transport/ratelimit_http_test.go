@@ -14,8 +14,8 @@ import (
 	"marketd/core"
 )
 
-// Tests of the rate limits as clients see them (spec part 8, decisions.md
-// sections 2 and 4): tiers, headers, windows on a test clock, sessions,
+// Tests of the rate limits as clients see them (docs/API.md, "Rate limits",
+// "Order of checks"): tiers, headers, windows on a test clock, sessions,
 // anonymous callers, and where the limit stands in the order of checks.
 
 // expectRate fails unless r carries the rate-limit headers with these
@@ -250,9 +250,9 @@ func TestSessionLimitPerAccount(t *testing.T) {
 	ts.expect(r, http.StatusOK, "")
 	expectRate(t, r, standardPerMinute, standardPerMinute-1, reset)
 
-	// decisions.md section 2: 403 Admin role required before 429, and 429
-	// before the request's own validation, whose 403 for an admin-scope
-	// key included.
+	// docs/API.md, "Order of checks": 403 Admin role required before 429, and
+	// 429 before the request's own validation, whose 403 for an admin-scope key
+	// included.
 	tests := []struct {
 		name   string
 		method string
@@ -405,7 +405,7 @@ func TestConcurrentKeyLimit(t *testing.T) {
 
 // TestCheckOrderWithExhaustedKey sends requests that fail more than one
 // check with a key whose window is exhausted: each gets the answer of the
-// first check of decisions.md section 2, and none changes anything.
+// first check of docs/API.md, "Order of checks", and none changes anything.
 func TestCheckOrderWithExhaustedKey(t *testing.T) {
 	ts, clk := newSteppedServer(t, Config{})
 	user, id := ts.registerAccount("alan")

@@ -9,7 +9,7 @@ import (
 )
 
 // referralBonus is what applying a referral code credits to each of the
-// two accounts (decisions.md section 11).
+// two accounts (docs/API.md, "POST /api/referral/apply").
 var referralBonus = money.Units(100)
 
 type referralCodeJSON struct {

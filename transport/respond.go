@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -20,8 +22,25 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) error {
 }
 
 // errorBody is every error's answer (docs/API.md, "Errors"): the message
-// the spec gives, unchanged, and beside it the stable code, the field at
+// docs/API.md gives, unchanged, and beside it the stable code, the field at
 // fault and the request's id.
+// encodeAnswer encodes v as writeJSON does, into bytes of their own: the
+// stored answer of an idempotent request is these bytes.
+func encodeAnswer(v any) []byte {
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(v); err != nil {
+		panic(fmt.Sprintf("BUG: encode answer %T: %v", v, err))
+	}
+	return b.Bytes()
+}
+
+// writeAnswer answers 200 with an encoded answer.
+func writeAnswer(ctx *fasthttp.RequestCtx, answer []byte) {
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetContentType(contentTypeJSON)
+	ctx.SetBody(answer)
+}
+
 type errorBody struct {
 	Error     string `json:"error"`
 	Code      string `json:"code"`
@@ -39,7 +58,8 @@ func writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 }
 
 // timestamp is a time in Unix nanoseconds, written as ISO 8601 UTC with a
-// Z and the fraction of a second when there is one (decisions.md section 5).
+// Z and the fraction of a second when there is one (docs/API.md,
+// "Conventions").
 type timestamp int64
 
 // MarshalJSON writes the time as an RFC 3339 string in UTC.

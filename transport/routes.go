@@ -17,7 +17,7 @@ const (
 	// or a session.
 	keyOrSession
 	// sessionOnly routes take a session only: an API key gets 403
-	// "Session required" (spec part 5, rule 5).
+	// "Session required" (docs/API.md, "Order of checks").
 	sessionOnly
 )
 
@@ -36,8 +36,16 @@ type route struct {
 	handle func(ctx *fasthttp.RequestCtx, c *caller) error
 }
 
+// Paths that the handling of Idempotency-Keys and rate limits names.
+const (
+	pathTrade      = "/api/markets/trade"
+	pathSplitMerge = "/api/markets/split-merge"
+	pathQuote      = "/api/markets/quote"
+	pathBatch      = "/api/markets/trades"
+)
+
 // routes is the route table: every endpoint of the service and its rules
-// (spec part 5, decisions.md sections 2 and 3).
+// (docs/API.md, "Endpoints", "Authentication").
 func (s *Server) routes() []route {
 	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
 	return []route{
@@ -70,8 +78,9 @@ func (s *Server) routes() []route {
 		{get, "/api/markets", public, 0, false, s.listMarkets},
 		{get, "/api/markets/{id}", public, 0, false, s.getMarket},
 		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, s.createMarket},
-		{post, "/api/markets/trade", keyOrSession, core.ScopeTrade, false, s.trade},
-		{post, "/api/markets/split-merge", keyOrSession, core.ScopeTrade, false, s.splitMerge},
+		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade},
+		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge},
+		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote},
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
 		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},
@@ -79,7 +88,7 @@ func (s *Server) routes() []route {
 		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, s.markNotifications},
 
 		{get, "/api/referral/code", keyOrSession, core.ScopeRead, false, s.referralCode},
-		// The spec's two listings disagree (read, trade): either suffices.
+		// Either scope suffices (docs/API.md, "POST /api/referral/apply").
 		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral},
 		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats},
 
@@ -89,6 +98,14 @@ func (s *Server) routes() []route {
 		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus},
 
 		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
+		// Custody: a session only, so that a leaked admin key cannot mint
+		// (docs/API.md, "Custody").
+		{get, "/api/admin/deposits", sessionOnly, 0, true, s.listDeposits},
+		{post, "/api/admin/deposits/{id}/confirm", sessionOnly, 0, true, s.confirmDeposit},
+		{post, "/api/admin/deposits/{id}/reject", sessionOnly, 0, true, s.rejectDeposit},
+		{get, "/api/admin/withdrawals", sessionOnly, 0, true, s.listWithdrawals},
+		{post, "/api/admin/withdrawals/{id}/sent", sessionOnly, 0, true, s.withdrawalSent},
+		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fasthttp/router"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
@@ -39,9 +41,10 @@ const (
 // where one is stated.
 type Config struct {
 	// DefaultTier is the tier of keys created without rate_limit_tier;
-	// only an admin may ask for another (decisions.md section 3).
+	// only an admin may ask for another (docs/API.md, "POST /api/keys").
 	DefaultTier core.Tier
-	// SignupBonus is minted to every new account (decisions.md section 2).
+	// SignupBonus is minted to every new account (docs/API.md, "POST
+	// /api/auth/register").
 	SignupBonus money.Amount
 	// AnonRatePerMinute limits requests without credentials per client IP;
 	// negative: no limit. Default DefaultAnonRatePerMinute.
@@ -58,18 +61,31 @@ type Config struct {
 	PasswordCost    int
 	PasswordWorkers int
 	PasswordQueue   int
+	// DepositAddress is the custody's address to which deposits are sent,
+	// shown by GET /api/token/balance; "" shows null.
+	DepositAddress string
 	// Status reports the log's and the snapshots' positions for
 	// GET /api/admin/stats; nil leaves them out.
 	Status StatusSource
-	// JournalErr, when not nil, reports the failure of the log: once it
-	// returns an error, every request is answered 503 log_failed (see
-	// withFailStop). cmd/marketd passes the log's Err.
-	JournalErr func() error
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives 500s with their causes and panics. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Metrics, when set, receives the HTTP metrics and the readiness
+	// gauges; nil turns every request metric off (for the benchmark that
+	// measures their cost).
+	Metrics prometheus.Registerer
+	// ServeMetrics, when set, is served at GET /metrics on this server's
+	// listener, without credentials or rate limit, like Prometheus' own
+	// exporters.
+	ServeMetrics prometheus.Gatherer
+	// LogErr reports the log's sticky failure; /readyz is 503 once it
+	// returns an error. Nil: never failed.
+	LogErr func() error
+	// AccessLog logs every answer with a status of 400 or more at info
+	// (5xx are logged at error level with their cause either way).
+	AccessLog bool
 }
 
 // StatusSource reports the durability positions shown by the admin stats.
@@ -97,13 +113,24 @@ type Server struct {
 	router  *router.Router
 	http    *fasthttp.Server
 	ids     *requestIDs
+	metrics *httpMetrics // nil when Config.Metrics is
+
+	// phase is a Phase: recovering until Open, then serving until Drain
+	// or Fail. eng is set before it leaves recovering and never after.
+	phase atomic.Int32
+
+	// inflight holds the Idempotency-Keys being answered.
+	inflight inFlight
 
 	stop    chan struct{}
 	stopped sync.Once
 	wg      sync.WaitGroup
 }
 
-// New returns a server for eng. Serve starts it; Shutdown stops it.
+// New returns a server for eng. Serve starts it; Shutdown stops it. With
+// a nil eng the server starts in PhaseRecovering: /healthz, /readyz and
+// /metrics answer, every other route 503 Recovering, until Attach gives it
+// the recovered engine and Open opens the routes.
 func New(eng *core.Engine, cfg Config) *Server {
 	cfg = withDefaults(cfg)
 	s := &Server{
@@ -116,9 +143,16 @@ func New(eng *core.Engine, cfg Config) *Server {
 		stop:    make(chan struct{}),
 		ids:     newRequestIDs(),
 	}
+	if eng != nil {
+		s.phase.Store(int32(PhaseServing))
+	}
+	if cfg.Metrics != nil {
+		s.metrics = newHTTPMetrics(cfg.Metrics)
+		cfg.Metrics.MustRegister(newPhaseCollector(s))
+	}
 	s.router = s.newRouter()
 	s.http = &fasthttp.Server{
-		Handler:            s.withRequestID(s.withFailStop(s.router.Handler)),
+		Handler:            s.withRequestID(s.router.Handler),
 		ErrorHandler:       s.transportError,
 		Name:               "marketd",
 		MaxRequestBodySize: cfg.MaxBodyBytes,

@@ -23,28 +23,45 @@ type withdrawRequest struct {
 	Amount strictjson.Number `json:"amount"`
 }
 
+// depositJSON is a deposit (docs/API.md, "Custody"): amount is what was
+// credited, or while pending what the depositor claimed; claimed_amount
+// what the depositor claimed (null for deposits made before custody
+// modes); resolved_at when an admin confirmed or rejected it.
 type depositJSON struct {
-	ID        uuid.UUID    `json:"id"`
-	Amount    money.Amount `json:"amount"`
-	TxHash    string       `json:"tx_hash"`
-	Status    string       `json:"status"`
-	CreatedAt timestamp    `json:"created_at"`
+	ID            uuid.UUID     `json:"id"`
+	Amount        money.Amount  `json:"amount"`
+	ClaimedAmount *money.Amount `json:"claimed_amount"`
+	TxHash        string        `json:"tx_hash"`
+	Status        string        `json:"status"`
+	CreatedAt     timestamp     `json:"created_at"`
+	ResolvedAt    *timestamp    `json:"resolved_at"`
 }
 
+// withdrawalJSON is a withdrawal: tx_hash is the chain's transaction once
+// sent (null before, and when sent in the record custody mode).
 type withdrawalJSON struct {
 	ID            uuid.UUID    `json:"id"`
 	Amount        money.Amount `json:"amount"`
 	WalletAddress string       `json:"wallet_address"`
 	Status        string       `json:"status"`
+	TxHash        *string      `json:"tx_hash"`
 	CreatedAt     timestamp    `json:"created_at"`
+	ResolvedAt    *timestamp   `json:"resolved_at"`
 }
 
 func depositOf(t core.Transfer) depositJSON {
-	return depositJSON{ID: t.ID, Amount: t.Amount, TxHash: t.TxHash, Status: t.Status.String(), CreatedAt: timestamp(t.Time)}
+	d := depositJSON{ID: t.ID, Amount: t.Amount, TxHash: t.TxHash, Status: t.Status.String(), CreatedAt: timestamp(t.Time),
+		ResolvedAt: optionalTime(t.ResolvedAt)}
+	if t.Claimed != 0 {
+		claimed := t.Claimed
+		d.ClaimedAmount = &claimed
+	}
+	return d
 }
 
 func withdrawalOf(t core.Transfer) withdrawalJSON {
-	return withdrawalJSON{ID: t.ID, Amount: t.Amount, WalletAddress: t.Wallet, Status: t.Status.String(), CreatedAt: timestamp(t.Time)}
+	return withdrawalJSON{ID: t.ID, Amount: t.Amount, WalletAddress: t.Wallet, Status: t.Status.String(),
+		TxHash: optionalString(t.ChainTx), CreatedAt: timestamp(t.Time), ResolvedAt: optionalTime(t.ResolvedAt)}
 }
 
 type depositResponse struct {
@@ -92,14 +109,17 @@ func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller) error {
 	return writeJSON(ctx, fasthttp.StatusOK, withdrawResponse{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance})
 }
 
-// tokenBalanceJSON answers GET /api/token/balance (decisions.md section
-// 9): the USDC balance, the wallet, the newest transfers and a page of the
-// USDC ledger, shaped like the points ledger.
+// tokenBalanceJSON answers GET /api/token/balance (docs/API.md, "GET
+// /api/token/balance"): the USDC balance, the wallet, the newest transfers and
+// a page of the USDC ledger, shaped like the points ledger.
 type tokenBalanceJSON struct {
-	USDC          money.Amount     `json:"usdc"`
-	WalletAddress *string          `json:"wallet_address"`
-	Withdrawals   []withdrawalJSON `json:"withdrawals"`
-	Deposits      []depositJSON    `json:"deposits"`
+	USDC          money.Amount `json:"usdc"`
+	WalletAddress *string      `json:"wallet_address"`
+	// DepositAddress is where to send USDC before POST
+	// /api/token/deposit (-deposit-address; null when not set).
+	DepositAddress *string          `json:"deposit_address"`
+	Withdrawals    []withdrawalJSON `json:"withdrawals"`
+	Deposits       []depositJSON    `json:"deposits"`
 	ledgerPage
 }
 
@@ -113,7 +133,8 @@ func (s *Server) tokenBalance(ctx *fasthttp.RequestCtx, c *caller) error {
 		return err
 	}
 	out := tokenBalanceJSON{USDC: a.Balances[money.USDC], WalletAddress: optionalString(a.Info.Wallet),
-		Withdrawals: []withdrawalJSON{}, Deposits: []depositJSON{}, ledgerPage: page}
+		DepositAddress: optionalString(s.cfg.DepositAddress),
+		Withdrawals:    []withdrawalJSON{}, Deposits: []depositJSON{}, ledgerPage: page}
 	ws, _, _ := s.eng.Transfers(c.account, core.TransferWithdrawal, maxTransfersShown)
 	for _, t := range ws {
 		out.Withdrawals = append(out.Withdrawals, withdrawalOf(t))

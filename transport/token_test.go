@@ -8,8 +8,8 @@ import (
 	"marketd/core/money"
 )
 
-// Tests of POST/DELETE /api/wallet and /api/token/* (decisions.md section
-// 9), and of trading in the USDC mode.
+// Tests of POST/DELETE /api/wallet and /api/token/* (docs/API.md, their
+// sections), and of trading in the USDC mode.
 
 // Addresses of EIP-55's reference vectors.
 const (
@@ -73,6 +73,10 @@ type transferOut struct {
 	WalletAddress string       `json:"wallet_address"`
 	Status        string       `json:"status"`
 	CreatedAt     string       `json:"created_at"`
+	// Comparable forms of the nullable fields: nil or the value.
+	ClaimedAmount any `json:"claimed_amount"`
+	ResolvedAt    any `json:"resolved_at"`
+	ChainTx       any `json:"-"`
 }
 
 type depositOut struct {
@@ -82,14 +86,15 @@ type depositOut struct {
 }
 
 type tokenBalanceOut struct {
-	USDC          money.Amount    `json:"usdc"`
-	WalletAddress *string         `json:"wallet_address"`
-	Withdrawals   []transferOut   `json:"withdrawals"`
-	Deposits      []transferOut   `json:"deposits"`
-	Count         int             `json:"count"`
-	Limit         int             `json:"limit"`
-	Offset        int             `json:"offset"`
-	Ledger        []ledgerItemOut `json:"ledger"`
+	USDC           money.Amount    `json:"usdc"`
+	WalletAddress  *string         `json:"wallet_address"`
+	DepositAddress *string         `json:"deposit_address"`
+	Withdrawals    []transferOut   `json:"withdrawals"`
+	Deposits       []transferOut   `json:"deposits"`
+	Count          int             `json:"count"`
+	Limit          int             `json:"limit"`
+	Offset         int             `json:"offset"`
+	Ledger         []ledgerItemOut `json:"ledger"`
 }
 
 // TestTokenFlow links a wallet, deposits, trades, splits and merges in
@@ -107,14 +112,21 @@ func TestTokenFlow(t *testing.T) {
 	ts.expect(ts.do("POST", "/api/wallet", me, `{"address":"`+walletA+`"}`), http.StatusOK, "")
 	ts.expect(ts.do("POST", "/api/wallet", rival, `{"address":"`+walletB+`"}`), http.StatusOK, "")
 
+	// The manual custody (the default): pending until the admin confirms
+	// it with the amount seen on the chain.
 	var dep depositOut
 	r := ts.do("POST", "/api/token/deposit", me, `{"amount":100.5,"tx_hash":"`+hash64("A")+`"}`)
 	ts.decode(r, http.StatusOK, &dep)
 	checkShape(t, "deposit", decodeExact(t, r.body)["deposit"], map[string]shape{"id": sUUID, "amount": sNumber,
-		"tx_hash": sString, "status": sString, "created_at": sTime})
-	if dep.Deposit.Amount != money.Amount(100_500_000) || dep.Deposit.TxHash != hash64("a") || dep.Deposit.Status != "credited" ||
-		dep.USDCBalance != money.Amount(100_500_000) {
+		"claimed_amount": sNumber, "tx_hash": sString, "status": sString, "created_at": sTime, "resolved_at": sTimeOrNull})
+	if dep.Deposit.Amount != money.Amount(100_500_000) || dep.Deposit.TxHash != hash64("a") || dep.Deposit.Status != "pending" ||
+		dep.USDCBalance != 0 {
 		t.Fatalf("deposit %s", r.body)
+	}
+	r = ts.do("POST", "/api/admin/deposits/"+dep.Deposit.ID+"/confirm", auth{session: adm}, `{"amount":100.5}`)
+	ts.decode(r, http.StatusOK, &dep)
+	if dep.Deposit.Status != "credited" || dep.USDCBalance != money.Amount(100_500_000) || dep.Deposit.ResolvedAt == nil {
+		t.Fatalf("confirmed deposit %s", r.body)
 	}
 	var again depositOut
 	ts.decode(ts.do("POST", "/api/token/deposit", me, `{"amount":7,"tx_hash":"`+hash64("a")+`"}`), http.StatusOK, &again)
@@ -176,7 +188,7 @@ func TestTokenFlow(t *testing.T) {
 	if !ok {
 		t.Fatalf("market without its usdc book: %v", mj)
 	}
-	checkShape(t, "market.usdc", usdc, map[string]shape{"prices": sObject, "multipliers": sObject, "liquidity": sObject, "volume": sNumber})
+	checkShape(t, "market.usdc", usdc, map[string]shape{"prices": sObject, "multipliers": sObject, "liquidity": sObject, "volume": sNumber, "market_seq": sNumber})
 	port := decodeExact(t, ts.do("GET", "/api/portfolio", me, "").body)
 	if port["trading_mode"] != "usdc" {
 		t.Fatalf("portfolio trading_mode %v", port["trading_mode"])
@@ -197,7 +209,7 @@ func TestTokenFlow(t *testing.T) {
 	r = ts.do("POST", "/api/token/withdraw", me, jsonBody(map[string]any{"amount": a.Balances[money.USDC]}))
 	ts.decode(r, http.StatusOK, &w)
 	checkShape(t, "withdrawal", decodeExact(t, r.body)["withdrawal"], map[string]shape{"id": sUUID, "amount": sNumber,
-		"wallet_address": sString, "status": sString, "created_at": sTime})
+		"wallet_address": sString, "status": sString, "tx_hash": sStringOrNull, "created_at": sTime, "resolved_at": sTimeOrNull})
 	if w.Withdrawal.Amount != a.Balances[money.USDC] || w.Withdrawal.WalletAddress != walletA || w.Withdrawal.Status != "queued" || w.USDCBalance != 0 {
 		t.Fatalf("withdrawal %s", r.body)
 	}
@@ -205,7 +217,7 @@ func TestTokenFlow(t *testing.T) {
 	var bal tokenBalanceOut
 	r = ts.do("GET", "/api/token/balance", me, "")
 	ts.decode(r, http.StatusOK, &bal)
-	checkShape(t, "token balance", decodeExact(t, r.body), map[string]shape{"usdc": sNumber, "wallet_address": sStringOrNull,
+	checkShape(t, "token balance", decodeExact(t, r.body), map[string]shape{"usdc": sNumber, "wallet_address": sStringOrNull, "deposit_address": sStringOrNull,
 		"withdrawals": sArray, "deposits": sArray, "count": sInt, "limit": sInt, "offset": sInt, "ledger": sArray})
 	// deposit, buy, buy, split, merge, sell, sell, withdrawal
 	if bal.USDC != 0 || *bal.WalletAddress != walletA || len(bal.Withdrawals) != 1 || bal.Withdrawals[0] != w.Withdrawal ||
@@ -225,6 +237,10 @@ func TestTokenFlow(t *testing.T) {
 			t.Fatalf("USDC entry in the points ledger: %+v", e)
 		}
 	}
+	// A queued withdrawal keeps the wallet until the admin sends it.
+	ts.expect(ts.do("DELETE", "/api/wallet", me, ""), http.StatusBadRequest, "Pending deposits or queued withdrawals remain")
+	ts.expect(ts.do("POST", "/api/admin/withdrawals/"+w.Withdrawal.ID+"/sent", auth{session: adm}, `{"tx_hash":"`+hash64("c")+`"}`),
+		http.StatusOK, "")
 	r = ts.do("DELETE", "/api/wallet", me, "")
 	ts.expect(r, http.StatusOK, "")
 }

@@ -9,10 +9,11 @@ import (
 	"marketd/transport/strictjson"
 )
 
-// tradeRequest accepts both request shapes of spec 4.4: the reference
+// tradeRequest accepts both request shapes of docs/API.md, "POST
+// /api/markets/trade": the reference
 // shape (market_id, side, shares, type) and the workflow shape (marketId,
 // outcome, side as the direction, amount), told apart by the workflow's
-// own field names (decisions.md section 6).
+// own field names.
 type tradeRequest struct {
 	MarketID    *string           `json:"market_id"`
 	Side        *string           `json:"side"`
@@ -25,6 +26,8 @@ type tradeRequest struct {
 	WorkflowMarketID *string           `json:"marketId"`
 	Outcome          *string           `json:"outcome"`
 	Amount           strictjson.Number `json:"amount"`
+
+	ExpectSeq strictjson.Number `json:"expect_seq"`
 }
 
 type tradeResponse struct {
@@ -40,6 +43,7 @@ type tradeResponse struct {
 	PriceYesAfter float64      `json:"price_yes_after"`
 	PriceNoAfter  float64      `json:"price_no_after"`
 	CreatedAt     timestamp    `json:"created_at"`
+	MarketSeq     uint64       `json:"market_seq"`
 }
 
 func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -51,15 +55,36 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	// The caller's trading mode chooses the currency (decisions.md section 9).
+	// The caller's trading mode chooses the currency (docs/API.md, "POST
+	// /api/profile/trading-mode").
 	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
-	r, err := s.eng.Trade(ctx, req)
-	if err != nil {
-		return err
+	if c.idem == nil {
+		r, err := s.eng.Trade(ctx, req)
+		if err != nil {
+			return err
+		}
+		return writeJSON(ctx, fasthttp.StatusOK, tradeAnswer(&r))
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, tradeResponse{
+	// The answer is encoded once, on the market's goroutine, into the
+	// record; the live answer is those same bytes.
+	var answer []byte
+	req.Idem = c.idem.core(0)
+	req.Answer = func(r *core.TradeResult) []byte {
+		answer = encodeAnswer(tradeAnswer(r))
+		return answer
+	}
+	if _, err := s.eng.Trade(ctx, req); err != nil {
+		return s.idemFailure(ctx, c, err)
+	}
+	writeAnswer(ctx, answer)
+	return nil
+}
+
+// tradeAnswer is the answer to a trade.
+func tradeAnswer(r *core.TradeResult) tradeResponse {
+	return tradeResponse{
 		TradeID:       r.TradeID,
 		MarketID:      r.Market,
 		Side:          r.Side.String(),
@@ -72,7 +97,8 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 		PriceYesAfter: r.PriceYesAfter,
 		PriceNoAfter:  r.PriceNoAfter,
 		CreatedAt:     timestamp(r.Time.UnixNano()),
-	})
+		MarketSeq:     r.MarketSeq,
+	}
 }
 
 // mixedShapes is the reason given for a reference-shape field in a
@@ -122,7 +148,25 @@ func (b *tradeRequest) toCore(account uuid.UUID) (core.TradeRequest, error) {
 	if err := strictjson.Runes("reasoning", b.Reasoning, 0, core.MaxReasoningRunes); err != nil {
 		return req, err
 	}
+	if req.ExpectSeq, req.HasExpectSeq, err = expectSeq(b.ExpectSeq); err != nil {
+		return req, err
+	}
 	return req, nil
+}
+
+// expectSeq reads an optional expect_seq: a market_seq, a whole number.
+func expectSeq(n strictjson.Number) (uint64, bool, error) {
+	if !n.Set() {
+		return 0, false, nil
+	}
+	v, err := n.Int("expect_seq")
+	if err != nil {
+		return 0, false, err
+	}
+	if v < 0 {
+		return 0, false, fieldError("expect_seq", "must not be negative")
+	}
+	return uint64(v), true, nil
 }
 
 // limit reads max_cost (buys) or min_proceeds (sells).
@@ -148,19 +192,30 @@ func (b *tradeRequest) limit(sell bool) (money.Amount, bool, error) {
 }
 
 type splitMergeRequest struct {
-	MarketID *string           `json:"market_id"`
-	Amount   strictjson.Number `json:"amount"`
-	Type     *string           `json:"type"`
+	MarketID    *string           `json:"market_id"`
+	Amount      strictjson.Number `json:"amount"`
+	Type        *string           `json:"type"`
+	MaxCost     strictjson.Number `json:"max_cost"`
+	MinProceeds strictjson.Number `json:"min_proceeds"`
+	ExpectSeq   strictjson.Number `json:"expect_seq"`
 }
 
+// splitMergeResponse answers a split or merge, priced on the curve like a
+// trade (docs/API.md, "Split and merge"): cost is paid on a split and
+// received on a merge.
 type splitMergeResponse struct {
-	MarketID     uuid.UUID    `json:"market_id"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
+	MarketID      uuid.UUID    `json:"market_id"`
+	Type          string       `json:"type"`
+	Currency      string       `json:"currency"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
+	MarketSeq     uint64       `json:"market_seq"`
 }
 
 func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -173,37 +228,80 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
 		return err
 	}
-	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+	if err := body.toCore(&req); err != nil {
 		return err
 	}
-	if req.Amount, err = positiveAmount("amount", body.Amount); err != nil {
+	if c.idem == nil {
+		r, err := s.eng.SplitMerge(ctx, req)
+		if err != nil {
+			return err
+		}
+		return writeJSON(ctx, fasthttp.StatusOK, splitMergeAnswer(&r))
+	}
+	// As for trades: the answer is encoded once, into the record.
+	var answer []byte
+	req.Idem = c.idem.core(0)
+	req.Answer = func(r *core.SplitResult) []byte {
+		answer = encodeAnswer(splitMergeAnswer(r))
+		return answer
+	}
+	if _, err := s.eng.SplitMerge(ctx, req); err != nil {
+		return s.idemFailure(ctx, c, err)
+	}
+	writeAnswer(ctx, answer)
+	return nil
+}
+
+// toCore validates a split or merge body into req, whose account and
+// currency the caller sets.
+func (b *splitMergeRequest) toCore(req *core.SplitRequest) error {
+	var err error
+	if req.Market, err = requiredUUID("market_id", b.MarketID); err != nil {
+		return err
+	}
+	if req.Amount, err = positiveAmount("amount", b.Amount); err != nil {
 		return err
 	}
 	switch {
-	case body.Type == nil:
+	case b.Type == nil:
 		return fieldError("type", "is required")
-	case *body.Type == "merge":
+	case *b.Type == "merge":
 		req.Merge = true
-	case *body.Type != "split":
+	case *b.Type != "split":
 		return fieldError("type", "must be split or merge")
 	}
-	r, err := s.eng.SplitMerge(ctx, req)
-	if err != nil {
+	// A split is priced as a buy (max_cost), a merge as a sell
+	// (min_proceeds).
+	limits := tradeRequest{MaxCost: b.MaxCost, MinProceeds: b.MinProceeds}
+	if req.Limit, req.HasLimit, err = limits.limit(req.Merge); err != nil {
 		return err
 	}
+	if req.ExpectSeq, req.HasExpectSeq, err = expectSeq(b.ExpectSeq); err != nil {
+		return err
+	}
+	return nil
+}
+
+// splitMergeAnswer is the answer to a split or a merge.
+func splitMergeAnswer(r *core.SplitResult) splitMergeResponse {
 	typ := "split"
 	if r.Merge {
 		typ = "merge"
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, splitMergeResponse{
-		MarketID:     r.Market,
-		Type:         typ,
-		Currency:     r.Currency.String(),
-		Amount:       r.Amount,
-		BalanceAfter: r.BalanceAfter,
-		YesShares:    r.YesShares,
-		NoShares:     r.NoShares,
-	})
+	return splitMergeResponse{
+		MarketID:      r.Market,
+		Type:          typ,
+		Currency:      r.Currency.String(),
+		Amount:        r.Amount,
+		Cost:          r.Cost,
+		Vig:           r.Vig,
+		BalanceAfter:  r.BalanceAfter,
+		YesShares:     r.YesShares,
+		NoShares:      r.NoShares,
+		PriceYesAfter: r.PriceYesAfter,
+		PriceNoAfter:  r.PriceNoAfter,
+		MarketSeq:     r.MarketSeq,
+	}
 }
 
 // requiredUUID reads a required UUID field.
@@ -229,7 +327,7 @@ func parseSide(field string, v *string) (core.Side, error) {
 }
 
 // positiveAmount reads a required amount in (0, 1e9] with at most 6
-// decimals (decisions.md section 1); Amount refuses an absent one.
+// decimals (docs/API.md, "Conventions"); Amount refuses an absent one.
 func positiveAmount(field string, n strictjson.Number) (money.Amount, error) {
 	a, err := n.Amount(field)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // tradeModel is what a market and one trader should look like after a
 // run of trades, computed with the pricing package and the cost-basis rule
-// of decisions.md section 6, independently of the server.
+// of docs/API.md, "GET /api/agents/me", independently of the server.
 type tradeModel struct {
 	alpha   float64
 	q       [2]money.Amount
@@ -210,7 +210,8 @@ func TestTrade(t *testing.T) {
 		}
 		for i, e := range p.Ledger[:len(steps)] {
 			st := steps[len(steps)-1-i]
-			// A buy is recorded with a negative amount (spec 2.4), a
+			// A buy is recorded with a negative amount (docs/API.md, "GET
+			// /api/points"), a
 			// sell with a positive one.
 			wantType := "trade_buy"
 			if st.sell {
@@ -237,22 +238,20 @@ func TestTrade(t *testing.T) {
 	})
 }
 
-// TestTradeRefused sends trades that fail each check of decisions.md
-// section 6, alone and together with later checks (the earliest answers),
-// and checks that none changed the trader's balance, positions or ledger,
-// or the market.
+// TestTradeRefused sends trades that fail each check of docs/API.md, "POST
+// /api/markets/trade", alone and together with later checks (the earliest
+// answers), and checks that none changed the trader's balance, positions or
+// ledger, or the market.
 func TestTradeRefused(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	sess := ts.register("trader")
 	a := auth{session: sess}
 	open := ts.createMarket(adm, nil).ID
-	splitOnly := ts.createMarket(adm, nil).ID
 	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
 	resolved := ts.createMarket(adm, nil).ID
 	ts.trade(a, open, "yes", "buy", "10")
 	ts.trade(a, closed, "yes", "buy", "1")
-	ts.splitMerge(a, splitOnly, "split", "5") // 5 yes and 5 no, q still q0
 	ts.expect(ts.do("POST", "/api/admin/settle", auth{session: adm}, jsonBody(map[string]any{"market_id": resolved, "outcome": "no"})),
 		http.StatusOK, "")
 	clk.Advance(2 * time.Hour)
@@ -309,8 +308,6 @@ func TestTradeRefused(t *testing.T) {
 		{"resolved market", resolved, body(resolved, "yes", "buy", "1", ""), 400, "Market is not active", ""},
 		{"insufficient shares", open, body(open, "yes", "sell", "10.000001", ""), 400, "Insufficient shares", ""},
 		{"insufficient shares before liquidity", open, body(open, "no", "sell", "1", ""), 400, "Insufficient shares", ""},
-		{"insufficient liquidity", splitOnly, body(splitOnly, "yes", "sell", "1", ""), 400, "Insufficient liquidity", ""},
-		{"insufficient liquidity before slippage", splitOnly, body(splitOnly, "no", "sell", "1", `,"min_proceeds":1000`), 400, "Insufficient liquidity", ""},
 		{"slippage on a buy", open, body(open, "yes", "buy", "1", `,"max_cost":0`), 400, "Slippage limit exceeded", ""},
 		{"slippage on a sell", open, body(open, "yes", "sell", "1", `,"min_proceeds":1`), 400, "Slippage limit exceeded", ""},
 		{"slippage before balance", open, body(open, "yes", "buy", "100000", `,"max_cost":1`), 400, "Slippage limit exceeded", ""},
@@ -368,9 +365,9 @@ func TestTradeAtClosingTime(t *testing.T) {
 }
 
 // TestTradeLiquidityLimit buys a market's q_yes up to 1e10, the most
-// decisions.md section 1 allows, and checks that any further buy of yes
-// answers 400 "Market liquidity limit", before the slippage and balance
-// checks, while no can still be bought.
+// docs/API.md, "POST /api/markets/trade", allows, and checks that any further
+// buy of yes answers 400 "Market liquidity limit", before the slippage and
+// balance checks, while no can still be bought.
 func TestTradeLiquidityLimit(t *testing.T) {
 	// Each buyer has the largest bonus core takes (1e9) and buys 1e9 yes,
 	// which costs it a little less: nine of them take q_yes from 1e9 to
@@ -386,10 +383,29 @@ func TestTradeLiquidityLimit(t *testing.T) {
 	if m := ts.market(id); m.Liquidity.QYes != pricing.MaxQ {
 		t.Fatalf("q_yes %v, want %v", m.Liquidity.QYes, pricing.MaxQ)
 	}
-	// poor puts its whole balance into a split elsewhere: balance 0.
+	// poor puts its whole balance into a split and a buy elsewhere:
+	// balance 0. The buy is the largest whose cost is what the split left
+	// (on a deep market a micro-share costs at most a micro-unit, so one
+	// costs exactly that).
 	rich := auth{session: ts.register("rich")}
 	poor := auth{session: ts.register("poor")}
-	ts.splitMerge(poor, ts.createMarket(adm, nil).ID, "split", "1000000000")
+	ts.splitMerge(poor, ts.createMarket(adm, nil).ID, "split", "950000000")
+	deep := ts.createMarket(adm, map[string]any{"liquidity": 1e9})
+	left := ts.profile(poor).Agent.Balance
+	q := [2]money.Amount{deep.Liquidity.QYes, deep.Liquidity.QNo}
+	lo, hi := money.Amount(1), 2*left // cost(lo) <= left < cost(hi)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if c, err := pricing.BuyCost(deep.Liquidity.Alpha, q, 0, mid); err != nil || c > left {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	ts.trade(poor, deep.ID, "yes", "buy", lo.String())
+	if b := ts.profile(poor).Agent.Balance; b != 0 {
+		t.Fatalf("poor kept %s after spending it all", b)
+	}
 
 	tests := []struct {
 		name string
@@ -415,69 +431,96 @@ func TestTradeLiquidityLimit(t *testing.T) {
 	ts.trade(buyers[0], id, "yes", "sell", "1")
 }
 
-// TestSplitMerge splits and merges and checks the answers, the positions
-// (cost basis half to each side), the unchanged q and the ledger.
+// TestSplitMerge splits and merges and checks the answers against the
+// curve (a split of n costs C(q + n(1,1)) - C(q) rounded up, a merge pays
+// C(q) - C(q - n(1,1)) rounded down, docs/API.md "Split and merge"), the
+// positions (a split's basis to each side in proportion to its price), q
+// moved by n on both sides, and the ledger.
 func TestSplitMerge(t *testing.T) {
 	ts, _ := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	sess := ts.register("trader")
 	a := auth{session: sess}
 	key := ts.newKey(sess, "trade")
-	id := ts.createMarket(adm, nil).ID
-	q0 := money.Units(1000)
+	m := ts.createMarket(adm, nil)
+	id, alpha := m.ID, m.Liquidity.Alpha
+	q := [2]money.Amount{money.Units(1000), money.Units(1000)}
+	balance := money.Units(1000)
+	var held, basis [2]money.Amount
 
 	steps := []struct {
-		name string
-		a    auth
-		typ  string
-		amt  string
-		want splitMergeOut
-		// position after: shares and cost of each side
-		cost [2]money.Amount
-		tx   string
-		ledg money.Amount
+		name  string
+		a     auth
+		merge bool
+		n     money.Amount
 	}{
-		{"split", a, "split", "10", splitMergeOut{MarketID: id, Type: "split", Amount: money.Units(10),
-			BalanceAfter: money.Units(990), YesShares: money.Units(10), NoShares: money.Units(10)},
-			[2]money.Amount{money.Units(5), money.Units(5)}, "split", -money.Units(10)},
-		{"merge part, with a key", auth{key: key}, "merge", "4", splitMergeOut{MarketID: id, Type: "merge", Amount: money.Units(4),
-			BalanceAfter: money.Units(994), YesShares: money.Units(6), NoShares: money.Units(6)},
-			[2]money.Amount{money.Units(3), money.Units(3)}, "merge", money.Units(4)},
-		{"split an odd micro-amount", a, "split", "0.000003", splitMergeOut{MarketID: id, Type: "split", Amount: 3,
-			BalanceAfter: money.Units(994) - 3, YesShares: money.Units(6) + 3, NoShares: money.Units(6) + 3},
-			[2]money.Amount{money.Units(3) + 1, money.Units(3) + 2}, "split", -3},
+		{"split", a, false, money.Units(10)},
+		{"merge part, with a key", auth{key: key}, true, money.Units(4)},
+		{"split an odd micro-amount", a, false, 3},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			ts := ts.sub(t)
-			r := ts.do("POST", "/api/markets/split-merge", st.a, fmt.Sprintf(`{"market_id":%q,"type":%q,"amount":%s}`, id, st.typ, st.amt))
+			typ, quote, tx := "split", pricing.QuoteSplit, "split"
+			if st.merge {
+				typ, quote, tx = "merge", pricing.QuoteMerge, "merge"
+			}
+			pq, err := quote(alpha, q, st.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.merge {
+				balance += pq.Amount
+				for side := range 2 {
+					basis[side] -= basis[side] * st.n / held[side] // exact here: held divides evenly
+					held[side] -= st.n
+				}
+			} else {
+				balance -= pq.Amount
+				yes := money.Amount(float64(pq.Amount) * pq.PricesAfter[0] / (pq.PricesAfter[0] + pq.PricesAfter[1]))
+				basis[0] += yes
+				basis[1] += pq.Amount - yes
+				held[0] += st.n
+				held[1] += st.n
+			}
+			q = pq.QAfter
+			r := ts.do("POST", "/api/markets/split-merge", st.a, fmt.Sprintf(`{"market_id":%q,"type":%q,"amount":%s}`, id, typ, st.n))
 			ts.expect(r, http.StatusOK, "")
 			checkFields(t, "split-merge", r.json(t), map[string]fieldKind{"market_id": kindUUID, "type": kindString,
-				"amount": kindNumber, "balance_after": kindNumber, "yes_shares": kindNumber, "no_shares": kindNumber})
+				"currency": kindString, "amount": kindNumber, "cost": kindNumber, "vig": kindNumber,
+				"balance_after": kindNumber, "yes_shares": kindNumber, "no_shares": kindNumber,
+				"price_yes_after": kindNumber, "price_no_after": kindNumber})
 			var got splitMergeOut
 			ts.decode(r, http.StatusOK, &got)
-			if got != st.want {
-				t.Errorf("got %+v, want %+v", got, st.want)
+			want := splitMergeOut{MarketID: id, Type: typ, Amount: st.n, Cost: pq.Amount, Vig: pq.Vig,
+				BalanceAfter: balance, YesShares: held[0], NoShares: held[1],
+				PriceYesAfter: pq.PricesAfter[0], PriceNoAfter: pq.PricesAfter[1]}
+			if got != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+			// A complete set costs more than 1 on the curve: the overround.
+			if !st.merge && got.Cost <= st.n || got.Vig <= 0 && st.n > 100 {
+				t.Errorf("%s of %s cost %s, vig %s: want more than par and a vig", typ, st.n, got.Cost, got.Vig)
 			}
 			p := ts.profile(a)
 			for side, name := range sideNames {
 				pos := p.position(id, name)
-				shares := st.want.YesShares
-				if side == 1 {
-					shares = st.want.NoShares
-				}
-				want := positionOut{MarketID: id, Side: name, Shares: shares, Cost: st.cost[side],
-					AvgPrice: st.cost[side].Float() / shares.Float()}
+				want := positionOut{MarketID: id, Side: name, Shares: held[side], Cost: basis[side],
+					AvgPrice: basis[side].Float() / held[side].Float()}
 				if pos != want {
 					t.Errorf("%s position %+v, want %+v", name, pos, want)
 				}
 			}
-			if m := ts.market(id); m.Liquidity.QYes != q0 || m.Liquidity.QNo != q0 || m.Volume != 0 {
-				t.Errorf("market q %v/%v volume %v: split and merge must not change q", m.Liquidity.QYes, m.Liquidity.QNo, m.Volume)
+			if m := ts.market(id); m.Liquidity.QYes != q[0] || m.Liquidity.QNo != q[1] || m.Volume != 0 {
+				t.Errorf("market q %v/%v volume %v: want q %v moved by the sets, no trade volume", m.Liquidity.QYes, m.Liquidity.QNo, m.Volume, q)
 			}
 			e := ts.points(a, "?limit=1").Ledger[0]
-			if e.TxType != st.tx || e.Amount != st.ledg || e.BalanceAfter != st.want.BalanceAfter {
-				t.Errorf("ledger entry %+v, want %s of %v, balance_after %v", e, st.tx, st.ledg, st.want.BalanceAfter)
+			ledg := -pq.Amount
+			if st.merge {
+				ledg = pq.Amount
+			}
+			if e.TxType != tx || e.Amount != ledg || e.BalanceAfter != balance {
+				t.Errorf("ledger entry %+v, want %s of %v, balance_after %v", e, tx, ledg, balance)
 			}
 		})
 	}
@@ -522,6 +565,11 @@ func TestSplitMergeRefused(t *testing.T) {
 		{"merge more than held", id, body(id, "merge", "6.000001"), 400, "Insufficient shares", ""},
 		{"merge with one side short", id, body(id, "merge", "7"), 400, "Insufficient shares", ""},
 		{"split more than the balance", id, body(id, "split", "1000"), 400, "Insufficient balance", ""},
+		{"split past max_cost", id, fmt.Sprintf(`{"market_id":%q,"type":"split","amount":1,"max_cost":1}`, id), 400, "Slippage limit exceeded", ""},
+		{"merge under min_proceeds", id, fmt.Sprintf(`{"market_id":%q,"type":"merge","amount":1,"min_proceeds":1.1}`, id), 400, "Slippage limit exceeded", ""},
+		{"slippage before balance", id, fmt.Sprintf(`{"market_id":%q,"type":"split","amount":1000,"max_cost":1}`, id), 400, "Slippage limit exceeded", ""},
+		{"min_proceeds on a split", id, fmt.Sprintf(`{"market_id":%q,"type":"split","amount":1,"min_proceeds":1}`, id), 400, "", "min_proceeds"},
+		{"max_cost negative", id, fmt.Sprintf(`{"market_id":%q,"type":"split","amount":1,"max_cost":-1}`, id), 400, "", "max_cost"},
 		{"closed market", closed, body(closed, "merge", "1"), 400, "Market is not active", ""},
 	}
 	for _, tt := range tests {

@@ -26,7 +26,7 @@ type vigJSON struct {
 	Entries       []vigEntryJSON `json:"entries"`
 }
 
-// vig answers GET /api/vig (decisions.md section 8) for ?currency=, kp
+// vig answers GET /api/vig (docs/API.md, "GET /api/vig") for ?currency=, kp
 // by default.
 func (s *Server) vig(ctx *fasthttp.RequestCtx, c *caller) error {
 	cur := money.KP

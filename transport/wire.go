@@ -7,7 +7,8 @@ import (
 	"marketd/core/money"
 )
 
-// The JSON shapes of responses (spec part 2, decisions.md). Field names
+// The JSON shapes of responses (docs/API.md, "Conventions" and each
+// endpoint's section). Field names
 // are snake_case; money is money.Amount (exact, at most 6 decimals);
 // prices, multipliers and alpha are float64 at full precision.
 
@@ -28,6 +29,9 @@ type bookJSON struct {
 	Multipliers sidePair      `json:"multipliers"`
 	Liquidity   liquidityJSON `json:"liquidity"`
 	Volume      money.Amount  `json:"volume"`
+	// MarketSeq is the book's state version (core.Book.MarketSeq): a
+	// trade may send it as expect_seq.
+	MarketSeq uint64 `json:"market_seq"`
 }
 
 type marketJSON struct {
@@ -45,6 +49,7 @@ type marketJSON struct {
 	Volume      money.Amount  `json:"volume"`
 	ResolvedAt  *timestamp    `json:"resolved_at"`
 	CreatorID   uuid.UUID     `json:"creator_id"`
+	MarketSeq   uint64        `json:"market_seq"`
 	USDC        *bookJSON     `json:"usdc,omitempty"`
 }
 
@@ -60,6 +65,7 @@ func book(v *core.MarketView, c money.Currency) bookJSON {
 		Multipliers: sidePair{1 / yes, 1 / no},
 		Liquidity:   liquidityJSON{Alpha: v.Info.Alpha, QYes: q[core.Yes], QNo: q[core.No]},
 		Volume:      b.Volume,
+		MarketSeq:   b.MarketSeq(),
 	}
 }
 
@@ -81,6 +87,7 @@ func marketOf(v *core.MarketView, nowNanos int64) marketJSON {
 		Volume:      kp.Volume,
 		ResolvedAt:  optionalTime(v.Info.ResolvedAt),
 		CreatorID:   v.Info.Creator,
+		MarketSeq:   kp.MarketSeq,
 	}
 	if v.Info.Status == core.StatusResolved {
 		o := v.Info.Outcome.String()
@@ -99,7 +106,7 @@ type marketList struct {
 }
 
 // agentJSON is an account as its owner sees it: balance is always KP
-// (decisions.md section 9); the optional profile fields are null when
+// (docs/API.md, "The agent object"); the optional profile fields are null when
 // unset.
 type agentJSON struct {
 	ID            uuid.UUID    `json:"id"`

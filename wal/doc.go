@@ -77,6 +77,7 @@
 // to Close once the writer has exited. TruncateFront is executed by the
 // writer. Reservations (Log.mu) are shared by Next, the writer and Close;
 // WaitDurable's wake-up channel has its own mutex; the two are never held
-// together. Everything else other goroutines read is published through
+// together (their place in the whole lock order: package core's doc,
+// "Lock order"). Everything else other goroutines read is published through
 // atomics by its single writer.
 package wal

@@ -35,7 +35,7 @@ type Log struct {
 	lastSeq  atomic.Uint64 // last seq written to the log file
 	durable  atomic.Uint64 // last seq fsynced (written, with NoFsync)
 	failErr  atomic.Pointer[error]
-	failedCh chan struct{} // closed by fail, once
+	failedCh chan struct{}         // closed by fail, once
 	final    atomic.Pointer[error] // set when the writer has stopped for good
 	counters counters
 

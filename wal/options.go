@@ -65,6 +65,25 @@ type Options struct {
 	// and directory fsyncs. Tidwall opens and writes its segment files
 	// itself, through package os. Default vfs.Default().
 	FS vfs.FS
+	// Observer, when set, is told of every commit by the writer goroutine,
+	// after the commit's records are acknowledged; the metrics' histograms
+	// are observed there, off the callers' path. Default: none.
+	Observer Observer
+}
+
+// Observer receives a description of every commit. ObserveCommit runs on
+// the writer goroutine: it must be quick and must not block, or it delays
+// the next commit.
+type Observer interface {
+	ObserveCommit(c Commit)
+}
+
+// Commit describes one commit of the writer.
+type Commit struct {
+	Records int           // records in the commit
+	Bytes   int           // frame bytes written
+	Fsync   time.Duration // the fsyncs of the segment file and directory; 0 with NoFsync
+	Took    time.Duration // from the write to the last acknowledgement sent
 }
 
 // withDefaults returns o with zero fields set to their defaults, or an

@@ -427,7 +427,9 @@ func TestRepairFileSystemFailures(t *testing.T) {
 func createSegmentedLog(t *testing.T, dir string) (Options, []segmentFile, uint64) {
 	t.Helper()
 	opts := testOptions()
-	opts.SegmentSizeBytes = 8 << 10
+	// Room for at least 3 of the generated records, which grow as the
+	// format gains fields (about 2.7 KB each in format 3).
+	opts.SegmentSizeBytes = 16 << 10
 	l := mustOpen(t, dir, opts)
 	l.Start()
 	writeRecords(t, l, 40)
@@ -473,7 +475,7 @@ func TestReplayStopsAtFirstError(t *testing.T) {
 		{"fn error", nil, 700, 700, stop},
 		{"bad record", func(b []byte) []byte { b[secondEnds[4]+40] ^= 1; return b }, 0, badSeq - 1, ErrCorrupt},
 		{"missing last record", func(b []byte) []byte { return b[:secondEnds[len(secondEnds)-2]] }, 0, segs[2].index - 2, ErrCorrupt},
-		{"fn error before a bad record", func(b []byte) []byte { b[secondEnds[4]+40] ^= 1; return b }, 100, 100, stop},
+		{"fn error before a bad record", func(b []byte) []byte { b[secondEnds[4]+40] ^= 1; return b }, badSeq - 2, badSeq - 2, stop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

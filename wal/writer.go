@@ -106,6 +106,8 @@ func (l *Log) commit() (int, error) {
 	}
 	first, last := l.pending[0].seq, l.pending[n-1].seq
 
+	began := time.Now()
+	var fsync time.Duration
 	if err := l.tw.WriteBatch(&l.batch); err != nil {
 		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
 	}
@@ -120,7 +122,8 @@ func (l *Log) commit() (int, error) {
 			return 0, l.fail(fmt.Errorf("fsync directory %s after seq %d..%d: %w", l.dir, first, last, err))
 		}
 		l.counters.dirFsyncs.Add(1)
-		l.observeFsync(time.Since(start), n)
+		fsync = time.Since(start)
+		l.observeFsync(fsync, n)
 	}
 	l.durable.Store(last)
 
@@ -143,6 +146,9 @@ func (l *Log) commit() (int, error) {
 	l.cond.Broadcast()
 	l.mu.Unlock()
 	l.wakeWaiters()
+	if l.opts.Observer != nil {
+		l.opts.Observer.ObserveCommit(Commit{Records: n, Bytes: bytes, Fsync: fsync, Took: time.Since(began)})
+	}
 	return n, nil
 }
 

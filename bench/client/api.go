@@ -308,3 +308,9 @@ func (c *Client) GetPortfolio(cr Credentials) (Portfolio, error) {
 	_, err := c.Call(http.MethodGet, "/api/portfolio", cr, nil, http.StatusOK, &p)
 	return p, err
 }
+
+// RevokeKey revokes one of the account's keys with a session.
+func (c *Client) RevokeKey(session, id string) error {
+	_, err := c.Call(http.MethodDelete, "/api/keys/"+id, Credentials{Session: session}, nil, http.StatusOK, nil)
+	return err
+}

@@ -64,9 +64,9 @@ func (cr Credentials) Set(req *fasthttp.Request) {
 	}
 }
 
-// Prepare sets req's method, URI and credentials for a request to path on
-// the server, for callers that reuse one request (the load generator).
-func (c *Client) Prepare(req *fasthttp.Request, method, path string, cr Credentials) {
+// prepare sets req's method, URI and credentials for a request to path on
+// the server.
+func (c *Client) prepare(req *fasthttp.Request, method, path string, cr Credentials) {
 	req.Reset()
 	req.Header.SetMethod(method)
 	req.SetRequestURI("http://" + c.hc.Addr + path)
@@ -111,7 +111,7 @@ func (c *Client) Call(method, path string, cr Credentials, in any, status int, o
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	c.Prepare(req, method, path, cr)
+	c.prepare(req, method, path, cr)
 	if in != nil {
 		raw, err := json.Marshal(in)
 		if err != nil {

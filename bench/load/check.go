@@ -47,7 +47,7 @@ func Check(t *Target) []CheckResult {
 			fail(&ledgers, "%s: %v", b.bot.Name, err)
 			continue
 		}
-		if msg := ledgerSums(l); msg != "" {
+		if msg := LedgerMismatch(l); msg != "" {
 			fail(&ledgers, "%s: %s", b.bot.Name, msg)
 		}
 		p, err := c.GetPortfolio(cr)
@@ -102,11 +102,11 @@ func Check(t *Target) []CheckResult {
 	return []CheckResult{ledgers, positions, shares}
 }
 
-// ledgerSums says how a ledger fails to add up to its balance, "" when it
+// LedgerMismatch says how a ledger fails to add up to its balance, "" when it
 // does: the sum of its amounts and its last balance_after must both equal
 // the balance, and each balance_after must be the previous one plus the
 // entry's amount.
-func ledgerSums(l client.Ledger) string {
+func LedgerMismatch(l client.Ledger) string {
 	var sum money.Amount
 	for i, e := range l.Entries {
 		sum += e.Amount

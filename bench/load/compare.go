@@ -37,7 +37,8 @@ type TargetSummary struct {
 // the same round, so under the same conditions of a shared machine), with
 // the median.
 type Ratio struct {
-	Of, Over string
+	Of       string    `json:"of"`
+	Over     string    `json:"over"`
 	PerRound []float64 `json:"per_round"`
 	Median   float64   `json:"median"`
 }

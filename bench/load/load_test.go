@@ -213,3 +213,30 @@ func TestOpenLoopMeasuresFromTheDueTime(t *testing.T) {
 		t.Errorf("sent %d + not sent %d = %d, want the 200 due", r.Requests, r.NotSent, got)
 	}
 }
+
+// TestRunCountsErrorsByStatus: answers other than 2xx are counted by
+// status in the totals and in every second of the series.
+func TestRunCountsErrorsByStatus(t *testing.T) {
+	var n atomic.Int64
+	c := serveCounting(t, func(ctx *fasthttp.RequestCtx) {
+		if n.Add(1)%3 == 0 {
+			ctx.Error(`{"error":"Rate limit exceeded"}`, fasthttp.StatusTooManyRequests)
+			return
+		}
+		baseline.AnswerNoop(ctx)
+	})
+	mix, _ := ParseMix("me=1")
+	skew, _ := NewSkew("uniform", 1, 0, 0)
+	r, err := Run(context.Background(), NewTarget("limited", c, testFixture(2, 1)),
+		Options{Conns: 2, Duration: 200 * time.Millisecond, Mix: mix, Skew: skew, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inSeries int64
+	for _, s := range r.Series {
+		inSeries += s.ErrorsByStatus["429"]
+	}
+	if r.ByStatus["429"] == 0 || r.ByStatus["429"] != r.Errors() || inSeries != r.Errors() || r.Requests != n.Load() {
+		t.Errorf("by status %v, errors %d, 429s in the series %d, requests %d, served %d", r.ByStatus, r.Errors(), inSeries, r.Requests, n.Load())
+	}
+}

@@ -38,6 +38,8 @@ type secondSample struct {
 	second   int
 	h        *hdrhistogram.Histogram
 	ok, errs int64
+	// errors counts the requests not answered 2xx by status.
+	errors map[int]int64
 }
 
 // recorder is one worker's record of a run. Only its worker writes it
@@ -51,6 +53,7 @@ type recorder struct {
 	second   int
 	cur      *hdrhistogram.Histogram
 	ok, errs int64 // of the current second
+	errors   map[int]int64
 	out      chan<- secondSample
 	free     <-chan *hdrhistogram.Histogram
 
@@ -83,6 +86,10 @@ func (r *recorder) record(now time.Time, latency time.Duration, status int) {
 		r.ok++
 	} else {
 		r.errs++
+		if r.errors == nil {
+			r.errors = make(map[int]int64)
+		}
+		r.errors[status]++
 		r.failed.Add(1)
 	}
 }
@@ -92,8 +99,8 @@ func (r *recorder) flush() {
 	if r.cur.TotalCount() == 0 {
 		return
 	}
-	r.out <- secondSample{second: r.second, h: r.cur, ok: r.ok, errs: r.errs}
-	r.ok, r.errs = 0, 0
+	r.out <- secondSample{second: r.second, h: r.cur, ok: r.ok, errs: r.errs, errors: r.errors}
+	r.ok, r.errs, r.errors = 0, 0, nil
 	select {
 	case h := <-r.free:
 		h.Reset()
@@ -115,6 +122,7 @@ type collector struct {
 type secondTotal struct {
 	h        *hdrhistogram.Histogram
 	ok, errs int64
+	errors   map[string]int64
 }
 
 func newCollector(workers int) *collector {
@@ -134,6 +142,12 @@ func (c *collector) run() {
 		t.h.Merge(s.h)
 		t.ok += s.ok
 		t.errs += s.errs
+		for status, n := range s.errors {
+			if t.errors == nil {
+				t.errors = make(map[string]int64)
+			}
+			t.errors[statusName(status)] += n
+		}
 		select {
 		case c.free <- s.h:
 		default:

@@ -19,7 +19,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	b.WriteString("   (latency in ms)\n")
 	for _, r := range c.Runs {
 		l := r.Latency
-		fmt.Fprintf(&b, "%-11s %5d %9.0f %9.0f %8d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f", r.Target, r.Round, r.AchievedRate,
+		round := "-"
+		if r.Round > 0 {
+			round = fmt.Sprint(r.Round)
+		}
+		fmt.Fprintf(&b, "%-11s %5s %9.0f %9.0f %8d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f", r.Target, round, r.AchievedRate,
 			r.Throughput, r.Errors(), l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max)
 		if open {
 			fmt.Fprintf(&b, " %9.0f %7d %8d", r.IntendedRate, r.Late, r.NotSent)
@@ -47,7 +51,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	}
 	b.WriteString("status counts:\n")
 	for _, r := range c.Runs {
-		fmt.Fprintf(&b, "  %s round %d: %s\n", r.Target, r.Round, r.StatusLine())
+		if r.Round > 0 {
+			fmt.Fprintf(&b, "  %s round %d: %s\n", r.Target, r.Round, r.StatusLine())
+		} else {
+			fmt.Fprintf(&b, "  %s: %s\n", r.Target, r.StatusLine())
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

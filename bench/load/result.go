@@ -32,10 +32,12 @@ func latencyOf(h *hdrhistogram.Histogram) Latency {
 // that second, by their end time.
 type Second struct {
 	// T is the second's index from the run's start.
-	T        int     `json:"t"`
-	OK       int64   `json:"ok"`
-	Errors   int64   `json:"errors"`
-	LatencyP Latency `json:"latency_ms"`
+	T      int   `json:"t"`
+	OK     int64 `json:"ok"`
+	Errors int64 `json:"errors"`
+	// ErrorsByStatus splits Errors by status ("none": no answer).
+	ErrorsByStatus map[string]int64 `json:"errors_by_status,omitempty"`
+	LatencyP       Latency          `json:"latency_ms"`
 }
 
 // Result is what one run measured.
@@ -94,7 +96,7 @@ func summarize(name string, o Options, elapsed time.Duration, recs []*recorder, 
 	r.Throughput = float64(r.OK) / elapsed.Seconds()
 	r.Latency = latencyOf(r.hist)
 	for i, s := range seconds {
-		r.Series = append(r.Series, Second{T: i, OK: s.ok, Errors: s.errs, LatencyP: latencyOf(s.h)})
+		r.Series = append(r.Series, Second{T: i, OK: s.ok, Errors: s.errs, ErrorsByStatus: s.errors, LatencyP: latencyOf(s.h)})
 	}
 	return r
 }

@@ -42,10 +42,3 @@ func NewTarget(name string, c *client.Client, fx *Fixture) *Target {
 	}
 	return t
 }
-
-// Holdings returns what the answers said bot i holds of market m: yes and
-// no shares.
-func (t *Target) Holdings(i, m int) (yes, no int64) {
-	s := t.bots[i].shares[m]
-	return s[0], s[1]
-}

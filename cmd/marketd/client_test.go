@@ -24,7 +24,8 @@ func keyCred(key string) cred       { return cred{key: key} }
 func sessionCred(token string) cred { return cred{session: token} }
 
 // keyUses counts the requests each API key made that the server did not
-// answer with 401: what total_requests must show (decisions.md section 3).
+// answer with 401: what total_requests must show (docs/API.md,
+// "Authentication").
 type keyUses struct {
 	mu sync.Mutex
 	n  map[string]uint64
@@ -74,13 +75,22 @@ func (r *reply) session() string {
 // safe for concurrent use and never fails the test: an error means no
 // answer arrived.
 func (c *client) try(method, path string, cr cred, body any) (reply, error) {
-	var rd io.Reader
+	var raw []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return reply{}, fmt.Errorf("encode body: %w", err)
 		}
-		rd = bytes.NewReader(b)
+		raw = b
+	}
+	return c.tryRaw(method, path, cr, raw, nil)
+}
+
+// tryRaw is try with the body's bytes (nil: none) and more headers.
+func (c *client) tryRaw(method, path string, cr cred, body []byte, headers map[string]string) (reply, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
@@ -94,6 +104,9 @@ func (c *client) try(method, path string, cr cred, body any) (reply, error) {
 	}
 	if cr.session != "" {
 		req.AddCookie(&http.Cookie{Name: "session", Value: cr.session})
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -137,7 +150,7 @@ func (c *client) must(method, path string, cr cred, body any, want int, out any)
 }
 
 // mustError sends one request and checks the error answer: its status
-// and its message (decisions.md section 12).
+// and its message (docs/API.md, "Errors").
 func (c *client) mustError(method, path string, cr cred, body any, want int, msg string) {
 	c.t.Helper()
 	var e struct {
@@ -231,7 +244,8 @@ func (c *client) createKey(session cred, name string, scopes []string, extra map
 	return k
 }
 
-// trade sends a trade in the reference shape of spec 4.4.
+// trade sends a trade in the reference shape of docs/API.md, "POST
+// /api/markets/trade".
 func (c *client) trade(cr cred, marketID, side, typ string, shares string) tradeJSON {
 	c.t.Helper()
 	var tr tradeJSON
@@ -299,8 +313,8 @@ func (c *client) stats(admin cred) statsJSON {
 	return s
 }
 
-// The answers' shapes, as far as the tests read them (spec part 2,
-// decisions.md). Money is decoded exactly, as micro-units.
+// The answers' shapes, as far as the tests read them (docs/API.md). Money is
+// decoded exactly, as micro-units.
 
 type sidesJSON struct {
 	Yes float64 `json:"yes"`
@@ -418,12 +432,16 @@ type tradeJSON struct {
 }
 
 type splitJSON struct {
-	MarketID     string       `json:"market_id"`
-	Type         string       `json:"type"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
+	MarketID      string       `json:"market_id"`
+	Type          string       `json:"type"`
+	Amount        money.Amount `json:"amount"`
+	Cost          money.Amount `json:"cost"`
+	Vig           money.Amount `json:"vig"`
+	BalanceAfter  money.Amount `json:"balance_after"`
+	YesShares     money.Amount `json:"yes_shares"`
+	NoShares      money.Amount `json:"no_shares"`
+	PriceYesAfter float64      `json:"price_yes_after"`
+	PriceNoAfter  float64      `json:"price_no_after"`
 }
 
 type ledgerJSON struct {

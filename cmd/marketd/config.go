@@ -3,10 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"time"
 
 	"marketd/core"
+	"marketd/core/eip55"
 	"marketd/core/money"
 	"marketd/snapshot"
 	"marketd/transport"
@@ -28,6 +31,18 @@ type config struct {
 	oracleBondKP         int64
 	challengeWindow      time.Duration
 	voteWindow           time.Duration
+	idemRetention        time.Duration
+	idemKeys             int
+	logFormat            string
+	logLevel             string
+	accessLog            bool
+	metricsAddr          string
+	drainDelay           time.Duration
+	custody              string
+	depositAddress       string
+	voteStakeKP          int64
+	voteQuorumKP         int64
+	minVoters            int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -48,6 +63,18 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
 	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
 	fs.DurationVar(&c.voteWindow, "oracle-vote-window", core.DefaultVoteWindow, "how long a challenged oracle proposal takes votes")
+	fs.DurationVar(&c.idemRetention, "idempotency-retention", core.DefaultIdempotencyRetention, "how long an Idempotency-Key and its stored answer are kept")
+	fs.IntVar(&c.idemKeys, "idempotency-keys", core.DefaultIdempotencyKeys, "live Idempotency-Keys an account may hold; a new one past it gets 429")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log line format: text (key=value) or json")
+	fs.StringVar(&c.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
+	fs.BoolVar(&c.accessLog, "access-log", false, "log every answer with a status of 400 or more at info (5xx are logged with their cause either way)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics and /debug/pprof/ on this address instead (host:port); empty: /metrics on -addr, pprof nowhere")
+	fs.Int64Var(&c.voteStakeKP, "oracle-vote-stake", int64(core.DefaultVoteStake/money.Scale), "least stake of an oracle vote, and the stake of a vote that names none, in whole KP")
+	fs.Int64Var(&c.voteQuorumKP, "oracle-vote-quorum", int64(core.DefaultVoteQuorum/money.Scale), "stake an oracle vote needs in all to decide, in whole KP; less escalates to the admin")
+	fs.IntVar(&c.minVoters, "oracle-min-voters", core.DefaultMinVoters, "voters an oracle vote needs to decide; fewer escalates to the admin")
+	fs.StringVar(&c.custody, "custody", "manual", "manual: an admin confirms each USDC deposit and marks each withdrawal sent or failed; record: UNSAFE, credits every deposit and sends every withdrawal at once, for tests and demos only")
+	fs.StringVar(&c.depositAddress, "deposit-address", "", "the custody's address to which users send USDC, shown by GET /api/token/balance (0x and 40 hexadecimal digits; empty: none shown)")
+	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, answer /readyz 503 and keep serving this long before closing the listener")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -87,8 +114,34 @@ func (c *config) validate() error {
 		return fmt.Errorf("-oracle-challenge-window: must be positive")
 	case c.voteWindow <= 0:
 		return fmt.Errorf("-oracle-vote-window: must be positive")
+	case c.idemRetention <= 0:
+		return fmt.Errorf("-idempotency-retention: must be positive")
+	case c.idemKeys <= 0 || c.idemKeys > 1_000_000:
+		return fmt.Errorf("-idempotency-keys: %d is out of range 1-1000000", c.idemKeys)
+	case c.logFormat != "text" && c.logFormat != "json":
+		return fmt.Errorf("-log-format: %q is neither text nor json", c.logFormat)
+	case c.drainDelay < 0 || c.drainDelay > maxDrainDelay:
+		return fmt.Errorf("-drain-delay: %v is out of range 0-%v", c.drainDelay, maxDrainDelay)
+	case c.voteStakeKP <= 0 || c.voteStakeKP > 1_000_000_000:
+		return fmt.Errorf("-oracle-vote-stake: %d is out of range 1-1e9", c.voteStakeKP)
+	case c.voteQuorumKP <= 0 || c.voteQuorumKP > 1_000_000_000_000:
+		return fmt.Errorf("-oracle-vote-quorum: %d is out of range 1-1e12", c.voteQuorumKP)
+	case c.minVoters < 1 || c.minVoters > core.MaxVotesPerProposal:
+		return fmt.Errorf("-oracle-min-voters: %d is out of range 1-%d", c.minVoters, core.MaxVotesPerProposal)
+	case c.custody != "manual" && c.custody != "record":
+		return fmt.Errorf("-custody: %q is neither manual nor record", c.custody)
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
+	}
+	if c.depositAddress != "" {
+		addr, err := eip55.Parse(c.depositAddress)
+		if err != nil {
+			return fmt.Errorf("-deposit-address: %w", err)
+		}
+		c.depositAddress = addr
+	}
+	if _, err := c.level(); err != nil {
+		return err
 	}
 	if _, ok := core.ParseTier(c.defaultTier); !ok {
 		return fmt.Errorf("-default-tier: %q is not standard, premium or unlimited", c.defaultTier)
@@ -102,7 +155,20 @@ func (c *config) engineConfig() core.Config {
 		OracleBond:      money.Units(c.oracleBondKP),
 		ChallengeWindow: c.challengeWindow,
 		VoteWindow:      c.voteWindow,
+		Idempotency:     core.IdempotencyLimits{Retention: c.idemRetention, Keys: c.idemKeys},
+		CustodyMode:     c.custodyMode(),
+		VoteStake:       money.Units(c.voteStakeKP),
+		VoteQuorum:      money.Units(c.voteQuorumKP),
+		MinVoters:       c.minVoters,
 	}
+}
+
+// custodyMode is the engine's custody mode of -custody.
+func (c *config) custodyMode() core.CustodyMode {
+	if c.custody == "record" {
+		return core.CustodyModeRecord
+	}
+	return core.CustodyModeManual
 }
 
 // transportConfig is the part of c the HTTP server takes.
@@ -113,5 +179,31 @@ func (c *config) transportConfig() transport.Config {
 		SignupBonus:       money.Units(c.signupBonusKP),
 		AnonRatePerMinute: c.anonRatePerMinute,
 		PasswordCost:      c.passwordCost,
+		AccessLog:         c.accessLog,
+		DepositAddress:    c.depositAddress,
 	}
+}
+
+// maxDrainDelay bounds -drain-delay: a supervisor waits about this long
+// (Kubernetes' default grace period is 30 s) before it kills the process.
+const maxDrainDelay = 5 * time.Minute
+
+// level returns the -log-level as a slog.Level.
+func (c *config) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return 0, fmt.Errorf("-log-level: %q is not debug, info, warn or error", c.logLevel)
+	}
+	return l, nil
+}
+
+// newLogger returns the process' logger: -log-format lines at -log-level
+// and above, written to w.
+func (c *config) newLogger(w io.Writer) *slog.Logger {
+	l, _ := c.level() // validate checked it
+	opts := &slog.HandlerOptions{Level: l}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

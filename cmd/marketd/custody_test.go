@@ -37,12 +37,15 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 	c.must(http.MethodPost, "/api/wallet", bob, map[string]any{"address": walletB}, http.StatusOK, nil)
 	var dep tokenJSON
 	c.must(http.MethodPost, "/api/token/deposit", alice, map[string]any{"amount": 250, "tx_hash": tx}, http.StatusOK, &dep)
+	// The manual custody (the default): the admin confirms it.
+	c.must(http.MethodPost, "/api/admin/deposits/"+dep.Deposit["id"].(string)+"/confirm", admin, map[string]any{"amount": 250},
+		http.StatusOK, &dep)
 	c.must(http.MethodPost, "/api/profile/trading-mode", alice, map[string]any{"mode": "usdc"}, http.StatusOK, nil)
 	tr := c.trade(alice, m.ID, "yes", "buy", "12")
 	if tr.BalanceAfter != money.Units(250)-tr.Cost {
 		t.Fatalf("USDC trade %+v: balance_after is not the USDC balance less the cost", tr)
 	}
-	c.splitMerge(alice, m.ID, "split", "3")
+	sp := c.splitMerge(alice, m.ID, "split", "3")
 	var wd tokenJSON
 	c.must(http.MethodPost, "/api/token/withdraw", alice, map[string]any{"amount": 40}, http.StatusOK, &wd)
 	c.must(http.MethodPatch, "/api/settings", alice, map[string]any{"theme": "dark", "notifications": false}, http.StatusOK, nil)
@@ -71,7 +74,7 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 	// wallet stays alice's.
 	var again tokenJSON
 	c.must(http.MethodPost, "/api/token/deposit", alice, map[string]any{"amount": 250, "tx_hash": tx}, http.StatusOK, &again)
-	if again.Deposit["id"] != dep.Deposit["id"] || again.USDC != money.Units(250)-tr.Cost-money.Units(3)-money.Units(40) {
+	if again.Deposit["id"] != dep.Deposit["id"] || again.USDC != money.Units(250)-tr.Cost-sp.Cost-money.Units(40) {
 		t.Fatalf("repeated deposit after restart %+v, want the first %+v and the balance unchanged", again, dep)
 	}
 	c.mustError(http.MethodPost, "/api/token/deposit", bob, map[string]any{"amount": 1, "tx_hash": tx}, http.StatusBadRequest,

@@ -10,7 +10,8 @@ import (
 	"marketd/core/money"
 )
 
-// TestBotWorkflow runs the client workflow of spec part 1 against the real
+// TestBotWorkflow runs the client workflow of README.md, "A bot's first
+// minutes", against the real
 // binary: register, create a key, read the profile with it, list markets
 // (created by the admin), read the points, trade in both request shapes,
 // split and merge, then the admin settles and reads the stats.
@@ -51,8 +52,8 @@ func TestBotWorkflow(t *testing.T) {
 	rain := c.createMarket(admin, "Will it rain", nil)
 	snow := c.createMarket(admin, "Will it snow", map[string]any{"liquidity": 500, "category": "weather"})
 	for _, m := range []marketJSON{rain, snow} {
-		// At q_yes = q_no the prices sum to 1 + alpha 2 ln 2 (decisions.md
-		// section 5).
+		// At q_yes = q_no the prices sum to 1 + alpha 2 ln 2 (docs/API.md,
+		// "The market object").
 		sum, want := m.Prices.Yes+m.Prices.No, 1+m.Liquidity.Alpha*2*math.Ln2
 		if m.Status != "active" || m.Prices.Yes != m.Prices.No || math.Abs(sum-want) > 1e-12 || m.Outcome != nil {
 			t.Fatalf("new market %+v: want active, equal prices summing to %v, no outcome", m, want)
@@ -87,7 +88,7 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	checkCostBetween(t, "buy 10 yes", buy.Cost, 10, rain.Prices.Yes, buy.PriceYesAfter)
 
-	// The workflow shape of spec 4.4 (decisions.md section 6).
+	// The workflow shape of docs/API.md, "POST /api/markets/trade".
 	var wf tradeJSON
 	c.must(http.MethodPost, "/api/markets/trade", bot, map[string]any{"marketId": snow.ID, "outcome": "no",
 		"side": "buy", "amount": 5, "reasoning": "snow is unlikely"}, http.StatusOK, &wf)
@@ -102,18 +103,22 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	checkCostBetween(t, "sell 4 yes", sell.Cost, 4, sell.PriceYesAfter, buy.PriceYesAfter)
 
-	// Split and merge move money and shares, not prices.
+	// Split and merge are trades of complete sets on the curve: a split
+	// costs more than par (the overround), a merge pays less than the
+	// split cost, and both move q, so the prices move too.
 	sp := c.splitMerge(bot, rain.ID, "split", "20")
-	if sp.BalanceAfter != sell.BalanceAfter-money.Units(20) || sp.YesShares != money.Units(26) || sp.NoShares != money.Units(20) {
-		t.Fatalf("split 20 with 6 yes held: %+v, want 26 yes, 20 no", sp)
+	if sp.BalanceAfter != sell.BalanceAfter-sp.Cost || sp.Cost <= money.Units(20) || sp.Vig <= 0 ||
+		sp.YesShares != money.Units(26) || sp.NoShares != money.Units(20) {
+		t.Fatalf("split 20 with 6 yes held: %+v, want a cost above 20, 26 yes, 20 no", sp)
 	}
+	checkCostBetween(t, "split 20", sp.Cost, 20, sell.PriceYesAfter+sell.PriceNoAfter, sp.PriceYesAfter+sp.PriceNoAfter)
 	mg := c.splitMerge(bot, rain.ID, "merge", "5.5")
-	if mg.BalanceAfter != sp.BalanceAfter+money.Units(5)+money.Amount(500_000) ||
+	if mg.BalanceAfter != sp.BalanceAfter+mg.Cost || mg.Cost <= money.Amount(5_500_000) || mg.Cost >= sp.Cost ||
 		mg.YesShares != money.Amount(20_500_000) || mg.NoShares != money.Amount(14_500_000) {
 		t.Fatalf("merge 5.5: %+v, want 20.5 yes, 14.5 no", mg)
 	}
-	if m := c.market(rain.ID); m.Prices.Yes != sell.PriceYesAfter || m.Prices.No != sell.PriceNoAfter {
-		t.Fatalf("prices after split and merge %v, want %v, %v as after the last trade", m.Prices, sell.PriceYesAfter, sell.PriceNoAfter)
+	if m := c.market(rain.ID); m.Prices.Yes != mg.PriceYesAfter || m.Prices.No != mg.PriceNoAfter {
+		t.Fatalf("prices after split and merge %v, want %v, %v as the merge answered", m.Prices, mg.PriceYesAfter, mg.PriceNoAfter)
 	}
 
 	// Refusals.
@@ -153,8 +158,8 @@ func TestBotWorkflow(t *testing.T) {
 		amount money.Amount
 		ref    string
 	}{
-		{"merge", money.Amount(5_500_000), ""},
-		{"split", -money.Units(20), ""},
+		{"merge", mg.Cost, ""},
+		{"split", -sp.Cost, ""},
 		{"trade_sell", sell.Cost, sell.TradeID},
 		{"trade_buy", -wf.Cost, wf.TradeID},
 		{"trade_buy", -buy.Cost, buy.TradeID},

@@ -16,7 +16,7 @@ import (
 )
 
 // TestFsyncOffWarns checks that -fsync=off says loudly, at start, that
-// acknowledged changes can be lost (decisions.md section 12).
+// acknowledged changes can be lost (docs/API.md, "Conventions").
 func TestFsyncOffWarns(t *testing.T) {
 	t.Parallel()
 	p := startProc(t, "fsync off", procOptions{dataDir: t.TempDir(), args: []string{"-fsync=off"}})

@@ -1,8 +1,9 @@
-// Command marketd runs the prediction-market trading service: it recovers
-// the state from the newest snapshot and the write-ahead log under -data,
-// then serves the HTTP API on -addr until SIGTERM or SIGINT, when it stops
-// accepting, answers the requests in flight, flushes the log, writes a
-// final snapshot and exits 0.
+// Command marketd runs the prediction-market trading service: it opens its
+// listener on -addr (where /healthz, /readyz and /metrics answer at once),
+// recovers the state from the newest snapshot and the write-ahead log under
+// -data, then serves the HTTP API until SIGTERM or SIGINT, when it reports
+// not ready, stops accepting, answers the requests in flight, flushes the
+// log, writes a final snapshot and exits 0. A failed log makes it exit 3.
 //
 // `marketd check -data DIR` reads a data directory without changing it and
 // checks it; see runCheck.
@@ -12,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,12 +25,12 @@ func main() {
 			os.Exit(runCheck(os.Args[2:], os.Stdout, os.Stderr))
 		}
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	cfg, err := parseConfig(os.Args[1:], os.Getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "marketd:", err)
 		os.Exit(2)
 	}
+	logger := cfg.newLogger(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, cfg, logger, os.Stdout); err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // oracleWait bounds how long the test waits for a deadline to be applied
-// after it passed: decisions.md section 10 allows one second; the rest is
+// after it passed: docs/API.md, "The oracle", allows one second; the rest is
 // headroom for a loaded machine.
 const oracleWait = 20 * time.Second
 

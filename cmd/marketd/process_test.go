@@ -82,9 +82,11 @@ type procOptions struct {
 	// wrapper, when set, is a command line that runs the server: the
 	// server's path and arguments are appended to it (strace).
 	wrapper []string
-	// mayDie lets the child exit before it listens: startProc then returns
-	// it with an empty addr instead of failing the test.
+	// mayDie lets the child exit before it is ready: startProc then
+	// returns it with an empty addr instead of failing the test.
 	mayDie bool
+	// noWaitReady returns once the listener is open, before recovery ends.
+	noWaitReady bool
 }
 
 // proc is one running marketd child.
@@ -109,7 +111,12 @@ func (p *proc) signal(sig syscall.Signal) error {
 	return p.cmd.Process.Signal(sig)
 }
 
-var listeningRE = regexp.MustCompile(`\bmsg=listening addr=(\S+)`)
+// listeningRE finds the listening address in a line of either log format.
+var listeningRE = regexp.MustCompile(`\bmsg=listening addr=(\S+)|"msg":"listening","addr":"([^"]+)"`)
+
+// readyRE finds the line logged once recovery is done and every route
+// serves; the listener opens before recovery (docs/API.md, "Health").
+var readyRE = regexp.MustCompile(`\bmsg=ready\b|"msg":"ready"`)
 
 // startProc starts marketd and returns once it logged its listening
 // address. The child is killed at the end of the test if still running;
@@ -174,7 +181,22 @@ func startProc(t *testing.T, name string, o procOptions) *proc {
 	if err != nil {
 		t.Fatalf("%s: no listening line: %v\nargs: %q\n%s", name, err, args, p.output())
 	}
-	p.addr = listeningRE.FindStringSubmatch(line)[1]
+	m := listeningRE.FindStringSubmatch(line)
+	p.addr = m[1] + m[2]
+	if !o.noWaitReady {
+		_, err := p.stderr.waitFor(readyRE.MatchString, startTimeout)
+		if err != nil && o.mayDie {
+			select { // died while recovering
+			case <-p.exited:
+				p.addr = ""
+				return p
+			case <-time.After(exitTimeout):
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: no ready line: %v\nargs: %q\n%s", name, err, args, p.output())
+		}
+	}
 	return p
 }
 

@@ -17,10 +17,10 @@ import (
 	"marketd/core/money"
 )
 
-// usageFlushWait is how long after a key's last use its total_requests is
-// sure to be on disk: decisions.md section 3 lets the count lag by at most
-// a second after a crash; the rest is margin for the flush's commit on a
-// loaded 2-core machine running race-instrumented servers in parallel.
+// usageFlushWait is how long after a key's last use its total_requests is sure
+// to be on disk: docs/API.md, "Authentication", lets the count lag by at most a
+// second after a crash; the rest is margin for the flush's commit on a loaded
+// 2-core machine running race-instrumented servers in parallel.
 const usageFlushWait = 1500 * time.Millisecond
 
 // account is a registered account of a scenario.
@@ -297,9 +297,9 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 		} else {
 			for i, s := range splits {
 				e := gotSplits[i]
-				amount := -s.Amount
+				amount := -s.Cost
 				if s.Type == "merge" {
-					amount = s.Amount
+					amount = s.Cost
 				}
 				if e.TxType != s.Type || e.Amount != amount || e.BalanceAfter != s.BalanceAfter {
 					t.Errorf("%s: %s %d: ledger entry %+v, want amount %s, balance_after %s", a.name, s.Type, i, e, amount, s.BalanceAfter)
@@ -403,7 +403,8 @@ func TestRestartAfterKill(t *testing.T) {
 	c := first.client(uses)
 	h := runScenario(t, c)
 	// Let the keys' usage reach the log, so that total_requests must come
-	// back exact rather than up to a second behind (decisions.md section 3).
+	// back exact rather than up to a second behind (docs/API.md,
+	// "Authentication").
 	time.Sleep(time.Until(h.lastKeyUse.Add(usageFlushWait)))
 	before := observe(t, c, h)
 	verifyAnswers(t, c, h, uses)

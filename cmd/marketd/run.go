@@ -12,8 +12,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"marketd/core"
 	"marketd/internal/dirlock"
+	"marketd/internal/metrics"
 	"marketd/snapshot"
 	"marketd/transport"
 	"marketd/wal"
@@ -40,21 +44,63 @@ type node struct {
 
 // run serves until ctx is done, then stops cleanly. out receives the
 // generated admin password, once.
+//
+// The listener opens before recovery, so that /healthz, /readyz and
+// /metrics answer while a large log is replayed; every other route answers
+// 503 Recovering until the engine is built and the admin account exists
+// (docs/API.md, "Health").
 func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) error {
-	n, err := start(cfg, logger)
-	if err != nil {
-		return err
+	started := time.Now()
+	reg := newRegistry()
+	pos := &positions{}
+	tc := cfg.transportConfig()
+	tc.Logger = logger
+	tc.Status = pos
+	tc.Metrics = reg
+	if cfg.metricsAddr == "" {
+		tc.ServeMetrics = reg
 	}
-	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, out, n.srv); err != nil {
-		return errors.Join(err, n.shutdown(logger))
-	}
+	var failed func() error // set before the server opens; see transport.Server.Open
+	tc.LogErr = func() error { return failed() }
+	srv := transport.New(nil, tc)
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return errors.Join(fmt.Errorf("listen on %s: %w", cfg.addr, err), n.shutdown(logger))
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	logger.Info("listening", "addr", ln.Addr().String())
+	logger.Info("listening", "addr", ln.Addr().String(), "phase", srv.Phase().String())
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- n.srv.Serve(ln) }()
+	go func() { serveErr <- srv.Serve(ln) }()
+	stopSrv := func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
+	var side *sideServer
+	if cfg.metricsAddr != "" {
+		side, err = startSideServer(cfg.metricsAddr, reg, logger)
+		if err != nil {
+			return errors.Join(err, stopSrv())
+		}
+	}
+	stopSide := func() error {
+		if side == nil {
+			return nil
+		}
+		return side.shutdown()
+	}
+
+	n, err := start(cfg, logger, reg, srv, started)
+	if err != nil {
+		return errors.Join(err, stopSrv(), stopSide())
+	}
+	pos.log, pos.snaps = n.log, n.snaps
+	failed = n.log.Err
+	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, out, n.srv); err != nil {
+		return errors.Join(err, n.shutdown(logger, 0), stopSide())
+	}
+	srv.Open()
+	logger.Info("ready", "took", time.Since(started))
+
 	snapCtx, cancelSnaps := context.WithCancel(context.Background())
 	snapsDone := make(chan struct{})
 	go func() {
@@ -64,46 +110,59 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	var cause error
 	select {
 	case <-ctx.Done():
-		logger.Info("stopping", "reason", context.Cause(ctx))
+		logger.Info("stopping", "reason", context.Cause(ctx), "drain_delay", cfg.drainDelay)
 	case err := <-serveErr:
 		cause = err
 	case <-n.log.Failed():
 		cancelSnaps()
 		<-snapsDone
-		return n.failStop(logger)
+		return errors.Join(n.failStop(logger), stopSide())
 	}
 	cancelSnaps()
 	<-snapsDone
-	return errors.Join(cause, n.shutdown(logger))
+	return errors.Join(cause, n.shutdown(logger, cfg.drainDelay), stopSide())
 }
 
 // failStopGrace is how long a server whose log failed keeps answering
-// every request 503 log_failed (and /readyz not ready) before it exits:
-// long enough that a client or a probe gets that answer rather than a
-// refused connection, short enough that a supervisor restarts it at once.
+// every API request and /readyz 503 log_failed before it exits: long
+// enough that a client or a probe gets that answer rather than a refused
+// connection, short enough that a supervisor restarts it at once.
 const failStopGrace = time.Second
 
 // failStop stops the server after its log failed: a write or an fsync
 // returned an error, so nothing more can be acknowledged and memory may
-// hold changes that are not on disk (transport answers every request 503
-// from the moment of the failure). There is no retry of the fsync and no
-// final snapshot: only a restart, which repairs and replays the log, knows
-// what is durable. It returns an error wrapping errLogFailed, which main
-// turns into a non-zero exit.
+// hold changes that are not on disk (transport answers 503 log_failed from
+// the moment of the failure, through Config.LogErr, and Fail makes it
+// final). There is no retry of the fsync and no final snapshot: only a
+// restart, which repairs and replays the log, knows what is durable. It
+// returns an error wrapping errLogFailed, which main turns into exit
+// status 3.
 func (n *node) failStop(logger *slog.Logger) error {
+	n.srv.Fail()
 	logErr := n.log.Err()
 	logger.Error("write-ahead log failed: answering 503 and stopping; restart to recover", "err", logErr, "grace", failStopGrace)
 	time.Sleep(failStopGrace)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	err := n.srv.Shutdown(ctx)
+	err := n.srv.Shutdown(ctx) // answers the requests in flight: 503 too
 	n.eng.Close()
 	return errors.Join(fmt.Errorf("%w: %w", errLogFailed, logErr), err)
 }
 
-// start opens the log, recovers the state and builds the engine, the
-// snapshot manager and the server.
-func start(cfg config, logger *slog.Logger) (n *node, err error) {
+// newRegistry returns the registry of every metric of the process, with
+// the Go runtime's and the process' collectors.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return reg
+}
+
+// start opens the log, recovers the state and builds the engine and the
+// snapshot manager, and attaches the engine to srv.
+func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *transport.Server, started time.Time) (n *node, err error) {
 	// The lock comes first: nothing in the directory may be touched (a torn
 	// tail cut, a snapshot set aside) while another process owns it.
 	lock, err := dirlock.Exclusive(cfg.dataDir)
@@ -115,8 +174,10 @@ func start(cfg config, logger *slog.Logger) (n *node, err error) {
 			err = errors.Join(err, lock.Release())
 		}
 	}()
+	logMetrics := metrics.NewLog(reg)
+	opts := wal.Options{NoFsync: cfg.fsync == "off", Logger: logger, Observer: logMetrics}
 	// wal.Open and snapshot.Recover create their directories.
-	log, err := wal.Open(filepath.Join(cfg.dataDir, "wal"), wal.Options{NoFsync: cfg.fsync == "off", Logger: logger})
+	log, err := wal.Open(filepath.Join(cfg.dataDir, "wal"), opts)
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
@@ -126,25 +187,44 @@ func start(cfg config, logger *slog.Logger) (n *node, err error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("recover: %w", err), log.Close())
 	}
+	took := time.Since(began)
+	var snapFrom uint64
+	if rec.Snapshot != nil {
+		snapFrom = rec.Snapshot.From
+	}
+	ls := log.Stats()
 	logger.Info("recovered", "snapshot", rec.Snapshot != nil, "replayed_records", rec.Replayed,
-		"skipped_snapshots", len(rec.Skipped), "took", time.Since(began))
+		"skipped_snapshots", len(rec.Skipped), "took", took, "snapshot_from", snapFrom,
+		"torn_tails_cut", ls.TornTailRepairs, "torn_bytes_cut", ls.TornBytesCut)
 	log.Start()
-	n = &node{lock: lock, log: log}
+	if cfg.custody == "record" {
+		logger.Warn("custody record: every USDC deposit is credited and every withdrawal sent without an operator; for tests and demos only")
+	}
+	n = &node{lock: lock, log: log, srv: srv}
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{
 		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, Logger: logger,
 	}, rec.Snapshot)
-	tc := cfg.transportConfig()
-	tc.Logger = logger
-	tc.Status = positions{log: log, snaps: n.snaps}
-	tc.JournalErr = log.Err
-	n.srv = transport.New(n.eng, tc)
+	logMetrics.Watch(reg, log)
+	metrics.RegisterEngine(reg, n.eng)
+	metrics.RegisterCustody(reg, n.eng, time.Now)
+	metrics.RegisterSnapshots(reg, n.snaps, started, time.Now)
+	metrics.RegisterRecovery(reg, metrics.Recovery{Replayed: rec.Replayed, Took: took,
+		SnapshotUsed: rec.Snapshot != nil, SkippedSnapshots: len(rec.Skipped)})
+	srv.Attach(n.eng)
 	return n, nil
 }
 
-// shutdown stops the server (answering the requests in flight), the
-// engine, writes a final snapshot and closes the log.
-func (n *node) shutdown(logger *slog.Logger) error {
+// shutdown marks the server draining, keeps serving for drainDelay (so
+// that load balancers see /readyz fail and stop sending), then stops the
+// server (answering the requests in flight), the engine, writes a final
+// snapshot and closes the log.
+func (n *node) shutdown(logger *slog.Logger, drainDelay time.Duration) error {
+	n.srv.Drain()
+	logger.Info("draining", "delay", drainDelay)
+	if drainDelay > 0 {
+		time.Sleep(drainDelay)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
@@ -167,7 +247,7 @@ func (n *node) shutdown(logger *slog.Logger) error {
 }
 
 // ensureAdmin creates the account "admin" with the admin role when it does
-// not exist (decisions.md section 2). Without a password given, it draws
+// not exist (README.md, -admin-password). Without a password given, it draws
 // one and prints it once, to out.
 func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer, srv *transport.Server) error {
 	if _, ok := eng.AccountByName("admin"); ok {
@@ -176,7 +256,7 @@ func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer
 	generated := pw == ""
 	if generated {
 		var b [12]byte
-		_, _ = rand.Read(b[:])
+		_, _ = rand.Read(b[:]) // never fails: Go 1.24 and later crash instead
 		pw = hex.EncodeToString(b[:])
 	}
 	if err := srv.CreateAdmin(ctx, "admin", pw); err != nil {
@@ -191,14 +271,15 @@ func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer
 }
 
 // positions reports the log's and the snapshots' positions for the admin
-// stats.
+// stats. Its fields are set after recovery, before the server opens its
+// routes, and only read by them.
 type positions struct {
 	log   *wal.Log
 	snaps *snapshot.Manager
 }
 
 // Positions implements transport.StatusSource.
-func (p positions) Positions() transport.Positions {
+func (p *positions) Positions() transport.Positions {
 	st := p.log.Stats()
 	out := transport.Positions{
 		LogFirstSeq: p.log.FirstSeq(), LogLastSeq: p.log.LastSeq(), LogDurableSeq: p.log.Durable(),

@@ -173,4 +173,3 @@ func TestFsyncEIOIsFailStop(t *testing.T) {
 		})
 	}
 }
-

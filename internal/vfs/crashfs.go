@@ -64,7 +64,7 @@ func (c *CrashFS) Crash() *CrashFS {
 func notExist(op, path string) error { return &os.PathError{Op: op, Path: path, Err: fs.ErrNotExist} }
 
 // parent returns the directory holding path and the base name.
-// Lock must be held.
+// Caller holds c.mu.
 func (c *CrashFS) parent(op, path string) (*memDir, string, error) {
 	path = filepath.Clean(path)
 	d, ok := c.dirs[filepath.Dir(path)]

@@ -197,7 +197,7 @@ func (l *Limiter) Allow(k Key, limit int, now time.Time) Decision {
 
 // makeRoom drops the shard's ended windows and reports whether it is still
 // full, and if so how many nanoseconds until its earliest window ends.
-// s.mu must be held.
+// Caller holds s.mu.
 func (s *shard) makeRoom(nowNanos int64, maxKeys int) (retryNanos int64, full bool) {
 	if nowNanos < s.fullUntilNanos {
 		return s.fullUntilNanos - nowNanos, true

@@ -9,7 +9,7 @@ import (
 )
 
 // Runes checks that s has from minRunes to maxRunes characters, counted in
-// runes (Unicode code points), as the spec's limits are, rather than bytes:
+// runes (Unicode code points), as docs/API.md's limits are, rather than bytes:
 // "日本語" is 3 characters, not 9. An empty s is "is required" when
 // minRunes > 0.
 func Runes(field, s string, minRunes, maxRunes int) error {

@@ -86,7 +86,7 @@ func (e enc) str(s string) enc { return append(e.u(uint64(len(s))), s...) }
 func recordHead(kind byte) enc { return enc{kind}.i(0) }
 func emptyTail(e enc) enc      { return e.u(0).b(0).u(0).u(0) } // markets, supply, keys, sessions
 func oneAccount(e enc) enc     { return e.u(1).zeros(16).u(0) } // count, ID, Prev; Info flag next
-func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
+func accountLists(e enc) enc   { return e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0) }
 
 // profile is the encoding of an account info's fields after the referrer,
 // with the given settings bits and theme.
@@ -110,12 +110,26 @@ func TestDecodeRecordRejects(t *testing.T) {
 	ledger := func(idx uint64, currency, typ byte) enc {
 		e := oneAccount(recordHead(3)).b(0) // no info
 		e = e.u(0).u(1).u(5).u(idx).b(currency, typ).i(1).i(1).zeros(16).i(0)
-		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0))
+		return emptyTail(e.u(0).u(0).u(0).u(0).u(0).u(0).u(0).u(0))
 	}
-	market := func(status, outcome byte) enc {
+	// marketStep is a market record whose info ends with step (format
+	// version 3; empty: version 2).
+	marketStep := func(status, outcome byte, step enc) enc {
 		e := recordHead(2).u(0).u(1).zeros(16).u(0).b(1)
 		e = e.str("t").str("d").str("c").zeros(16).zeros(8).i(0).i(0).i(0).b(status, outcome).i(0)
+		e = append(e, step...)
 		return e.u(0).u(0).u(0).b(0).u(0).u(0)
+	}
+	market := func(status, outcome byte) enc { return marketStep(status, outcome, enc{0}) }
+	// step is a present Step of the kind given, cursor byte c, zero else.
+	step := func(kind, c byte) enc {
+		return enc{1, kind}.b(c).zeros(15).zeros(16).i(0).i(0).i(0).i(0).i(0).i(0)
+	}
+	if _, err := Decode(marketStep(4, 1, step(6, 1))); err != nil {
+		t.Fatalf("hand-built settling market record: %v", err)
+	}
+	if rec, err := DecodeVersion(2, marketStep(2, 1, nil)); err != nil || rec.Markets[0].Info.Step != (core.Step{}) {
+		t.Fatalf("hand-built version-2 market record: %+v, %v", rec, err)
 	}
 	key := func(scopes, tier byte) enc {
 		e := recordHead(9).u(0).u(0).b(0).u(1).u(0)
@@ -139,7 +153,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	}{
 		{"empty", nil, "truncated"},
 		{"kind 0", emptyTail(recordHead(0).u(0)), "unknown kind 0"},
-		{"kind 22", emptyTail(recordHead(22).u(0)), "unknown kind 22"},
+		{"kind 27", emptyTail(recordHead(27).u(0)), "unknown kind 27"},
 		{"kind 99", emptyTail(recordHead(99).u(0)), "unknown kind 99"},
 		{"non-minimal varint", emptyTail(enc{3}.b(0x80, 0x00).u(0)), "malformed varint"},
 		{"varint over 64 bits", enc{3}.b(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02), "malformed varint"},
@@ -152,14 +166,18 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"role 2", accountRecord(info(2, profile(0, 0))), "unknown role 2"},
 		{"settings bit 2", accountRecord(info(0, profile(4, 0))), "unknown settings bits 0x4"},
 		{"theme 3", accountRecord(info(0, profile(0, 3))), "unknown theme 3"},
-		{"note kind 9", emptyTail(append(oneAccount(recordHead(3)).b(0).u(0).u(0).u(0).u(0).u(1).u(1).b(9), make([]byte, 40)...)), "unknown note kind 9"},
+		{"note kind 13", emptyTail(append(oneAccount(recordHead(3)).b(0).u(0).u(0).u(0).u(0).u(1).u(1).b(13), make([]byte, 40)...)), "unknown note kind 13"},
 		{"password hash past the bytes left", accountRecord(enc{1}.str("n").b(0).u(100)), "password hash of 100 bytes does not fit"},
 		{"name over MaxStringBytes", accountRecord(enc{1}.u(MaxStringBytes + 1).zeros(MaxStringBytes + 1)), "account name of 65537 bytes"},
 		{"ledger index over uint32", ledger(1<<32, 0, 2), "ledger index 4294967296"},
 		{"currency 2", ledger(0, 2, 2), "unknown currency 2"},
 		{"tx type 0", ledger(0, 0, 0), "unknown ledger type 0"},
-		{"tx type 16", ledger(0, 0, 16), "unknown ledger type 16"},
-		{"status 3", market(3, 0), "unknown status 3"},
+		{"tx type 19", ledger(0, 0, 19), "unknown ledger type 19"},
+		{"status 5", market(5, 0), "unknown status 5"},
+		{"step flag 2", marketStep(4, 0, enc{2}), "market step: flag byte 2"},
+		{"step of kind 99", marketStep(4, 0, step(99, 1)), "step of unknown kind 99"},
+		{"zero step present", marketStep(4, 0, step(0, 0)), "zero market step present"},
+		{"version-2 market read as version 3", marketStep(2, 0, nil), "truncated"},
 		{"side 2", market(0, 2), "unknown side 2"},
 		{"scopes 8", key(8, 0), "unknown scopes 0x8"},
 		{"tier 3", key(1, 3), "unknown tier 3"},
@@ -207,6 +225,7 @@ func TestMinItemBytes(t *testing.T) {
 		{"vig payment", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Vig: []core.VigPayment{{Role: core.VigCreator}}}}}) - minAccountChangeBytes, minVigPaymentBytes},
 		{"transfer", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Transfers: []core.Transfer{{Kind: core.TransferDeposit, Status: core.TransferCredited}}}}}) - minAccountChangeBytes, minTransferBytes},
 		{"proposal", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Proposals: []core.Proposal{{Status: core.ProposalProposed}}}}}) - minMarketChangeBytes, minProposalBytes},
+		{"idempotency entry", one(&core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Idem: []core.IdemEntry{{Key: "k"}}}}}) - minAccountChangeBytes - 1, minIdemEntryBytes},
 		{"vote", one(&core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Votes: make([]core.Vote, 1)}}}) - minMarketChangeBytes, minVoteBytes},
 	}
 	for _, tc := range tests {
@@ -226,7 +245,8 @@ func TestAppendRecordPanicsOnInvalid(t *testing.T) {
 		{"tx type", &core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Ledger: []core.LedgerEntry{{Type: 0}}}}}},
 		{"role", &core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Info: &core.AccountInfo{Role: 9}}}}},
 		{"side", &core.Record{Kind: core.KindTrade, Accounts: []core.AccountChange{{Trades: []core.TradeSummary{{Side: 2}}}}}},
-		{"status", &core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Info: &core.MarketInfo{Status: 3}}}}},
+		{"status", &core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Info: &core.MarketInfo{Status: core.NumStatuses}}}}},
+		{"step kind", &core.Record{Kind: core.KindTrade, Markets: []core.MarketChange{{Info: &core.MarketInfo{Step: core.Step{Kind: 99}}}}}},
 		{"tier", &core.Record{Kind: core.KindTrade, Keys: []core.KeyChange{{Key: core.Key{Tier: 3}}}}},
 		{"scopes", &core.Record{Kind: core.KindTrade, Keys: []core.KeyChange{{Key: core.Key{Scopes: 8}}}}},
 		{"string", &core.Record{Kind: core.KindTrade, Keys: []core.KeyChange{{Key: core.Key{Name: strings.Repeat("x", MaxStringBytes+1)}}}}},

@@ -45,7 +45,11 @@ func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
 	}
 	rec.Time = d.varint()
 
-	if n := d.count(minAccountChangeBytes, "accounts"); n > 0 {
+	minAccount := minAccountChangeBytes
+	if version < 3 {
+		minAccount = minAccountChangeBytesV2
+	}
+	if n := d.count(minAccount, "accounts"); n > 0 {
 		rec.Accounts = blk.acc[:]
 		if n > 1 {
 			rec.Accounts = make([]core.AccountChange, n)
@@ -224,9 +228,16 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 		}
 		in.Outcome = d.side()
 		in.ResolvedAt = d.varint()
+		if d.version >= 3 {
+			d.step(&in.Step)
+		}
 		m.Info = in
 	}
-	if n := d.count(minBookBytes, "books"); n > 0 {
+	minBook := minBookBytes
+	if d.version < 3 {
+		minBook = minBookBytesV2
+	}
+	if n := d.count(minBook, "books"); n > 0 {
 		if n == 1 && d.spareBook != nil {
 			m.Books = d.spareBook[:]
 			d.spareBook = nil
@@ -247,6 +258,11 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 			b.VigCreator = d.amount()
 			b.VigHouse = d.amount()
 			b.Trades = d.uvarint()
+			// Format 3. Before it only trades moved q.
+			b.Seq = b.Trades
+			if d.version >= 3 {
+				b.Seq = d.uvarint()
+			}
 		}
 	}
 	d.marketExtras(m)

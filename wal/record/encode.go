@@ -15,15 +15,16 @@ import (
 // the encoder treats a record over them as a bug, so that every record the
 // log accepts can also be read back.
 const (
-	// MaxBytes is the largest encoded record. A settlement touching
-	// every holder of a large market is the biggest record core makes;
-	// 64 MiB is about 250,000 account changes of a typical size.
-	MaxBytes = 64 << 20
+	// MaxBytes is the largest encoded record: core's limit, which core
+	// checks before it applies a record, so that the encoder's check is
+	// an assertion. Core's writers bound what they put in one record (a
+	// settlement walks its holders in steps of a few thousand).
+	MaxBytes = core.MaxRecordBytes
 	// MaxStringBytes is the longest string or byte field, in bytes. Request
 	// bodies are at most 64 KiB, so no field can be longer.
 	MaxStringBytes = 64 << 10
 	// MaxListItems is the longest list of any kind in one record.
-	MaxListItems = 1 << 20
+	MaxListItems = core.MaxRecordListItems
 )
 
 // Smallest encoded size of each list item: the encoding of its zero value
@@ -33,21 +34,35 @@ const (
 // small multiple of its input. TestMinItemBytes checks these against the
 // encoder.
 const (
-	minAccountChangeBytes = 26 // ID 16, Prev, Info flag, 8 list counts
-	minBalanceBytes       = 2
-	minLedgerEntryBytes   = 23
-	minPositionBytes      = 41
-	minTradeSummaryBytes  = 40
-	minMarketChangeBytes  = 21
-	minBookBytes          = 11
+	minAccountChangeBytes = 28 // ID 16, Prev, Info flag, 10 list counts
+	// minAccountChangeBytesV2 is the smallest account change of format 2,
+	// which lacks the counts of idempotency entries and transfer updates.
+	minAccountChangeBytesV2 = 26
+	minBalanceBytes         = 2
+	minLedgerEntryBytes     = 23
+	minPositionBytes        = 41
+	minTradeSummaryBytes    = 40
+	minMarketChangeBytes    = 21
+	minBookBytes            = 12
+	// minBookBytesV2 is the smallest book of format 2, which lacks Seq.
+	minBookBytesV2        = 11
 	minNoteBytes          = 39
 	minNoteReadBytes      = 1
 	minVigPaymentBytes    = 21
-	minTransferBytes      = 22
-	minProposalBytes      = 57
-	minVoteBytes          = 34
+	minTransferBytes      = 41
+	minProposalBytes      = 61
+	minVoteBytes          = 35
 	minKeyChangeBytes     = 74
 	minSessionChangeBytes = 52
+	minIdemEntryBytes     = 37 // key length, index, fingerprint 32, time, status, answer length
+)
+
+// The smallest sizes of the items that format 3 extended, in format 2: the
+// decoder takes these for a format-2 payload.
+const (
+	minTransferBytesV2 = 22
+	minProposalBytesV2 = 57
+	minVoteBytesV2     = 34
 )
 
 // Presence flag values for optional parts (Info pointers, Supply) and the
@@ -61,11 +76,12 @@ const (
 // validKind reports whether k is a record kind this version knows. The set
 // is closed: a new kind needs a new decoder, never a reinterpretation.
 func validKind(k core.Kind) bool {
-	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) || k == core.KindImage
+	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) ||
+		(k >= core.KindDepositConfirmed && k <= core.KindOracleStakes) || k == core.KindImage
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
-func validStatus(s core.Status) bool { return s <= core.StatusResolved }
+func validStatus(s core.Status) bool { return s <= core.StatusSettling }
 func validRole(r core.Role) bool     { return r == core.RoleSpeculator || r == core.RoleAdmin }
 func validTier(t core.Tier) bool     { return t <= core.TierUnlimited }
 func validTheme(t core.Theme) bool   { return t < core.NumThemes }
@@ -185,6 +201,15 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 	for i := range a.Transfers {
 		dst = appendTransfer(dst, &a.Transfers[i])
 	}
+	// Format 3.
+	dst = appendCount(dst, len(a.Idem), "idempotency entries")
+	for i := range a.Idem {
+		dst = appendIdemEntry(dst, &a.Idem[i])
+	}
+	dst = appendCount(dst, len(a.TransferUpdates), "transfer updates")
+	for i := range a.TransferUpdates {
+		dst = appendTransfer(dst, &a.TransferUpdates[i])
+	}
 	return dst
 }
 
@@ -253,6 +278,7 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = append(dst, byte(in.Status))
 		dst = appendSide(dst, in.Outcome)
 		dst = binary.AppendVarint(dst, in.ResolvedAt)
+		dst = appendStep(dst, m.ID, &in.Step)
 	}
 	dst = appendCount(dst, len(m.Books), "books")
 	for i := range m.Books {
@@ -269,6 +295,8 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = appendAmount(dst, b.VigCreator)
 		dst = appendAmount(dst, b.VigHouse)
 		dst = binary.AppendUvarint(dst, b.Trades)
+		// Format 3.
+		dst = binary.AppendUvarint(dst, b.Seq)
 	}
 	dst = appendCount(dst, len(m.Proposals), "proposals")
 	for i := range m.Proposals {
@@ -281,6 +309,7 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = append(dst, v.Account[:]...)
 		dst = appendSide(dst, v.Outcome)
 		dst = binary.AppendVarint(dst, v.Time)
+		dst = appendAmount(dst, v.Stake) // format 3
 	}
 	return dst
 }

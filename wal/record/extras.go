@@ -3,13 +3,14 @@ package record
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/google/uuid"
 
 	"marketd/core"
 )
 
-// The encodings of the platform's records (issue 5): profiles,
+// The encodings of the account's and market's extra lists: profiles,
 // notifications, vig payments, transfers and oracle proposals. Layouts
 // follow Append's rules.
 
@@ -73,7 +74,12 @@ func appendTransfer(dst []byte, t *core.Transfer) []byte {
 	dst = appendAmount(dst, t.Amount)
 	dst = appendString(dst, t.TxHash, "transfer tx hash")
 	dst = appendString(dst, t.Wallet, "transfer wallet")
-	return binary.AppendVarint(dst, t.Time)
+	dst = binary.AppendVarint(dst, t.Time)
+	// Format 3.
+	dst = appendAmount(dst, t.Claimed)
+	dst = appendString(dst, t.ChainTx, "transfer chain tx")
+	dst = binary.AppendVarint(dst, t.ResolvedAt)
+	return append(dst, t.ResolvedBy[:]...)
 }
 
 func appendProposal(dst []byte, p *core.Proposal) []byte {
@@ -92,7 +98,13 @@ func appendProposal(dst []byte, p *core.Proposal) []byte {
 	dst = binary.AppendVarint(dst, p.ChallengeDeadline)
 	dst = binary.AppendVarint(dst, p.VoteDeadline)
 	dst = binary.AppendVarint(dst, p.CreatedAt)
-	return binary.AppendVarint(dst, p.ResolvedAt)
+	dst = binary.AppendVarint(dst, p.ResolvedAt)
+	// Format 3.
+	for s := range core.NumSides {
+		dst = appendAmount(dst, p.Stakes[s])
+	}
+	dst = binary.AppendUvarint(dst, p.StakeCursor)
+	return appendAmount(dst, p.StakesPaid)
 }
 
 func (d *decoder) profile(in *core.AccountInfo) {
@@ -143,11 +155,73 @@ func (d *decoder) accountExtras(a *core.AccountChange) {
 			v.Time = d.varint()
 		}
 	}
-	if n := d.count(minTransferBytes, "transfers"); n > 0 {
+	if n := d.count(d.since3(minTransferBytes, minTransferBytesV2), "transfers"); n > 0 {
 		a.Transfers = make([]core.Transfer, n)
 		for i := range a.Transfers {
 			d.transfer(&a.Transfers[i])
 		}
+	}
+	if d.version < 3 {
+		return
+	}
+	if n := d.count(minIdemEntryBytes, "idempotency entries"); n > 0 {
+		a.Idem = make([]core.IdemEntry, n)
+		for i := range a.Idem {
+			d.idemEntry(&a.Idem[i])
+		}
+	}
+	if n := d.count(minTransferBytes, "transfer updates"); n > 0 {
+		a.TransferUpdates = make([]core.Transfer, n)
+		for i := range a.TransferUpdates {
+			d.transfer(&a.TransferUpdates[i])
+		}
+	}
+}
+
+// since3 returns v3 for a payload of format 3 or later, v2 for one of
+// format 2: the smallest size of an item format 3 extended.
+func (d *decoder) since3(v3, v2 int) int {
+	if d.version >= 3 {
+		return v3
+	}
+	return v2
+}
+
+// appendIdemEntry encodes a stored answer of an idempotent request.
+func appendIdemEntry(dst []byte, e *core.IdemEntry) []byte {
+	if len(e.Key) == 0 || len(e.Key) > core.MaxIdempotencyKeyBytes || len(e.Answer) > core.MaxIdemAnswerBytes {
+		panic(fmt.Sprintf("BUG: record: encode record: idempotency key of %d bytes, answer of %d", len(e.Key), len(e.Answer)))
+	}
+	dst = appendString(dst, e.Key, "idempotency key")
+	dst = binary.AppendUvarint(dst, uint64(e.Index))
+	dst = append(dst, e.Fingerprint[:]...)
+	dst = binary.AppendVarint(dst, e.Time)
+	dst = binary.AppendUvarint(dst, uint64(e.Status))
+	return appendBytes(dst, e.Answer, "idempotent answer")
+}
+
+func (d *decoder) idemEntry(e *core.IdemEntry) {
+	start := d.off
+	e.Key = d.string("idempotency key")
+	if d.err == nil && (len(e.Key) == 0 || len(e.Key) > core.MaxIdempotencyKeyBytes) {
+		d.fail(fmt.Sprintf("idempotency key of %d bytes", len(e.Key)), d.off-start)
+	}
+	idx := d.uvarint()
+	if d.err == nil && idx > math.MaxUint32 {
+		d.fail(fmt.Sprintf("idempotency index %d", idx), 1)
+	}
+	e.Index = uint32(idx)
+	e.Fingerprint = d.hash()
+	e.Time = d.varint()
+	status := d.uvarint()
+	if d.err == nil && status > math.MaxUint16 {
+		d.fail(fmt.Sprintf("idempotent status %d", status), 1)
+	}
+	e.Status = uint16(status)
+	start = d.off
+	e.Answer = d.bytes("idempotent answer")
+	if d.err == nil && len(e.Answer) > core.MaxIdemAnswerBytes {
+		d.fail(fmt.Sprintf("idempotent answer of %d bytes", len(e.Answer)), d.off-start)
 	}
 }
 
@@ -180,17 +254,23 @@ func (d *decoder) transfer(t *core.Transfer) {
 	t.TxHash = d.string("transfer tx hash")
 	t.Wallet = d.string("transfer wallet")
 	t.Time = d.varint()
+	if d.version >= 3 {
+		t.Claimed = d.amount()
+		t.ChainTx = d.string("transfer chain tx")
+		t.ResolvedAt = d.varint()
+		t.ResolvedBy = d.uuid()
+	}
 }
 
 // marketExtras decodes the lists that follow a market change's books.
 func (d *decoder) marketExtras(m *core.MarketChange) {
-	if n := d.count(minProposalBytes, "proposals"); n > 0 {
+	if n := d.count(d.since3(minProposalBytes, minProposalBytesV2), "proposals"); n > 0 {
 		m.Proposals = make([]core.Proposal, n)
 		for i := range m.Proposals {
 			d.proposal(&m.Proposals[i])
 		}
 	}
-	if n := d.count(minVoteBytes, "votes"); n > 0 {
+	if n := d.count(d.since3(minVoteBytes, minVoteBytesV2), "votes"); n > 0 {
 		m.Votes = make([]core.Vote, n)
 		for i := range m.Votes {
 			v := &m.Votes[i]
@@ -198,6 +278,9 @@ func (d *decoder) marketExtras(m *core.MarketChange) {
 			v.Account = d.uuid()
 			v.Outcome = d.side()
 			v.Time = d.varint()
+			if d.version >= 3 {
+				v.Stake = d.amount()
+			}
 		}
 	}
 }
@@ -219,4 +302,11 @@ func (d *decoder) proposal(p *core.Proposal) {
 	p.VoteDeadline = d.varint()
 	p.CreatedAt = d.varint()
 	p.ResolvedAt = d.varint()
+	if d.version >= 3 {
+		for s := range core.NumSides {
+			p.Stakes[s] = d.amount()
+		}
+		p.StakeCursor = d.uvarint()
+		p.StakesPaid = d.amount()
+	}
 }

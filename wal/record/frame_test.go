@@ -80,3 +80,31 @@ func TestDecodeFrameRejects(t *testing.T) {
 		t.Fatalf("kind mismatch: err %v, want ErrCorrupt", err)
 	}
 }
+
+// TestDecodeVersion2Frame reads a frame of format version 2 holding a
+// market's info without the Step version 3 appended: a log written by the
+// build before still replays, the Step zero.
+func TestDecodeVersion2Frame(t *testing.T) {
+	rec := &core.Record{Kind: core.KindMarketCreated, Markets: []core.MarketChange{{
+		Info: &core.MarketInfo{Title: "t", Status: core.StatusClosed},
+	}}}
+	v3 := Append(nil, rec)
+	// Version 2 ends the info before the Step's presence byte, which is
+	// the info's last byte here: the market's three list counts follow it.
+	cut := len(v3) - 1 - 3 - 1 - 2 // supply flag, keys, sessions; lists; step flag
+	payload := append(append([]byte{}, v3[:cut]...), v3[cut+1:]...)
+	frame := AppendFrame(nil, rec.Kind, 9, payload)
+	frame[2] = 2
+	end := len(frame) - FrameTrailerBytes
+	frame = sealFrame(frame[:end], 0)
+	got, err := DecodeFramed(frame, 9, new(Block))
+	if err != nil {
+		t.Fatalf("decode a version-2 frame: %v", err)
+	}
+	if in := got.Markets[0].Info; in.Title != "t" || in.Status != core.StatusClosed || in.Step != (core.Step{}) {
+		t.Fatalf("decoded info %+v", in)
+	}
+	if _, err := DecodeFramed(AppendFrame(nil, rec.Kind, 9, payload), 9, new(Block)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("the version-2 payload in a version-3 frame: %v, want ErrCorrupt", err)
+	}
+}

@@ -9,6 +9,17 @@ import (
 	"marketd/core"
 )
 
+// v2Books sets what a format-2 book decodes to in format 3's fields: its
+// market_seq starts at its trade count, since only trades moved q.
+func v2Books(rec *core.Record) {
+	for i := range rec.Markets {
+		for j := range rec.Markets[i].Books {
+			b := &rec.Markets[i].Books[j]
+			b.Seq = b.Trades
+		}
+	}
+}
+
 // TestDecodeVersion2 decodes frames written by the format-2 encoder (the
 // commit before format 3, through recordgen seed 2) and compares them with
 // the records they were made from: a log or a snapshot of format 2 reads
@@ -37,7 +48,9 @@ func TestDecodeVersion2(t *testing.T) {
 		if err != nil {
 			t.Fatalf("frame %d: %v", i, err)
 		}
-		if want := golden.Records[i]; !reflect.DeepEqual(got, want) {
+		want := golden.Records[i]
+		v2Books(want)
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("frame %d decodes to\n%+v\nwant\n%+v", i, got, want)
 		}
 	}

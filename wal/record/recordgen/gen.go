@@ -29,6 +29,8 @@ var Kinds = []core.Kind{
 	core.KindSessionCreated, core.KindSessionRevoked, core.KindKeyUsage, core.KindProfile,
 	core.KindNotesRead, core.KindDeposit, core.KindWithdrawal, core.KindOracleProposed,
 	core.KindOracleChallenge, core.KindOracleVote, core.KindOracleDeadline, core.KindImage,
+	core.KindDepositConfirmed, core.KindDepositRejected, core.KindWithdrawalSent, core.KindWithdrawalFailed,
+	core.KindOracleStakes,
 }
 
 // Record returns a random record of a random kind.
@@ -134,13 +136,32 @@ func (g *Gen) accountChange() core.AccountChange {
 			Accrued: g.amount(), Paid: g.amount(), Time: g.i64(),
 		}
 	})
-	a.Transfers = genList(g, 2, func() core.Transfer {
-		return core.Transfer{
-			ID: g.uuid(), Kind: core.TransferKind(1 + g.r.IntN(2)), Status: core.TransferStatus(1 + g.r.IntN(2)),
-			Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
+	a.Transfers = genList(g, 2, g.transfer)
+	a.Idem = genList(g, 2, func() core.IdemEntry {
+		key := g.str(core.MaxIdempotencyKeyBytes)
+		if key == "" {
+			key = "k"
 		}
+		var answer []byte
+		if g.r.IntN(2) == 0 {
+			answer = []byte(g.str(300))
+		}
+		if len(answer) == 0 {
+			answer = nil
+		}
+		return core.IdemEntry{Key: key, Index: uint32(g.Uint64()), Fingerprint: g.hash(), Time: g.i64(),
+			Status: uint16(g.Uint64()), Answer: answer}
 	})
+	a.TransferUpdates = genList(g, 2, g.transfer)
 	return a
+}
+
+func (g *Gen) transfer() core.Transfer {
+	return core.Transfer{
+		ID: g.uuid(), Kind: core.TransferKind(1 + g.r.IntN(2)), Status: core.TransferStatus(1 + g.r.IntN(int(core.TransferFailed))),
+		Amount: g.amount(), TxHash: g.str(66), Wallet: g.str(42), Time: g.i64(),
+		Claimed: g.amount(), ChainTx: g.str(66), ResolvedAt: g.i64(), ResolvedBy: g.uuid(),
+	}
 }
 
 func (g *Gen) marketChange() core.MarketChange {
@@ -149,14 +170,27 @@ func (g *Gen) marketChange() core.MarketChange {
 		m.Info = &core.MarketInfo{
 			Title: g.str(40), Description: g.str(200), Category: g.str(10), Creator: g.uuid(),
 			Alpha: g.float(), Q0: g.amount(), ClosesAt: g.i64(), CreatedAt: g.i64(),
-			Status: core.Status(g.r.IntN(3)), Outcome: core.Side(g.r.IntN(2)), ResolvedAt: g.i64(),
+			Status: core.Status(g.r.IntN(int(core.NumStatuses))), Outcome: core.Side(g.r.IntN(2)), ResolvedAt: g.i64(),
+		}
+		if g.r.IntN(2) == 0 {
+			s := &m.Info.Step
+			s.Kind, s.Cursor = core.KindSettle, g.uuid()
+			if g.r.IntN(2) == 0 {
+				s.Oracle = g.uuid()
+			}
+			for c := range money.NumCurrencies {
+				s.Pool[c] = g.amount()
+				for side := range core.NumSides {
+					s.Closed[c][side] = g.amount()
+				}
+			}
 		}
 	}
 	m.Books = genList(g, 2, func() core.Book {
 		b := core.Book{
 			Currency: g.currency(), Subsidy: g.amount(), Collateral: g.amount(), Volume: g.amount(),
 			Splits: g.amount(), VigTotal: g.amount(), VigCreator: g.amount(), VigHouse: g.amount(),
-			Trades: g.Uint64(),
+			Trades: g.Uint64(), Seq: g.Uint64(),
 		}
 		for s := range core.NumSides {
 			b.Q[s] = g.amount()
@@ -168,10 +202,11 @@ func (g *Gen) marketChange() core.MarketChange {
 			ID: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Status: core.ProposalStatus(1 + g.r.IntN(int(core.ProposalCancelled))),
 			Proposer: g.uuid(), Challenger: g.uuid(), Bond: g.amount(), Votes: [core.NumSides]uint64{g.Uint64(), g.Uint64()},
 			ChallengeDeadline: g.i64(), VoteDeadline: g.i64(), CreatedAt: g.i64(), ResolvedAt: g.i64(),
+			Stakes: [core.NumSides]money.Amount{g.amount(), g.amount()}, StakeCursor: g.Uint64(), StakesPaid: g.amount(),
 		}
 	})
 	m.Votes = genList(g, 3, func() core.Vote {
-		return core.Vote{Proposal: g.uuid(), Account: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Time: g.i64()}
+		return core.Vote{Proposal: g.uuid(), Account: g.uuid(), Outcome: core.Side(g.r.IntN(2)), Time: g.i64(), Stake: g.amount()}
 	})
 	return m
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		bad  string // a part of the error, "" for none
+	}{
+		{"spawn", []string{"-spawn", "bin/marketd"}, ""},
+		{"addr", []string{"-addr", "127.0.0.1:8080"}, ""},
+		{"url", []string{"-addr", "http://127.0.0.1:8080/"}, ""},
+		{"https", []string{"-addr", "https://example.com"}, "-addr"},
+		{"neither", nil, "one of -addr and -spawn"},
+		{"both", []string{"-addr", "x:1", "-spawn", "y"}, "one of -addr and -spawn"},
+		{"fewer bots than conns", []string{"-spawn", "m", "-conns", "8", "-bots", "4"}, "-bots"},
+		{"compare without data", []string{"-addr", "x:1", "-compare"}, "-data"},
+		{"bad mix", []string{"-spawn", "m", "-mix", "buy=x"}, "mix"},
+		{"bad skew", []string{"-spawn", "m", "-skew", "pareto"}, "skew"},
+		{"negative rate", []string{"-spawn", "m", "-rate", "-1"}, "-rate"},
+		{"extra argument", []string{"-spawn", "m", "now"}, "unexpected"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseConfig(c.args)
+			switch {
+			case c.bad == "" && err != nil:
+				t.Errorf("parseConfig(%q): %v", c.args, err)
+			case c.bad != "" && (err == nil || !strings.Contains(err.Error(), c.bad)):
+				t.Errorf("parseConfig(%q): error %v, want one about %s", c.args, err, c.bad)
+			}
+		})
+	}
+}
+
+// TestCompareOnSpawnedServer runs a short -compare against a marketd of
+// this tree that the tool spawns, and checks the report: three targets,
+// the ratios, the invariants held, the JSON and the charts written.
+func TestCompareOnSpawnedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns marketd; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "marketd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../marketd").CombinedOutput(); err != nil {
+		t.Fatalf("build marketd: %v\n%s", err, out)
+	}
+	jsonPath, plotDir := filepath.Join(dir, "report.json"), filepath.Join(dir, "plots")
+	cfg, err := parseConfig([]string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
+		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-progress", "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, cfg, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
+		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report without %q:\n%s", want, text)
+		}
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, raw)
+	}
+	if len(rep.Comparison.Runs) != 3 || len(rep.Comparison.Ratios) != 2 || len(rep.Checks) != 3 {
+		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
+	}
+	for _, name := range []string{"load-throughput", "load-latency-marketd", "load-latency-noop", "load-latency-fsync-only"} {
+		for _, ext := range []string{".png", ".svg"} {
+			if st, err := os.Stat(filepath.Join(plotDir, name+ext)); err != nil || st.Size() == 0 {
+				t.Errorf("chart %s%s: %v", name, ext, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"syscall"
+	"testing"
+)
+
+// idemRetry sends body to path with an Idempotency-Key.
+func (c *client) idemRetry(path string, cr cred, key string, body []byte) reply {
+	c.t.Helper()
+	r, err := c.tryRaw(http.MethodPost, path, cr, body, map[string]string{"Idempotency-Key": key})
+	if err != nil {
+		c.t.Fatalf("POST %s with key %s: %v", path, key, err)
+	}
+	return r
+}
+
+// TestIdempotentRetryAfterKill: a trade is answered, the server is killed
+// with SIGKILL before the client's retry, the retry after restart gets the
+// same answer byte for byte (the same trade_id) marked replayed, and the
+// balance is charged once; the same after a clean stop, whose final
+// snapshot then holds the key, and after one more kill.
+func TestIdempotentRetryAfterKill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := startProc(t, "first run", procOptions{dataDir: dir})
+	c := first.client(nil)
+	admin := sessionCred(c.login("admin", testAdminPassword))
+	m := c.createMarket(admin, "idempotent", nil)
+	tok, ag := c.register("retrier")
+	bot := sessionCred(tok)
+	trade := []byte(fmt.Sprintf(`{"market_id":%q,"side":"yes","type":"buy","shares":4.5}`, m.ID))
+	split := []byte(fmt.Sprintf(`{"market_id":%q,"type":"split","amount":2}`, m.ID))
+
+	answer := c.idemRetry("/api/markets/trade", bot, "retry-1", trade)
+	splitAnswer := c.idemRetry("/api/markets/split-merge", bot, "retry-2", split)
+	if answer.status != http.StatusOK || splitAnswer.status != http.StatusOK {
+		t.Fatalf("first answers: %d %s; %d %s", answer.status, answer.body, splitAnswer.status, splitAnswer.body)
+	}
+	balance := c.me(bot).Agent.Balance
+	if balance >= ag.Balance {
+		t.Fatalf("balance %s after a buy, from %s", balance, ag.Balance)
+	}
+
+	check := func(c *client, when string) {
+		t.Helper()
+		for _, tc := range []struct {
+			path, key string
+			body      []byte
+			want      reply
+		}{
+			{"/api/markets/trade", "retry-1", trade, answer},
+			{"/api/markets/split-merge", "retry-2", split, splitAnswer},
+		} {
+			r := c.idemRetry(tc.path, bot, tc.key, tc.body)
+			if r.status != http.StatusOK || !bytes.Equal(r.body, tc.want.body) || r.header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("%s: retry of %s: %d %s replayed %q; want 200 %s replayed", when, tc.key, r.status, r.body,
+					r.header.Get("Idempotent-Replayed"), tc.want.body)
+			}
+		}
+		if got := c.me(bot).Agent.Balance; got != balance {
+			t.Fatalf("%s: balance %s, want %s: a retry was charged", when, got, balance)
+		}
+		r := c.idemRetry("/api/markets/trade", bot, "retry-1", split)
+		if r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: key reused with another body: %d %s", when, r.status, r.body)
+		}
+	}
+
+	first.kill()
+	second := startProc(t, "after SIGKILL", procOptions{dataDir: dir})
+	check(second.client(nil), "after SIGKILL")
+	if code := second.stop(syscall.SIGTERM); code != 0 {
+		t.Fatalf("SIGTERM: exit %d\n%s", code, second.output())
+	}
+	third := startProc(t, "after SIGTERM (snapshot)", procOptions{dataDir: dir})
+	check(third.client(nil), "from the snapshot")
+	third.kill()
+	fourth := startProc(t, "after a second SIGKILL", procOptions{dataDir: dir})
+	check(fourth.client(nil), "from the snapshot and the log")
+}

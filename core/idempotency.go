@@ -1,0 +1,219 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Limits and defaults of idempotent requests (docs/API.md, "Idempotent
+// requests").
+const (
+	// MaxIdempotencyKeyBytes bounds a key: 1 to 255 printable ASCII bytes.
+	MaxIdempotencyKeyBytes = 255
+	// MaxIdemAnswerBytes bounds one stored answer. A trade's answer is
+	// about 400 bytes; a larger one is a bug of the caller's encoder.
+	MaxIdemAnswerBytes = 8 << 10
+	// DefaultIdempotencyRetention is how long a key is kept by default.
+	DefaultIdempotencyRetention = 24 * time.Hour
+	// DefaultIdempotencyKeys is the default cap of live keys per account.
+	DefaultIdempotencyKeys = 1000
+)
+
+// Errors of idempotent requests; none changes anything.
+var (
+	// ErrIdempotencyKeyReused reports a key already used, within its
+	// retention window, by a request with another fingerprint.
+	ErrIdempotencyKeyReused = errors.New("idempotency key reused with a different request")
+	// ErrIdempotencyKeyLimit reports an account holding its cap of live
+	// keys: a new key waits for an old one to expire, none is evicted.
+	ErrIdempotencyKeyLimit = errors.New("idempotency key limit reached")
+	// ErrIdempotencyReplay reports an operation whose key and index already
+	// have a stored answer: the caller answers with it (Engine.Idempotent).
+	ErrIdempotencyReplay = errors.New("idempotent request already answered")
+)
+
+// Idempotent names an operation as the one answering a request with an
+// Idempotency-Key: its record stores the key, the request's fingerprint and
+// the answer, so that they are durable exactly when the change is.
+type Idempotent struct {
+	Key         string
+	Fingerprint [32]byte
+	// Index is the item's position in a batch; 0 for a single request.
+	Index uint32
+}
+
+// IdemEntry is the stored answer of an idempotent request (one item of a
+// batch): held by the account that made it, logged in its AccountChange.
+// Answer is opaque to core: transport encodes it and replays it.
+type IdemEntry struct {
+	Key         string
+	Index       uint32
+	Fingerprint [32]byte
+	Time        int64 // Unix nanoseconds at which the request ran
+	Status      uint16
+	Answer      []byte
+}
+
+// IdempotencyLimits are how long a key is kept and how many live keys an
+// account may hold. A state replays with no limits: every entry of the log
+// since the snapshot is kept (so that a retention longer than the default
+// loses nothing), and the engine, given the configured limits, drops the
+// expired ones once at start. Live, the application of a record drops
+// expired keys when the account is at its cap (putIdem).
+type IdempotencyLimits struct {
+	// Retention is how long a key is kept; 0: for ever (replay).
+	Retention time.Duration
+	// Keys caps the live keys of an account; 0: no cap (replay).
+	Keys int
+}
+
+// withDefaults returns l with DefaultIdempotencyRetention and
+// DefaultIdempotencyKeys in place of zero fields.
+func (l IdempotencyLimits) withDefaults() IdempotencyLimits {
+	if l.Retention <= 0 {
+		l.Retention = DefaultIdempotencyRetention
+	}
+	if l.Keys <= 0 {
+		l.Keys = DefaultIdempotencyKeys
+	}
+	return l
+}
+
+// live reports whether an entry made at t is within the retention window
+// at nowNanos.
+func (l IdempotencyLimits) live(t, nowNanos int64) bool {
+	return l.Retention == 0 || nowNanos-t < int64(l.Retention)
+}
+
+// DropExpiredIdempotency forgets every account's keys expired at now. The
+// engine calls it at start; tests call it on a replayed state to compare
+// it, as seen at now, with a live one.
+func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
+	nowNanos := now.UnixNano()
+	s.rangeAccounts(func(a *account) bool {
+		a.mu.Lock()
+		for k, es := range a.idem {
+			if !l.live(es[0].Time, nowNanos) {
+				delete(a.idem, k)
+			}
+		}
+		a.mu.Unlock()
+		return true
+	})
+}
+
+// putIdem stores an entry made by a record, replacing one of the same key
+// and index. A key whose entries expired before the new one is a new key;
+// a new key that finds the account at its cap first drops every expired
+// key, which checkIdem has found room among. Caller holds a.mu.
+func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
+	if a.idem == nil {
+		a.idem = make(map[string][]IdemEntry)
+	}
+	es, ok := a.idem[ie.Key]
+	if ok && !lim.live(es[0].Time, ie.Time) {
+		delete(a.idem, ie.Key)
+		es, ok = nil, false
+	}
+	if !ok && lim.Keys > 0 && len(a.idem) >= lim.Keys {
+		for k, old := range a.idem {
+			if !lim.live(old[0].Time, ie.Time) {
+				delete(a.idem, k)
+			}
+		}
+	}
+	if i := slices.IndexFunc(es, func(x IdemEntry) bool { return x.Index == ie.Index }); i >= 0 {
+		es[i] = ie
+		return
+	}
+	// Entries of a key are kept in index order for the answer of a batch.
+	i, _ := slices.BinarySearchFunc(es, ie.Index, func(x IdemEntry, idx uint32) int { return cmp.Compare(x.Index, idx) })
+	a.idem[ie.Key] = slices.Insert(es, i, ie)
+}
+
+// checkIdem runs before an idempotent operation builds its record, and
+// changes nothing: a key used by another request within its window is
+// refused, an index already answered is a replay, and a new key is refused
+// when the account holds its cap of live keys. Caller holds a.mu.
+func (e *Engine) checkIdem(a *account, req *Idempotent, nowNanos int64) error {
+	lim := e.cfg.Idempotency
+	es, ok := a.idem[req.Key]
+	if ok && lim.live(es[0].Time, nowNanos) {
+		if es[0].Fingerprint != req.Fingerprint {
+			return ErrIdempotencyKeyReused
+		}
+		if slices.ContainsFunc(es, func(x IdemEntry) bool { return x.Index == req.Index }) {
+			return ErrIdempotencyReplay
+		}
+		return nil // another item of the same batch
+	}
+	if len(a.idem) < lim.Keys {
+		return nil
+	}
+	live := 0
+	for _, old := range a.idem {
+		if lim.live(old[0].Time, nowNanos) {
+			live++
+		}
+	}
+	if live >= lim.Keys {
+		return ErrIdempotencyKeyLimit
+	}
+	return nil
+}
+
+// idemEntry returns the entry an idempotent operation stores: its answer,
+// encoded by answer, must fit MaxIdemAnswerBytes.
+func idemEntry(req *Idempotent, nowNanos int64, answer []byte) IdemEntry {
+	if len(answer) > MaxIdemAnswerBytes {
+		panic(fmt.Sprintf("BUG: idempotent answer of %d bytes, limit %d", len(answer), MaxIdemAnswerBytes))
+	}
+	return IdemEntry{Key: req.Key, Index: req.Index, Fingerprint: req.Fingerprint, Time: nowNanos,
+		Status: 200, Answer: answer}
+}
+
+// Idempotent returns the stored entries of an account's key, in index
+// order, once the records that stored them are durable; none when the key
+// is unknown or expired. The entries share their Answer bytes with the
+// state: never modify them.
+func (e *Engine) Idempotent(ctx context.Context, account uuid.UUID, key string) ([]IdemEntry, error) {
+	a := e.st.account(account)
+	if a == nil {
+		return nil, nil
+	}
+	now := e.now()
+	a.mu.Lock()
+	es := a.idem[key]
+	lsn := a.lsn
+	if len(es) > 0 && !e.cfg.Idempotency.live(es[0].Time, now) {
+		es = nil
+	}
+	es = slices.Clone(es)
+	a.mu.Unlock()
+	if len(es) == 0 {
+		return nil, nil
+	}
+	// The entries may belong to a record applied but not yet durable.
+	if err := e.j.WaitDurable(ctx, lsn); err != nil {
+		return nil, err
+	}
+	return es, nil
+}
+
+// IdempotencyKeys returns how many keys an account holds, expired ones
+// not dropped yet included: for tests of the cap.
+func (e *Engine) IdempotencyKeys(account uuid.UUID) int {
+	a := e.st.account(account)
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.idem)
+}

@@ -1,0 +1,231 @@
+package core_test
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"marketd/core"
+	"marketd/core/money"
+	"marketd/wal/record"
+)
+
+// idemTrade is a buy of shares micro-shares of yes under key, whose stored
+// answer is the trade ID and cost.
+func idemTrade(acct, mkt uuid.UUID, key, body string, shares money.Amount) core.TradeRequest {
+	return core.TradeRequest{Account: acct, Market: mkt, Side: core.Yes, Shares: shares,
+		Idem: &core.Idempotent{Key: key, Fingerprint: sha256.Sum256([]byte(body))},
+		Answer: func(r *core.TradeResult) []byte {
+			return fmt.Appendf(nil, "%s %d", r.TradeID, r.Cost)
+		}}
+}
+
+// TestIdempotentTrade: a key's first trade stores its answer in its own
+// record; a repeat is ErrIdempotencyReplay and changes nothing; another
+// request under the key is ErrIdempotencyKeyReused; replay of the log and
+// a snapshot image both restore the stored answer.
+func TestIdempotentTrade(t *testing.T) {
+	h := newHarness(t)
+	a := h.account("bot", core.RoleSpeculator, 1000)
+	mkt := h.market("m", 0.05, 1000)
+	r, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k1", "body", money.Units(5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bal := h.balance(a, money.KP)
+	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k1", "body", money.Units(5))); !errors.Is(err, core.ErrIdempotencyReplay) {
+		t.Fatalf("repeat: %v, want ErrIdempotencyReplay", err)
+	}
+	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k1", "other body", money.Units(5))); !errors.Is(err, core.ErrIdempotencyKeyReused) {
+		t.Fatalf("other request under the key: %v, want ErrIdempotencyKeyReused", err)
+	}
+	if got := h.balance(a, money.KP); got != bal {
+		t.Fatalf("balance %s after the refused repeats, want %s", got, bal)
+	}
+	es, err := h.e.Idempotent(h.ctx, a, "k1")
+	want := fmt.Sprintf("%s %d", r.TradeID, r.Cost)
+	if err != nil || len(es) != 1 || string(es[0].Answer) != want || es[0].Status != 200 {
+		t.Fatalf("Idempotent = %+v, %v; want one entry answering %q", es, err, want)
+	}
+	if es, _ := h.e.Idempotent(h.ctx, a, "k2"); len(es) != 0 {
+		t.Fatalf("unknown key: %+v", es)
+	}
+	h.check()
+	requireEqual(t, h.replayed(), h.e.State())
+	var images []*core.Record
+	if _, err := h.e.State().Capture(2, func(r *core.Record) error { images = append(images, r.Clone()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	recs := h.j.Records(t)
+	requireEqual(t, fromImage(t, images, recs, uint64(len(recs))), h.e.State())
+}
+
+// TestIdempotencyRetentionAndCap: keys expire after the retention window;
+// a new key past the cap is refused while every key is live, and accepted
+// once one has expired, which never evicts a live key.
+func TestIdempotencyRetentionAndCap(t *testing.T) {
+	lim := core.IdempotencyLimits{Retention: time.Hour, Keys: 3}
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, Idempotency: lim})
+	a := h.account("bot", core.RoleSpeculator, 1000)
+	mkt := h.market("m", 0.05, 1000)
+	for i := range 3 {
+		if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, fmt.Sprint("k", i), "b", money.Units(1))); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(10 * time.Minute)
+	}
+	bal := h.balance(a, money.KP)
+	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k3", "b", money.Units(1))); !errors.Is(err, core.ErrIdempotencyKeyLimit) {
+		t.Fatalf("fourth key: %v, want ErrIdempotencyKeyLimit", err)
+	}
+	if h.balance(a, money.KP) != bal {
+		t.Fatal("the refused key changed the balance")
+	}
+	// k0 expires at 60 min after its trade; we are at 30 min.
+	h.clock.Advance(31 * time.Minute)
+	if es, _ := h.e.Idempotent(h.ctx, a, "k0"); len(es) != 0 {
+		t.Fatalf("expired key still answers: %+v", es)
+	}
+	if es, _ := h.e.Idempotent(h.ctx, a, "k1"); len(es) != 1 {
+		t.Fatalf("live key k1: %+v", es)
+	}
+	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k3", "b", money.Units(1))); err != nil {
+		t.Fatalf("fourth key after one expired: %v", err)
+	}
+	if n := h.e.IdempotencyKeys(a); n != 3 {
+		t.Fatalf("%d keys held, want 3", n)
+	}
+	// An expired key may be used again, for another request.
+	h.clock.Advance(2 * time.Hour)
+	if _, err := h.e.Trade(h.ctx, idemTrade(a, mkt, "k1", "another", money.Units(1))); err != nil {
+		t.Fatalf("expired key reused: %v", err)
+	}
+	h.check()
+	// Replay keeps every key (the engine drops the expired ones at
+	// start); as seen now, the states are the same.
+	replayed := h.replayed()
+	replayed.DropExpiredIdempotency(lim, h.clock.Now())
+	h.e.State().DropExpiredIdempotency(lim, h.clock.Now())
+	requireEqual(t, replayed, h.e.State())
+}
+
+// TestQuoteThenTrade: a trade, split or merge sent with a quote's
+// market_seq costs exactly the quoted amount, and moves market_seq by one; once another trade has moved the book,
+// the same expect_seq is refused with ErrMarketMoved and nothing changes.
+func TestQuoteThenTrade(t *testing.T) {
+	h := newHarness(t)
+	a := h.account("bot", core.RoleSpeculator, 1000)
+	b := h.account("other", core.RoleSpeculator, 1000)
+	mkt := h.market("m", 0.05, 1000)
+	for i, req := range []core.TradeRequest{
+		{Account: a, Market: mkt, Side: core.Yes, Shares: money.Units(7) + 123},
+		{Account: a, Market: mkt, Side: core.No, Shares: money.Units(3)},
+		{Account: a, Market: mkt, Side: core.Yes, Shares: money.Units(2) + 1, Sell: true},
+	} {
+		q, err := h.e.QuoteTrade(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ExpectSeq, req.HasExpectSeq = q.MarketSeq, true
+		r, err := h.e.Trade(h.ctx, req)
+		if err != nil {
+			t.Fatalf("trade %d: %v", i, err)
+		}
+		if r.Cost != q.Cost || r.Vig != q.Vig || r.PriceYesAfter != q.PriceYesAfter || r.PriceNoAfter != q.PriceNoAfter {
+			t.Fatalf("trade %d: %+v, quoted %+v", i, r, q)
+		}
+		if r.MarketSeq != q.MarketSeq+1 {
+			t.Fatalf("trade %d: market_seq %d after, quoted at %d", i, r.MarketSeq, q.MarketSeq)
+		}
+	}
+	for i, sreq := range []core.SplitRequest{
+		{Account: a, Market: mkt, Amount: money.Units(4) + 7},
+		{Account: a, Market: mkt, Amount: money.Units(2), Merge: true},
+	} {
+		q, err := h.e.QuoteSplit(sreq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sreq.ExpectSeq, sreq.HasExpectSeq = q.MarketSeq, true
+		r, err := h.e.SplitMerge(h.ctx, sreq)
+		if err != nil {
+			t.Fatalf("split %d: %v", i, err)
+		}
+		if r.Cost != q.Cost || r.Vig != q.Vig || r.PriceYesAfter != q.PriceYesAfter || r.MarketSeq != q.MarketSeq+1 {
+			t.Fatalf("split %d: %+v, quoted %+v", i, r, q)
+		}
+	}
+	req := core.TradeRequest{Account: a, Market: mkt, Side: core.Yes, Shares: money.Units(1)}
+	q, err := h.e.QuoteTrade(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.buy(b, mkt, core.No, money.Units(1)); err != nil {
+		t.Fatal(err)
+	}
+	before := h.e.State().Canonical()
+	req.ExpectSeq, req.HasExpectSeq = q.MarketSeq, true
+	if _, err := h.e.Trade(h.ctx, req); !errors.Is(err, core.ErrMarketMoved) {
+		t.Fatalf("trade on a moved market: %v, want ErrMarketMoved", err)
+	}
+	split := core.SplitRequest{Account: a, Market: mkt, Amount: money.Units(1), ExpectSeq: q.MarketSeq, HasExpectSeq: true}
+	if _, err := h.e.SplitMerge(h.ctx, split); !errors.Is(err, core.ErrMarketMoved) {
+		t.Fatalf("split on a moved market: %v, want ErrMarketMoved", err)
+	}
+	if after := h.e.State().Canonical(); !reflect.DeepEqual(after, before) {
+		t.Fatalf("refused operations changed the state: %s", firstDiff(after, before))
+	}
+	h.check()
+}
+
+// TestIdempotencyMemory measures the memory of a stored key: the heap
+// after trades with a key (answers of a trade's size, 400 bytes; keys of 51
+// bytes) less the heap after as many trades without one.
+func TestIdempotencyMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory figure")
+	}
+	const trades = 4000
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1,
+		Idempotency: core.IdempotencyLimits{Keys: trades}})
+	mkt := h.market("m", 0.05, 1000)
+	measure := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	run := func(name string, keyed bool) int64 {
+		a := h.account(name, core.RoleSpeculator, 100000)
+		before := measure()
+		for i := range trades {
+			req := core.TradeRequest{Account: a, Market: mkt, Side: core.Side(i % 2), Shares: 1}
+			if keyed {
+				req.Idem = &core.Idempotent{Key: fmt.Sprintf("bot-order-%08d-%s", i, uuid.NewString()), Fingerprint: [32]byte{byte(i)}}
+				req.Answer = func(*core.TradeResult) []byte { return make([]byte, 400) }
+			}
+			if _, err := h.e.Trade(h.ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return measure() - before
+	}
+	plain := run("plain", false)
+	keyed := run("keyed", true)
+	perKey := float64(keyed-plain) / trades
+	t.Logf("%.0f bytes per stored key (%d trades: %d bytes with keys, %d without)", perKey, trades, keyed, plain)
+	ie := core.IdemEntry{Key: fmt.Sprintf("bot-order-%08d-%s", 1, uuid.NewString()), Time: time.Now().UnixNano(),
+		Status: 200, Answer: make([]byte, 400)}
+	without := len(record.Append(nil, &core.Record{Kind: core.KindImage, Accounts: []core.AccountChange{{}}}))
+	with := len(record.Append(nil, &core.Record{Kind: core.KindImage, Accounts: []core.AccountChange{{Idem: []core.IdemEntry{ie}}}}))
+	t.Logf("%d bytes per key in the log and in snapshots", with-without)
+	if perKey > 2048 {
+		t.Errorf("%.0f bytes per stored key of 451 bytes of key and answer", perKey)
+	}
+}

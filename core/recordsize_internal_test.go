@@ -1,0 +1,54 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// countingJournal fails the test if a number is reserved.
+type countingJournal struct{ t *testing.T }
+
+func (j countingJournal) Next() (uint64, error) {
+	j.t.Fatal("a sequence number was reserved for a record over the limit")
+	return 0, nil
+}
+func (j countingJournal) Append(uint64, *Record, chan<- error)      {}
+func (j countingJournal) WaitDurable(context.Context, uint64) error { return nil }
+
+// TestCommitRefusesOversizeRecord: a record over either limit is refused
+// with ErrRecordTooLarge before a sequence number is reserved or anything
+// applied, instead of reaching the codec, which panics on it.
+func TestCommitRefusesOversizeRecord(t *testing.T) {
+	tests := []struct {
+		name string
+		fill func(ch *AccountChange)
+	}{
+		{"too many items in a list", func(ch *AccountChange) { ch.NotesRead = make([]uint64, MaxRecordListItems+1) }},
+		{"too many bytes", func(ch *AccountChange) { ch.Ledger = make([]LedgerEntry, MaxRecordBytes/maxLedgerBytes+1) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := NewState()
+			a := newAccount(uuid.New())
+			a.lsn = 7
+			st.addAccount(a)
+			e := &Engine{st: st, j: countingJournal{t}}
+			var p pending
+			p.rec = Record{Kind: KindNotesRead}
+			tc.fill(p.addAccount(a))
+			done := make(chan error, 1)
+			if e.commit(&p, done, nil) {
+				t.Fatal("commit applied a record over the limit")
+			}
+			if err := <-done; !errors.Is(err, ErrRecordTooLarge) {
+				t.Fatalf("commit: %v, want ErrRecordTooLarge", err)
+			}
+			if a.lsn != 7 || len(a.ledger[0]) != 0 {
+				t.Fatalf("account changed: lsn %d, %d ledger entries", a.lsn, len(a.ledger[0]))
+			}
+		})
+	}
+}

@@ -1,0 +1,63 @@
+package core
+
+import "runtime"
+
+// A resolved market never changes again, so it keeps no goroutine and no
+// inbox: a popular venue accumulates resolved markets without bound, and
+// each goroutine with its inbox held about 10 KiB. Its view stays
+// published, so every read works as before; a command to it is answered on
+// the caller's goroutine (handleRetired) with the refusal its actor would
+// have given.
+
+// retire ends the goroutine of a market that has just been resolved: it
+// marks the market retired, answers what is still in its inbox, and drops
+// the inbox. Runs on the market's goroutine, which returns after it.
+func (e *Engine) retire(m *market, sc *scratch) {
+	m.retired.Store(true)
+	// Senders that found the market not retired hold sendMu shared until
+	// their send is done; one may wait for room in a full inbox, so keep
+	// draining until none is left.
+	for !m.sendMu.TryLock() {
+		if !e.drainOne(m, sc) {
+			runtime.Gosched()
+		}
+	}
+	for e.drainOne(m, sc) {
+	}
+	m.inbox = nil
+	// Derived lookups only the actor used.
+	m.holders, m.voted = nil, nil
+	m.sendMu.Unlock()
+}
+
+// retireIdle marks a market found resolved at start retired, without a
+// goroutine ever started for it.
+func (m *market) retireIdle() {
+	m.holders, m.voted = nil, nil
+	m.retired.Store(true)
+}
+
+// drainOne answers one command waiting in m's inbox, if any; it reports
+// whether it found one.
+func (e *Engine) drainOne(m *market, sc *scratch) bool {
+	select {
+	case c, ok := <-m.inbox:
+		if !ok {
+			return false // closed by Engine.Close
+		}
+		e.handle(m, sc, c)
+		return true
+	default:
+		return false
+	}
+}
+
+// handleRetired answers a command to a retired market on the caller's
+// goroutine. The market's actor state is frozen (retire's unlock of
+// sendMu orders its last writes before this read), and on a resolved
+// market every operation refuses or does nothing without writing it, so
+// the actor's own code gives the answer.
+func (e *Engine) handleRetired(m *market, c *command) error {
+	e.handle(m, &scratch{}, c)
+	return <-c.done
+}

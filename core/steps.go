@@ -1,0 +1,216 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+)
+
+// Bounded steps (docs/ARCHITECTURE.md). A close notifies every holder of a
+// market and a settlement pays every holder; a popular market has more
+// holders than one record can hold, and a record over the log's limit
+// cannot be written. So both walk the holders in ascending ID order, at
+// most Config.StepAccounts of them per record, each record carrying the
+// market's after-image with its Step: the status (closing, settling), the
+// last holder done and what the rest of the walk needs. The market's
+// goroutine runs the steps one after the other; a restart finds the
+// market in closing or settling and resumes after the cursor (resume), so
+// that every holder is done exactly once.
+//
+// The walk is the mechanism for any work over an unbounded set of accounts
+// at close or settlement: runSettlement calls settleStep once per chunk of
+// holders, and a new payout over another set of accounts (oracle vote
+// stakes, say) goes in settleStep as another chunked pass with its own
+// cursor in Step, never in one record.
+
+// DefaultStepAccounts is the default bound of the holders one step record
+// changes. Each holder's change is about 300 bytes (a payout, a closed
+// position and a note per currency), its referrer's as much again, so a
+// step stays near 3 MiB, far inside the log's record limit; and every
+// account of a step is locked while it is built, so a step is short.
+const DefaultStepAccounts = 4096
+
+// holdersAfter returns the market's holders whose ID is above cursor, in
+// ascending ID order. Runs on the market's goroutine.
+func (e *Engine) holdersAfter(m *market, cursor uuid.UUID) []*account {
+	out := make([]*account, 0, len(m.holders))
+	for id := range m.holders {
+		if compareIDs(id, cursor) > 0 {
+			out = append(out, e.st.account(id))
+		}
+	}
+	slices.SortFunc(out, func(a, b *account) int { return compareIDs(a.id, b.id) })
+	return out
+}
+
+// resume runs the close or settlement that a restart found in progress to
+// its end. Nobody waits for it: whoever asked was answered by the crash.
+// Runs on the market's goroutine, before its first command.
+func (e *Engine) resume(m *market) {
+	switch m.info.Status {
+	case StatusClosing:
+		done := make(chan error, 1)
+		e.runClose(m, m.info, done)
+	case StatusSettling:
+		c := &command{op: opSettle, done: make(chan error, 1)}
+		e.runSettlement(m, m.info, nil, c)
+	}
+}
+
+// runClose commits the close's steps from info, its after-image in status
+// closing, until the market is closed; done receives the outcome of the
+// last record, or the first error. Runs on the market's goroutine.
+func (e *Engine) runClose(m *market, info MarketInfo, done chan<- error) {
+	holders := e.holdersAfter(m, info.Step.Cursor)
+	for {
+		n := min(len(holders), e.cfg.StepAccounts)
+		chunk := holders[:n]
+		holders = holders[n:]
+		last := len(holders) == 0
+		now := e.now()
+		st := &settlement{byID: make(map[uuid.UUID]int, len(chunk)), now: now}
+		st.rec = Record{Kind: info.Step.Kind, Time: now}
+		mc := st.addMarket(m)
+		if last {
+			info.Status, info.Step = StatusClosed, Step{}
+		} else {
+			info.Step.Cursor = chunk[n-1].id
+		}
+		after := info
+		mc.Info = &after
+		unlock := func() {}
+		if n > 0 {
+			unlock = lockAccounts(chunk...)
+		}
+		st.notifyAll(chunk, Note{Kind: NoteMarketClosed, Time: now, Market: m.id})
+		if last {
+			e.commit(&st.pending, done, nil)
+			unlock()
+			return
+		}
+		stepDone := make(chan error, 1)
+		ok := e.commit(&st.pending, stepDone, nil)
+		unlock()
+		if !ok {
+			done <- <-stepDone
+			return
+		}
+	}
+}
+
+// runSettlement commits the settlement's steps from info, its after-image
+// in status settling, until the market is resolved; pc, when not nil, is
+// applied in the first record. c.settleRes adds up the steps, and c.done
+// receives the outcome of the last record, or the first error. Runs on the
+// market's goroutine.
+func (e *Engine) runSettlement(m *market, info MarketInfo, pc *proposalClose, c *command) {
+	holders := e.holdersAfter(m, info.Step.Cursor)
+	var parties []uuid.UUID // an oracle proposal's proposer and challenger
+	if p, ok := m.findProposal(info.Step.Oracle); ok && info.Step.Oracle != uuid.Nil {
+		parties = []uuid.UUID{p.Proposer, p.Challenger}
+	}
+	for {
+		n := min(len(holders), e.cfg.StepAccounts)
+		chunk := holders[:n]
+		holders = holders[n:]
+		last := len(holders) == 0
+		stepDone := c.done
+		if !last {
+			stepDone = make(chan error, 1)
+		}
+		if !e.settleStep(m, &info, pc, parties, chunk, last, c, stepDone) {
+			if !last {
+				c.done <- <-stepDone
+			}
+			return
+		}
+		if last {
+			return
+		}
+		pc = nil
+	}
+}
+
+// settleStep builds and commits one step of a settlement: the payouts of
+// chunk, their referrers' vig, pc's bonds and notifications when not nil,
+// and in the last step the creator's vig and the house's return. It
+// reports whether the record was committed; otherwise done has the error.
+// Runs on the market's goroutine.
+func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, parties []uuid.UUID, chunk []*account, last bool, c *command, done chan<- error) bool {
+	// Only this goroutine changes positions in this market, so the
+	// referrers read here stay valid once every account is locked below.
+	lockSet := slices.Clone(chunk)
+	for _, h := range chunk {
+		h.mu.Lock()
+		for cur := range money.NumCurrencies {
+			if p, ok := h.positions[posKey{m.id, money.Currency(cur)}]; ok && p.Referrer != uuid.Nil {
+				lockSet = append(lockSet, e.st.account(p.Referrer))
+			}
+		}
+		h.mu.Unlock()
+	}
+	lockSet = append(lockSet, pc.accounts(e.st)...)
+	if last {
+		lockSet = append(lockSet, e.st.account(HouseID), e.st.account(m.info.Creator))
+	}
+	unlock := func() {}
+	if len(lockSet) > 0 {
+		unlock = lockAccounts(lockSet...)
+	}
+	defer unlock()
+
+	now := e.now()
+	st := &settlement{byID: make(map[uuid.UUID]int, len(lockSet)), now: now, ref: m.id}
+	st.rec = Record{Kind: info.Step.Kind, Time: now}
+	mc := st.addMarket(m)
+	for cur := range money.NumCurrencies {
+		if m.open[cur] {
+			book := e.settleBook(st, m, info, chunk, money.Currency(cur), last, &c.settleRes)
+			mc.Books = append(mc.Books, book)
+		}
+	}
+	if oracle := info.Step.Oracle; oracle != uuid.Nil {
+		// The proposal's parties hear of it once, from its close (pc).
+		for _, h := range chunk {
+			if !slices.Contains(parties, h.id) {
+				st.notify(h, st.change(h), Note{Kind: NoteOracleResolved, Time: now, Market: m.id,
+					Ref: oracle, Outcome: info.Outcome})
+			}
+		}
+	}
+	if last {
+		info.Status, info.Step = StatusResolved, Step{}
+	} else {
+		info.Step.Cursor = chunk[len(chunk)-1].id
+	}
+	after := *info
+	mc.Info = &after
+	pc.apply(e, st, mc, nil)
+	if st.s.err != nil {
+		done <- fmt.Errorf("core: settle: %w", st.s.err)
+		return false
+	}
+	if !e.commit(&st.pending, done, nil) {
+		return false
+	}
+	for _, h := range chunk {
+		delete(m.holders, h.id)
+	}
+	return true
+}
+
+// refuseInSteps refuses a trade, split or merge at once, once durable, on
+// a market in the middle of a close or settlement: its goroutine is busy
+// with the steps, and the command would wait for all of them only to be
+// refused then.
+func (e *Engine) refuseInSteps(ctx context.Context, m *market) error {
+	v := m.view.Load()
+	if s := v.Info.Status; s == StatusClosing || s == StatusSettling {
+		return e.refuse(ctx, v.LSN, ErrMarketNotActive)
+	}
+	return nil
+}
