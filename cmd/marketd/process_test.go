@@ -127,6 +127,9 @@ func startProc(t *testing.T, name string, o procOptions) *proc {
 	if !o.generatedAdmin {
 		args = append(args, "-admin-password", testAdminPassword)
 	}
+	// Every test client is 127.0.0.1: the per-address limits are off
+	// unless a test's own args set them (later flags win).
+	args = append(args, "-registrations-per-client=-1", "-password-checks-per-client=-1", "-key-changes-per-account=-1")
 	args = append(args, o.args...)
 	cmdLine := append([]string{binPath}, args...)
 	if len(o.wrapper) > 0 {

@@ -211,6 +211,12 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	metrics.RegisterSnapshots(reg, n.snaps, started, time.Now)
 	metrics.RegisterRecovery(reg, metrics.Recovery{Replayed: rec.Replayed, Took: took,
 		SnapshotUsed: rec.Snapshot != nil, SkippedSnapshots: len(rec.Skipped)})
+	key, err := loadDeviceKey(cfg.dataDir)
+	if err != nil {
+		n.eng.Close()
+		return nil, errors.Join(err, log.Close())
+	}
+	srv.SetDeviceKey(key)
 	srv.Attach(n.eng)
 	return n, nil
 }
