@@ -15,9 +15,10 @@ import (
 // list lengths the log's codec bounds (64 MiB, 1<<20 items): chunks are
 // closed well before either, by an estimate of their encoded size.
 const (
-	// MaxChunkBytes is the estimated encoded size past which a chunk is
-	// handed to the visitor.
-	MaxChunkBytes = 8 << 20
+	// ChunkTargetBytes is the estimated encoded size past which a chunk is
+	// handed to the visitor: a target reached by estimate, not a limit (the
+	// hard limit of a chunk's frame is snapshot.MaxChunkBytes).
+	ChunkTargetBytes = 8 << 20
 	// ledgerPieceEntries bounds the ledger entries of one image change: a
 	// longer ledger continues in further changes of the same account.
 	ledgerPieceEntries = 100_000
@@ -42,7 +43,7 @@ const (
 
 // Capture walks the whole state while the engine keeps trading and hands it
 // to visit as image records (Kind KindImage) of at most chunk objects, and
-// about MaxChunkBytes, each; visit must not retain a record or anything in
+// about ChunkTargetBytes, each; visit must not retain a record or anything in
 // it after it returns: the next chunk reuses the memory. An account whose
 // ledger is longer than fits one change continues in changes with no Info
 // (LoadImage appends them). Each object is copied under its own lock, so
@@ -117,7 +118,7 @@ func (c *capturer) see(lsn uint64) { c.maxLSN = max(c.maxLSN, lsn) }
 // next flushes the chunk once it holds n objects or its bytes; it reports
 // whether the walk goes on.
 func (c *capturer) next(n int) bool {
-	if n >= c.chunk || c.bytes >= MaxChunkBytes {
+	if n >= c.chunk || c.bytes >= ChunkTargetBytes {
 		c.flush()
 	}
 	return c.err == nil
@@ -141,7 +142,7 @@ func (c *capturer) flush() {
 func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
 	sortPositions(ch.Positions)
 	c.bytes += estAccountImageBytes(&ch)
-	n := len(ledger[money.KP]) + len(ledger[money.USDC])
+	n := ledgerEntries(&ledger)
 	if n <= c.piece {
 		c.bufs.addLedger(&ch, ledger)
 		c.bytes += n * estLedgerBytes

@@ -200,7 +200,7 @@ func (s *State) LoadImage(rec *Record) error {
 			a = newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.addAccount(a)
-		case ch.ID == HouseID && a.lsn == 0 && len(a.ledger[0])+len(a.ledger[1]) == 0:
+		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:
 			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)

@@ -255,7 +255,7 @@ func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer
 	generated := pw == ""
 	if generated {
 		var b [12]byte
-		_, _ = rand.Read(b[:])
+		_, _ = rand.Read(b[:]) // never fails: Go 1.24 and later crash instead
 		pw = hex.EncodeToString(b[:])
 	}
 	if err := srv.CreateAdmin(ctx, "admin", pw); err != nil {

@@ -168,8 +168,14 @@ func (l *Limiter) shard(k Key) *shard {
 // The limit is passed on each call because it belongs to the route; limit
 // must be at least 1.
 func (l *Limiter) Allow(k Key, limit int, now time.Time) Decision {
-	if limit < 1 {
-		panic(fmt.Sprintf("BUG: ratelimit: limit %d for kind %d", limit, k.Kind))
+	return l.AllowN(k, limit, 1, now)
+}
+
+// AllowN is Allow for a request that counts as n (a batch of n items): it
+// proceeds only when the window has room for all n, and then counts n.
+func (l *Limiter) AllowN(k Key, limit, n int, now time.Time) Decision {
+	if limit < 1 || n < 1 {
+		panic(fmt.Sprintf("BUG: ratelimit: limit %d, cost %d for kind %d", limit, n, k.Kind))
 	}
 	nowNanos := now.UnixNano()
 	s := l.shard(k)
@@ -184,11 +190,11 @@ func (l *Limiter) Allow(k Key, limit int, now time.Time) Decision {
 		}
 		w = windowState{endNanos: nowNanos + int64(l.window)}
 	}
-	if w.count >= limit {
+	if w.count+n > limit {
 		s.mu.Unlock()
 		return Decision{Limit: limit, Reset: time.Unix(0, w.endNanos), RetryAfter: time.Duration(w.endNanos - nowNanos)}
 	}
-	w.count++
+	w.count += n
 	s.windows[k] = w
 	s.peak = max(s.peak, len(s.windows))
 	s.mu.Unlock()
