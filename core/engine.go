@@ -78,6 +78,10 @@ type Config struct {
 	// Custody confirms deposits and takes withdrawals in CustodyModeRecord
 	// (custody.go); default a new RecordingCustody.
 	Custody Custody
+	// PurgeInterval is how often expired sessions and long-revoked keys
+	// are purged (PurgeAuth); default DefaultPurgeInterval, negative
+	// disables the loop (tests call PurgeAuth).
+	PurgeInterval time.Duration
 	// StepAccounts bounds the holders one record of a close or settlement
 	// changes (steps.go); default DefaultStepAccounts. Tests make it small.
 	StepAccounts int
@@ -130,6 +134,9 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
 	}
+	if cfg.PurgeInterval == 0 {
+		cfg.PurgeInterval = DefaultPurgeInterval
+	}
 	if cfg.StepAccounts <= 0 {
 		cfg.StepAccounts = DefaultStepAccounts
 	}
@@ -163,6 +170,10 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.UsageFlushInterval > 0 {
 		e.wg.Add(1)
 		go e.every(e.cfg.UsageFlushInterval, false, func(ctx context.Context) { _, _ = e.FlushKeyUsage(ctx) })
+	}
+	if cfg.PurgeInterval > 0 {
+		e.wg.Add(1)
+		go e.purgeLoop()
 	}
 	if cfg.OracleInterval > 0 {
 		// At start too, for the deadlines that passed while it was down.

@@ -64,6 +64,17 @@ func startTestServerEngine(t *testing.T, cfg Config, ecfg core.Config, clk *manu
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = 4
 	}
+	// Every test client is 127.0.0.1: the per-address limits are off
+	// unless a test sets them (limits_test.go).
+	if cfg.RegistrationsPerHour == 0 {
+		cfg.RegistrationsPerHour = -1
+	}
+	if cfg.PasswordChecksPerMinute == 0 {
+		cfg.PasswordChecksPerMinute = -1
+	}
+	if cfg.KeyChangesPerHour == 0 {
+		cfg.KeyChangesPerHour = -1
+	}
 	if cfg.SignupBonus == 0 {
 		cfg.SignupBonus = money.Units(1000)
 	}
