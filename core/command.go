@@ -63,6 +63,7 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		e.splitMerge(m, sc, c)
 	case opSettle:
 		e.settle(m, c)
+		e.payStakes(m) // of a proposal the settlement cancelled
 	case opClose:
 		e.closeMarket(m, sc, c)
 	case opPropose:
@@ -73,6 +74,7 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		e.vote(m, c)
 	case opOracleDeadline:
 		e.decide(m, c)
+		e.payStakes(m)
 	default:
 		panic(fmt.Sprintf("BUG: unknown op %d", c.op))
 	}

@@ -136,9 +136,11 @@ func (c *checker) market(v *MarketView) {
 	for i := range v.Proposals {
 		p := &v.Proposals[i]
 		c.total[money.KP] = c.s.add(c.total[money.KP], p.HeldBonds())
+		c.total[money.KP] = c.s.add(c.total[money.KP], p.HeldStakes())
 		if p.Status.Open() {
 			open++
 		}
+		c.stakes(v, p)
 	}
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
 		c.failf(invProposals, "market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
@@ -201,6 +203,24 @@ func (c *checker) market(v *MarketView) {
 		} else {
 			c.failf(invCurve, "market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
 		}
+	}
+}
+
+// stakes checks a proposal's stakes against its votes: each side's stake
+// is the sum of its votes' stakes, no more is paid than was staked, and
+// the cursor of the payouts stays within the votes.
+func (c *checker) stakes(v *MarketView, p *Proposal) {
+	var sum [NumSides]money.Amount
+	var n uint64
+	for _, vote := range v.Votes {
+		if vote.Proposal == p.ID {
+			sum[vote.Outcome] = c.s.add(sum[vote.Outcome], vote.Stake)
+			n++
+		}
+	}
+	if sum != p.Stakes || p.StakesPaid < 0 || p.HeldStakes() < 0 || p.StakeCursor > n {
+		c.failf(invProposals, "market %s proposal %s: stakes %v, votes' stakes %v, paid %s, cursor %d of %d votes",
+			v.ID, p.ID, p.Stakes, sum, p.StakesPaid, p.StakeCursor, n)
 	}
 }
 

@@ -31,7 +31,10 @@ type oracleSetup struct {
 
 func newOracleSetup(t *testing.T) *oracleSetup {
 	t.Helper()
-	h := newHarness(t)
+	// A quorum the three voters' least stakes reach (the vote's weight
+	// rules have tests of their own).
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1,
+		VoteQuorum: core.DefaultVoteStake, MinVoters: 1})
 	s := &oracleSetup{harness: h, challengeWin: core.DefaultChallengeWindow, voteWin: core.DefaultVoteWindow}
 	s.holder = h.account("holder", core.RoleSpeculator, 1000)
 	s.proposer = h.account("proposer", core.RoleSpeculator, 1000)
@@ -446,7 +449,7 @@ func TestOracleDeadlinePassedWhileDown(t *testing.T) {
 			clk := newClock()
 			clk.Set(s.clock.Now().Add(s.voteWin + time.Minute))
 			e := core.NewEngine(st, j, core.Config{Now: clk.Now, CloseInterval: -1, UsageFlushInterval: -1,
-				OracleInterval: time.Hour})
+				OracleInterval: time.Hour, VoteQuorum: core.DefaultVoteStake, MinVoters: 1})
 			j.WaitUntil(func(js memjournal.State) bool { return len(js.Records) > 0 })
 			e.Close()
 			p, err := e.Proposal(s.proposalID)
