@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load drill
+.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load drill bench-metrics
 
 # The server binary, left at bin/marketd.
 build:
@@ -89,3 +89,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeFrame -fuzztime $(FUZZTIME) ./wal/record/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeSnapshot -fuzztime $(FUZZTIME) ./snapshot/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./transport/strictjson/
+
+# The metrics' cost on the trade path: two durable trade servers, metrics on
+# and off, 12 alternating pairs of 30000 requests each over 64 connections;
+# the summary (median difference with its range, CPU microseconds per trade
+# of each) is the last lines. About 2 minutes here.
+bench-metrics:
+	$(GO) test -run '^$$' -bench BenchmarkMetricsOverhead -benchtime 30000x -count 1 -v -timeout 30m ./bench/

@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"marketd/bench/baseline"
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/fstype"
+	"marketd/internal/metrics"
 	"marketd/transport"
 	"marketd/wal"
 )
@@ -102,20 +104,41 @@ type tradeServer struct {
 // then checks the state's invariants and closes the log.
 func startTrade(b *testing.B, fsync bool) *tradeServer {
 	b.Helper()
+	return startTradeWith(b, fsync, nil)
+}
+
+// startTradeWith is startTrade with the metrics registered on reg, wired
+// as cmd/marketd wires them (the log's commit observer, the HTTP metrics,
+// the collectors of the engine and the log); nil leaves them all off.
+// Core's own atomic counters cannot be turned off: they are part of core.
+func startTradeWith(b *testing.B, fsync bool, reg *prometheus.Registry) *tradeServer {
+	b.Helper()
 	dir := fstype.DiskTempDir(b)
-	log, err := wal.Open(dir, wal.Options{NoFsync: !fsync, Logger: quietLogger})
+	opts := wal.Options{NoFsync: !fsync, Logger: quietLogger}
+	var logMetrics *metrics.Log
+	if reg != nil {
+		logMetrics = metrics.NewLog(reg)
+		opts.Observer = logMetrics
+	}
+	log, err := wal.Open(dir, opts)
 	if err != nil {
 		b.Fatalf("open log: %v", err)
 	}
 	log.Start()
 	eng := core.NewEngine(core.NewState(), log, core.Config{})
-	srv := transport.New(eng, transport.Config{
+	tc := transport.Config{
 		DefaultTier:       core.TierUnlimited,
 		SignupBonus:       money.Units(signupBonusUnits),
 		AnonRatePerMinute: -1,
 		PasswordCost:      4,
 		Logger:            quietLogger,
-	})
+	}
+	if reg != nil {
+		logMetrics.Watch(reg, log)
+		metrics.RegisterEngine(reg, eng)
+		tc.Metrics = reg
+	}
+	srv := transport.New(eng, tc)
 	ln := listen(b)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

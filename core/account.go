@@ -111,7 +111,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 // images), so it is copied rather than changed in place; updates are rare
 // (an admin's decision on a pending deposit or a queued withdrawal). An
 // update of a transfer the account does not have is a gap in the log.
-// Lock should be held.
+// Caller holds a.mu.
 func (a *account) updateTransfers(ts []Transfer) {
 	if len(ts) == 0 {
 		return
@@ -128,8 +128,8 @@ func (a *account) updateTransfers(ts []Transfer) {
 }
 
 // hasTransfers reports whether the account has a transfer of each ID in
-// ts. Replay checks it before it applies updates. Lock should be held, or
-// the state owned alone.
+// ts. Replay checks it before it applies updates. Caller holds a.mu, or
+// owns the state alone (recovery).
 func (a *account) hasTransfers(ts []Transfer) bool {
 	for _, t := range ts {
 		if !slices.ContainsFunc(a.transfers, func(o Transfer) bool { return o.ID == t.ID }) {
@@ -172,6 +172,16 @@ func absAmount(x money.Amount) money.Amount {
 		return -x
 	}
 	return x
+}
+
+// ledgerEntries returns the number of entries in the ledgers of every
+// currency.
+func ledgerEntries(ledger *[money.NumCurrencies][]LedgerEntry) int {
+	n := 0
+	for cur := range ledger {
+		n += len(ledger[cur])
+	}
+	return n
 }
 
 // pushTrade adds t to the recent trades, dropping the oldest when full.

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -90,6 +91,28 @@ func (e *keyEntry) current() Key {
 // Caller holds authTable.mu, shared at least.
 func (e *keyEntry) unlogged() bool {
 	return e.requests.Load() != e.key.TotalRequests || e.lastUsed.Load() != e.key.LastUsedAt
+}
+
+// removeKey drops a key and its lookups. Caller holds t.mu, or owns the
+// state alone (recovery).
+func (t *authTable) removeKey(id uuid.UUID) {
+	e := t.keys[id]
+	if e == nil {
+		return
+	}
+	delete(t.keys, id)
+	if t.byHash[e.key.Hash] == e {
+		delete(t.byHash, e.key.Hash)
+	}
+	own := t.byAccount[e.key.Account]
+	if i := slices.Index(own, e); i >= 0 {
+		own = slices.Delete(own, i, i+1)
+	}
+	if len(own) == 0 {
+		delete(t.byAccount, e.key.Account)
+	} else {
+		t.byAccount[e.key.Account] = own
+	}
 }
 
 // putSession stores a session's after-image. Caller holds t.mu.

@@ -120,27 +120,6 @@ func (t *authTable) unloggedKeys() []*keyEntry {
 	return out
 }
 
-// usageLoop logs key usage every UsageFlushInterval until Close, which
-// logs the rest itself.
-func (e *Engine) usageLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.cfg.UsageFlushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.UsageFlushInterval)
-			// Usage left unlogged stays counted and is logged by the next
-			// flush; the only other failure is the journal's, which every
-			// later operation reports.
-			_, _ = e.FlushKeyUsage(ctx)
-			cancel()
-		case <-e.stopping:
-			return
-		}
-	}
-}
-
 // raiseInt64 sets v to x unless it is already higher, and returns v after.
 func raiseInt64(v *atomic.Int64, x int64) int64 {
 	for {

@@ -15,11 +15,13 @@ import (
 // list lengths the log's codec bounds (64 MiB, 1<<20 items): chunks are
 // closed well before either, by an estimate of their encoded size.
 const (
-	// MaxChunkBytes is the estimated encoded size past which a chunk is
-	// handed to the visitor.
-	MaxChunkBytes = 8 << 20
-	// ledgerPieceEntries bounds the ledger entries of one image change: a
-	// longer ledger continues in further changes of the same account.
+	// ChunkTargetBytes is the estimated encoded size past which a chunk is
+	// handed to the visitor: a target reached by estimate, not a limit (the
+	// hard limit of a chunk's frame is snapshot.MaxChunkBytes).
+	ChunkTargetBytes = 8 << 20
+	// ledgerPieceEntries bounds the items of each unbounded list (ledger,
+	// positions, vig payments, transfers, votes) in one image change: a
+	// longer list continues in further changes of the same object.
 	ledgerPieceEntries = 100_000
 )
 
@@ -42,7 +44,7 @@ const (
 
 // Capture walks the whole state while the engine keeps trading and hands it
 // to visit as image records (Kind KindImage) of at most chunk objects, and
-// about MaxChunkBytes, each; visit must not retain a record or anything in
+// about ChunkTargetBytes, each; visit must not retain a record or anything in
 // it after it returns: the next chunk reuses the memory. An account whose
 // ledger is longer than fits one change continues in changes with no Info
 // (LoadImage appends them). Each object is copied under its own lock, so
@@ -70,10 +72,8 @@ func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uin
 	s.rangeMarkets(func(m *market) bool {
 		v := m.view.Load()
 		c.see(v.LSN)
-		ch := v.image()
-		c.rec.Markets = append(c.rec.Markets, ch)
-		c.bytes += estMarketImageBytes(&ch)
-		return c.next(len(c.rec.Markets))
+		c.market(v.image())
+		return c.err == nil
 	})
 	if c.err == nil {
 		c.flush()
@@ -117,7 +117,7 @@ func (c *capturer) see(lsn uint64) { c.maxLSN = max(c.maxLSN, lsn) }
 // next flushes the chunk once it holds n objects or its bytes; it reports
 // whether the walk goes on.
 func (c *capturer) next(n int) bool {
-	if n >= c.chunk || c.bytes >= MaxChunkBytes {
+	if n >= c.chunk || c.bytes >= ChunkTargetBytes {
 		c.flush()
 	}
 	return c.err == nil
@@ -135,40 +135,111 @@ func (c *capturer) flush() {
 	c.bufs.reset()
 }
 
-// account adds an account image. A ledger too long for one change is split
-// into pieces, in memory of its own: the reused buffer may be overwritten by
-// the next account while a piece still waits in the chunk.
+// account adds an account image. Lists that grow without bound (the
+// ledger, positions, vig payments, transfers) are cut into pieces of at
+// most c.piece items: the first change holds the first piece of each, and
+// continuation changes (no Info, same Prev) the rest, which LoadImage
+// appends. A record then stays within the codec's limits whatever the size
+// of one account's lists (an account of a million transfers, say). Pieces
+// that outlive this call in the chunk are in memory that is not reused:
+// the ledger is joined into a slice of its own when it is long, positions
+// are copied out of the reused buffer, and vig payments and transfers are
+// prefixes of append-only slices.
 func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
 	sortPositions(ch.Positions)
-	c.bytes += estAccountImageBytes(&ch)
-	n := len(ledger[money.KP]) + len(ledger[money.USDC])
+	n := ledgerEntries(&ledger)
+	var rest imageRest
 	if n <= c.piece {
 		c.bufs.addLedger(&ch, ledger)
-		c.bytes += n * estLedgerBytes
-		c.rec.Accounts = append(c.rec.Accounts, ch)
-		c.next(len(c.rec.Accounts))
-		return
+	} else {
+		all := make([]LedgerEntry, 0, n)
+		for cur := range money.NumCurrencies {
+			all = append(all, ledger[cur]...) // immutable: no lock needed
+		}
+		ch.Ledger, rest.ledger = all[:c.piece], all[c.piece:]
 	}
-	all := make([]LedgerEntry, 0, n)
-	for cur := range money.NumCurrencies {
-		all = append(all, ledger[cur]...) // immutable: no lock needed
+	if len(ch.Positions) > c.piece {
+		ps := slices.Clone(ch.Positions)
+		ch.Positions, rest.positions = ps[:c.piece], ps[c.piece:]
 	}
-	for len(all) > 0 && c.err == nil {
-		piece := all[:min(len(all), c.piece)]
-		all = all[len(piece):]
-		ch.Ledger = piece
-		c.rec.Accounts = append(c.rec.Accounts, ch)
-		c.bytes += len(piece) * estLedgerBytes
-		c.next(len(c.rec.Accounts))
+	if len(ch.Vig) > c.piece {
+		ch.Vig, rest.vig = ch.Vig[:c.piece], ch.Vig[c.piece:]
+	}
+	if len(ch.Transfers) > c.piece {
+		ch.Transfers, rest.transfers = ch.Transfers[:c.piece], ch.Transfers[c.piece:]
+	}
+	c.addAccount(&ch)
+	for !rest.empty() && c.err == nil {
 		// The rest continues the same account: no info, same LSN.
-		ch = AccountChange{ID: ch.ID, Prev: ch.Prev}
+		cont := AccountChange{ID: ch.ID, Prev: ch.Prev}
+		cont.Ledger, rest.ledger = cut(rest.ledger, c.piece)
+		cont.Positions, rest.positions = cut(rest.positions, c.piece)
+		cont.Vig, rest.vig = cut(rest.vig, c.piece)
+		cont.Transfers, rest.transfers = cut(rest.transfers, c.piece)
+		c.addAccount(&cont)
 	}
+}
+
+// imageRest is what an account image's first change left for its
+// continuations.
+type imageRest struct {
+	ledger    []LedgerEntry
+	positions []Position
+	vig       []VigPayment
+	transfers []Transfer
+}
+
+func (r *imageRest) empty() bool {
+	return len(r.ledger)+len(r.positions)+len(r.vig)+len(r.transfers) == 0
+}
+
+// cut splits at most n items off the front of s; nil when s is empty.
+func cut[T any](s []T, n int) (head, tail []T) {
+	if len(s) == 0 {
+		return nil, nil
+	}
+	k := min(n, len(s))
+	return s[:k:k], s[k:]
+}
+
+// addAccount adds one account change to the chunk.
+func (c *capturer) addAccount(ch *AccountChange) {
+	c.rec.Accounts = append(c.rec.Accounts, *ch)
+	c.bytes += estAccountImageBytes(ch) + len(ch.Ledger)*estLedgerBytes
+	c.next(len(c.rec.Accounts))
+}
+
+// market adds a market image, its votes cut into pieces of at most c.piece
+// as an account's lists are: continuation changes (no Info, same Prev)
+// carry the rest. The votes are a prefix of an append-only slice, shared
+// with the view, so the pieces need no copy.
+func (c *capturer) market(ch MarketChange) {
+	var rest []Vote
+	if len(ch.Votes) > c.piece {
+		ch.Votes, rest = ch.Votes[:c.piece], ch.Votes[c.piece:]
+	}
+	c.addMarket(&ch)
+	for len(rest) > 0 && c.err == nil {
+		cont := MarketChange{ID: ch.ID, Prev: ch.Prev}
+		cont.Votes, rest = cut(rest, c.piece)
+		c.addMarket(&cont)
+	}
+}
+
+// addMarket adds one market change to the chunk.
+func (c *capturer) addMarket(ch *MarketChange) {
+	c.rec.Markets = append(c.rec.Markets, *ch)
+	c.bytes += estMarketImageBytes(ch)
+	c.next(len(c.rec.Markets))
 }
 
 // estMarketImageBytes estimates the encoded size of a market's image.
 func estMarketImageBytes(ch *MarketChange) int {
-	return estMarketBytes + len(ch.Info.Title) + len(ch.Info.Description) + len(ch.Info.Category) +
-		len(ch.Proposals)*estProposalBytes + len(ch.Votes)*estVoteBytes
+	n := estMarketBytes + len(ch.Proposals)*estProposalBytes + len(ch.Votes)*estVoteBytes
+	if in := ch.Info; in != nil {
+		n += len(in.Title) + len(in.Description) + len(in.Category)
+	}
+	return n
 }
 
 // estAccountImageBytes estimates the encoded size of an account's image
@@ -249,6 +320,7 @@ func (s *State) Canonical() *Record {
 		panic(fmt.Sprintf("BUG: canonical capture: %v", err))
 	}
 	rec.Accounts = joinContinuations(rec.Accounts)
+	rec.Markets = joinMarketContinuations(rec.Markets)
 	for i := range rec.Accounts {
 		// An account's idempotency entries come from a map.
 		slices.SortFunc(rec.Accounts[i].Idem, func(a, b IdemEntry) int {
@@ -266,12 +338,30 @@ func (s *State) Canonical() *Record {
 }
 
 // joinContinuations folds each account's continuation changes (no Info,
-// the rest of a long ledger) into the change before them.
+// the rest of its long lists) into the change before them.
 func joinContinuations(in []AccountChange) []AccountChange {
 	out := in[:0]
 	for _, ch := range in {
 		if n := len(out); ch.Info == nil && n > 0 && out[n-1].ID == ch.ID {
-			out[n-1].Ledger = append(out[n-1].Ledger, ch.Ledger...)
+			o := &out[n-1]
+			o.Ledger = append(o.Ledger, ch.Ledger...)
+			o.Positions = append(o.Positions, ch.Positions...)
+			o.Vig = append(o.Vig, ch.Vig...)
+			o.Transfers = append(o.Transfers, ch.Transfers...)
+			continue
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// joinMarketContinuations folds each market's continuation changes (no
+// Info, the rest of its votes) into the change before them.
+func joinMarketContinuations(in []MarketChange) []MarketChange {
+	out := in[:0]
+	for _, ch := range in {
+		if n := len(out); ch.Info == nil && n > 0 && out[n-1].ID == ch.ID {
+			out[n-1].Votes = append(out[n-1].Votes, ch.Votes...)
 			continue
 		}
 		out = append(out, ch)

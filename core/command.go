@@ -45,6 +45,10 @@ type command struct {
 	acted bool
 
 	done chan error // room for one value; reused with the command
+	// applied, when not nil, receives a value once the market's goroutine
+	// has handled the command (applied it or refused it), before it is
+	// durable: a batch sends its next trade then (TradeBatch).
+	applied chan struct{}
 }
 
 func (e *Engine) handle(m *market, sc *scratch, c *command) {

@@ -48,7 +48,7 @@ const (
 )
 
 // openTransfersLocked counts the account's transfers of a kind that wait
-// for an admin. Lock should be held.
+// for an admin. Caller holds a.mu.
 func (a *account) openTransfersLocked(kind TransferKind) int {
 	n := 0
 	for _, t := range a.transfers {

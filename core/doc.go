@@ -41,8 +41,9 @@
 //  7. authTable.mu: keys and sessions.
 //  8. the journal's reservation (wal.Log.mu, taken by Journal.Next).
 //  9. leaves, which take no other lock while held: the derived lookups
-//     (indexes.mu), the shards of idMap, idSource.mu and
-//     RecordingCustody.mu.
+//     (indexes.mu), the shards of idMap, idSource.mu,
+//     RecordingCustody.mu, and a market's sendMu (held shared for a send
+//     into its inbox, exclusively to retire or close the inbox).
 //
 // A market actor holds no lock of its own; it takes account locks in this
 // order. The snapshot manager's lock (snapshot.Manager.mu) comes before all

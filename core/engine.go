@@ -78,6 +78,10 @@ type Config struct {
 	// Custody confirms deposits and takes withdrawals in CustodyModeRecord
 	// (custody.go); default a new RecordingCustody.
 	Custody Custody
+	// PurgeInterval is how often expired sessions and long-revoked keys
+	// are purged (PurgeAuth); default DefaultPurgeInterval, negative
+	// disables the loop (tests call PurgeAuth).
+	PurgeInterval time.Duration
 	// StepAccounts bounds the holders one record of a close or settlement
 	// changes (steps.go); default DefaultStepAccounts. Tests make it small.
 	StepAccounts int
@@ -130,6 +134,9 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.CloseInterval == 0 {
 		cfg.CloseInterval = time.Second
 	}
+	if cfg.PurgeInterval == 0 {
+		cfg.PurgeInterval = DefaultPurgeInterval
+	}
 	if cfg.StepAccounts <= 0 {
 		cfg.StepAccounts = DefaultStepAccounts
 	}
@@ -160,15 +167,20 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	})
 	if cfg.CloseInterval > 0 {
 		e.wg.Add(1)
-		go e.closeLoop()
+		go e.every(e.cfg.CloseInterval, false, func(ctx context.Context) { _, _ = e.CloseDue(ctx) })
 	}
 	if cfg.UsageFlushInterval > 0 {
 		e.wg.Add(1)
-		go e.usageLoop()
+		go e.every(e.cfg.UsageFlushInterval, false, func(ctx context.Context) { _, _ = e.FlushKeyUsage(ctx) })
+	}
+	if cfg.PurgeInterval > 0 {
+		e.wg.Add(1)
+		go e.purgeLoop()
 	}
 	if cfg.OracleInterval > 0 {
+		// At start too, for the deadlines that passed while it was down.
 		e.wg.Add(1)
-		go e.oracleLoop()
+		go e.every(e.cfg.OracleInterval, true, func(ctx context.Context) { _, _ = e.OracleDue(ctx) })
 	}
 	return e
 }
@@ -268,26 +280,14 @@ func (e *Engine) run(m *market) {
 		if !ok {
 			return
 		}
+		// c is the caller's again once handled: read applied first.
+		applied := c.applied
 		e.handle(m, sc, c)
-	}
-	e.retire(m, sc)
-}
-
-// closeLoop closes markets past their closing time, every CloseInterval.
-func (e *Engine) closeLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(e.cfg.CloseInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.CloseInterval)
-			_, _ = e.CloseDue(ctx) // a busy market is closed on the next tick
-			cancel()
-		case <-e.stopping:
-			return
+		if applied != nil {
+			applied <- struct{}{}
 		}
 	}
+	e.retire(m, sc)
 }
 
 // submit hands a command to a market's goroutine and waits for its outcome:
@@ -315,7 +315,7 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 }
 
 // send puts c in m's inbox, waiting for room at most InboxWait or until ctx
-// is done (ErrBusy). m.sendMu should be held shared.
+// is done (ErrBusy). Caller holds m.sendMu, shared.
 func (e *Engine) send(ctx context.Context, m *market, c *command) error {
 	select {
 	case m.inbox <- c:

@@ -47,3 +47,9 @@ func InboxLen(e *Engine, market uuid.UUID) int { return len(e.st.market(market).
 // MaxEncodedBytes is the upper bound of a record's encoded size that
 // commit holds to MaxRecordBytes.
 func MaxEncodedBytes(r *Record) int { return maxEncodedBytes(r) }
+
+// PurgeAuthBatch is PurgeAuth with at most limit items per record, so that
+// tests cover the split into several records.
+func PurgeAuthBatch(ctx context.Context, e *Engine, limit int) (int, error) {
+	return e.purgeAuth(ctx, limit)
+}

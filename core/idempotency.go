@@ -111,7 +111,7 @@ func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
 // putIdem stores an entry made by a record, replacing one of the same key
 // and index. A key whose entries expired before the new one is a new key;
 // a new key that finds the account at its cap first drops every expired
-// key, which checkIdem has found room among. Lock should be held.
+// key, which checkIdem has found room among. Caller holds a.mu.
 func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
 	if a.idem == nil {
 		a.idem = make(map[string][]IdemEntry)
@@ -140,7 +140,7 @@ func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
 // checkIdem runs before an idempotent operation builds its record, and
 // changes nothing: a key used by another request within its window is
 // refused, an index already answered is a replay, and a new key is refused
-// when the account holds its cap of live keys. Lock should be held.
+// when the account holds its cap of live keys. Caller holds a.mu.
 func (e *Engine) checkIdem(a *account, req *Idempotent, nowNanos int64) error {
 	lim := e.cfg.Idempotency
 	es, ok := a.idem[req.Key]

@@ -229,3 +229,55 @@ func TestIdempotencyMemory(t *testing.T) {
 		t.Errorf("%.0f bytes per stored key of 451 bytes of key and answer", perKey)
 	}
 }
+
+// TestTradeBatch: a batch's trades run in order, each on its own, across
+// markets and currencies: refused items change nothing and do not stop the
+// others; a sell of shares bought earlier in the same batch succeeds; the
+// invariants hold and replay restores the state.
+func TestTradeBatch(t *testing.T) {
+	h, _ := custodyHarness(t)
+	a := h.account("bot", core.RoleSpeculator, 100)
+	h.link(a, walletA)
+	h.deposit(a, 50, txHash(1))
+	m1, m2 := h.market("m1", 0.05, 1000), h.market("m2", 0.1, 500)
+	kp := func(m uuid.UUID, side core.Side, sell bool, shares money.Amount) core.BatchTrade {
+		return core.BatchTrade{Req: core.TradeRequest{Account: a, Market: m, Currency: money.KP, Side: side, Sell: sell, Shares: shares}}
+	}
+	usdc := kp(m2, core.No, false, money.Units(5))
+	usdc.Req.Currency = money.USDC
+	slip := kp(m2, core.Yes, false, money.Units(1))
+	slip.Req.Limit, slip.Req.HasLimit = 1, true
+	items := []core.BatchTrade{
+		kp(m1, core.Yes, false, money.Units(10)),
+		usdc,
+		kp(m1, core.No, true, money.Units(1)), // holds no "no" shares
+		kp(uuid.New(), core.Yes, false, money.Units(1)),
+		slip,
+		kp(m1, core.Yes, true, money.Units(4)), // of the shares item 0 bought
+		kp(m2, core.Yes, false, 0),
+		kp(m2, core.Yes, false, money.Units(1000)), // more than the balance
+	}
+	kpBefore, usdcBefore := h.balance(a, money.KP), h.balance(a, money.USDC)
+	h.e.TradeBatch(h.ctx, items)
+	wantErr := []error{nil, nil, core.ErrInsufficientShares, core.ErrMarketNotFound, core.ErrSlippage, nil, nil, core.ErrInsufficientBalance}
+	var fe *core.FieldError
+	for i, it := range items {
+		switch {
+		case i == 6:
+			if !errors.As(it.Err, &fe) {
+				t.Errorf("item %d: %v, want a field error", i, it.Err)
+			}
+		case !errors.Is(it.Err, wantErr[i]) || (wantErr[i] == nil) != (it.Err == nil):
+			t.Errorf("item %d: %v, want %v", i, it.Err, wantErr[i])
+		}
+	}
+	kpWant := kpBefore - items[0].Result.Cost + items[5].Result.Cost
+	if got := h.balance(a, money.KP); got != kpWant || items[5].Result.BalanceAfter != kpWant {
+		t.Errorf("KP balance %s, want %s (item 5 answered %s)", got, kpWant, items[5].Result.BalanceAfter)
+	}
+	if got := h.balance(a, money.USDC); got != usdcBefore-items[1].Result.Cost {
+		t.Errorf("USDC balance %s, want %s", got, usdcBefore-items[1].Result.Cost)
+	}
+	h.check()
+	requireEqual(t, h.replayed(), h.e.State())
+}

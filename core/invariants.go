@@ -70,8 +70,9 @@ func (s *State) runChecks() *checker {
 	s.supply.mu.Unlock()
 	for cur := range money.NumCurrencies {
 		want := c.s.sub(minted[cur], burned[cur])
-		if c.total[cur] != want {
-			c.failf(invConservation, "conservation %s: balances+collateral %s, minted-burned %s", money.Currency(cur), c.total[cur], want)
+		if total := c.s.add(c.s.add(c.balances[cur], c.collateral[cur]), c.bonds[cur]); total != want {
+			c.failf(invConservation, "conservation %s: balances %s + collateral %s + oracle bonds and stakes %s = %s, minted-burned %s",
+				money.Currency(cur), c.balances[cur], c.collateral[cur], c.bonds[cur], total, want)
 		}
 	}
 	if c.s.err != nil {
@@ -81,12 +82,15 @@ func (s *State) runChecks() *checker {
 }
 
 type checker struct {
-	counts  [numInvariants]int // violations found, by invariant
-	s       sums
-	total   [money.NumCurrencies]money.Amount
-	held    map[posKey][NumSides]money.Amount
-	errs    []error
-	dropped int
+	counts [numInvariants]int // violations found, by invariant
+	s      sums
+	// The three parts of conservation's left side, per currency: all
+	// balances, all market collateral, the bonds held by oracle proposals
+	// (KP only).
+	balances, collateral, bonds [money.NumCurrencies]money.Amount
+	held                        map[posKey][NumSides]money.Amount
+	errs                        []error
+	dropped                     int
 }
 
 func (c *checker) failf(inv invariant, format string, args ...any) {
@@ -100,7 +104,7 @@ func (c *checker) failf(inv invariant, format string, args ...any) {
 
 func (c *checker) account(a *account) {
 	for cur := range money.NumCurrencies {
-		c.total[cur] = c.s.add(c.total[cur], a.balances[cur])
+		c.balances[cur] = c.s.add(c.balances[cur], a.balances[cur])
 		var bal money.Amount
 		for i, l := range a.ledger[cur] {
 			bal = c.s.add(bal, l.Amount)
@@ -135,8 +139,10 @@ func (c *checker) market(v *MarketView) {
 	open := 0
 	for i := range v.Proposals {
 		p := &v.Proposals[i]
-		c.total[money.KP] = c.s.add(c.total[money.KP], p.HeldBonds())
-		c.total[money.KP] = c.s.add(c.total[money.KP], p.HeldStakes())
+		// Bonds and the vote stakes not paid out yet: KP held by the
+		// proposal, outside every account.
+		c.bonds[money.KP] = c.s.add(c.bonds[money.KP], p.HeldBonds())
+		c.bonds[money.KP] = c.s.add(c.bonds[money.KP], p.HeldStakes())
 		if p.Status.Open() {
 			open++
 		}
@@ -158,7 +164,7 @@ func (c *checker) market(v *MarketView) {
 			continue
 		}
 		b := &v.Books[cur]
-		c.total[cur] = c.s.add(c.total[cur], b.Collateral)
+		c.collateral[cur] = c.s.add(c.collateral[cur], b.Collateral)
 		if v.Info.Status == StatusResolved {
 			if b.Collateral != 0 || holders {
 				c.failf(invCollateral, "market %s %s resolved with collateral %s, holders %v", v.ID, money.Currency(cur), b.Collateral, holders)

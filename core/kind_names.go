@@ -26,6 +26,7 @@ var kindNames = map[Kind]string{
 	KindOracleChallenge: "oracle_challenge",
 	KindOracleVote:      "oracle_vote",
 	KindOracleDeadline:  "oracle_deadline",
+	KindAuthPurged:      "auth_purged",
 	KindImage:           "image",
 }
 

@@ -62,7 +62,7 @@ func requireAggregates(t *testing.T, seed uint64, what string, st *core.State) {
 func TestLeaderboardAggregatesFollowLedger(t *testing.T) {
 	const stepsEach = 200
 	for i := range 5 {
-		seed := uint64(i) + 0x1eade4 + propertySeedBase
+		seed := uint64(i) + 0x1eade4
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			w := newWorkload(t, seed)
 			for step := range stepsEach {

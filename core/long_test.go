@@ -6,5 +6,4 @@ package core_test
 // same 100 sequences as the short build and 400 more.
 const (
 	propertySequences = 500
-	propertySeedBase  = 0
 )

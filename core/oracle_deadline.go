@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -159,26 +158,4 @@ func (e *Engine) OracleDue(ctx context.Context) (int, error) {
 		}
 	}
 	return applied, nil
-}
-
-// oracleLoop applies the oracle's deadlines at start, then every
-// OracleInterval.
-func (e *Engine) oracleLoop() {
-	defer e.wg.Done()
-	run := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), e.cfg.OracleInterval)
-		_, _ = e.OracleDue(ctx) // a busy market is decided on the next tick
-		cancel()
-	}
-	run()
-	t := time.NewTicker(e.cfg.OracleInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			run()
-		case <-e.stopping:
-			return
-		}
-	}
 }

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ type oracleSetup struct {
 	holder                uuid.UUID
 	proposer, challenger  uuid.UUID
 	voters                [3]uuid.UUID
+	more                  []uuid.UUID
 	proposerKP, challKP   money.Amount
 	holderKP              money.Amount
 	holderShares          money.Amount
@@ -29,7 +31,11 @@ type oracleSetup struct {
 	challengeWin, voteWin time.Duration
 }
 
-func newOracleSetup(t *testing.T) *oracleSetup {
+func newOracleSetup(t *testing.T) *oracleSetup { return newOracleSetupVoters(t, 0) }
+
+// newOracleSetupVoters is newOracleSetup with n more voters (s.more),
+// made before the market, as voters must be.
+func newOracleSetupVoters(t *testing.T, n int) *oracleSetup {
 	t.Helper()
 	// A quorum the three voters' least stakes reach (the vote's weight
 	// rules have tests of their own).
@@ -41,6 +47,9 @@ func newOracleSetup(t *testing.T) *oracleSetup {
 	s.challenger = h.account("challenger", core.RoleSpeculator, 1000)
 	for i, name := range []string{"voter1", "voter2", "voter3"} {
 		s.voters[i] = h.account(name, core.RoleSpeculator, 10)
+	}
+	for i := range n {
+		s.more = append(s.more, h.account(fmt.Sprintf("many%d", i), core.RoleSpeculator, 10))
 	}
 	s.mkt = h.market("m", 0, 1000)
 	s.holderShares = money.Units(10)

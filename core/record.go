@@ -44,6 +44,9 @@ const (
 	KindWithdrawalSent   Kind = 24
 	KindWithdrawalFailed Kind = 25
 	KindOracleStakes     Kind = 26 // a bounded batch of a proposal's vote stakes paid out
+	// KindAuthPurged removes expired sessions and keys revoked or expired
+	// long ago (auth_purge.go).
+	KindAuthPurged Kind = 30
 	// KindImage marks a snapshot chunk: whole objects, where each change's
 	// Prev is the object's LSN at capture instead of its LSN before a change.
 	KindImage Kind = 100
@@ -231,6 +234,9 @@ type SupplyChange struct {
 type KeyChange struct {
 	Prev uint64
 	Key  Key
+	// Purged removes the key: the change carries its last image, and
+	// nothing of it stays (format version 3).
+	Purged bool
 }
 
 // Key is an API key as stored: its SHA-256 hash, never the key.
@@ -253,6 +259,8 @@ type Key struct {
 type SessionChange struct {
 	Prev    uint64
 	Session Session
+	// Purged removes the session (format version 3).
+	Purged bool
 }
 
 // Session is a browser session as stored: the SHA-256 of its token.

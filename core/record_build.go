@@ -67,10 +67,18 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 		e.st.supply.apply(seq, rec.Supply)
 	}
 	for _, kc := range rec.Keys {
-		e.st.auth.applyKey(seq, kc.Key)
+		if kc.Purged {
+			e.st.auth.removeKey(kc.Key.ID)
+		} else {
+			e.st.auth.applyKey(seq, kc.Key)
+		}
 	}
 	for _, sc := range rec.Sessions {
-		e.st.auth.putSession(seq, sc.Session)
+		if sc.Purged {
+			delete(e.st.auth.sessions, sc.Session.Hash)
+		} else {
+			e.st.auth.putSession(seq, sc.Session)
+		}
 	}
 	if publish != nil {
 		publish()

@@ -76,6 +76,8 @@ func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*
 		var lsn uint64
 		if e := s.auth.keys[kc.Key.ID]; e != nil {
 			lsn = e.lsn
+		} else if kc.Purged {
+			continue // gone already: purged before a snapshot replayed into
 		}
 		if !follows(lsn, kc.Prev, seq) {
 			return notFollowing("key", kc.Key.ID, lsn, kc.Prev, seq)
@@ -86,6 +88,8 @@ func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*
 		var lsn uint64
 		if e := s.auth.sessions[sc.Session.Hash]; e != nil {
 			lsn = e.lsn
+		} else if sc.Purged {
+			continue
 		}
 		if !follows(lsn, sc.Prev, seq) {
 			return notFollowing("session", sessionName(sc.Session.Hash), lsn, sc.Prev, seq)
@@ -155,12 +159,22 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 	}
 	s.auth.mu.Lock()
 	for _, kc := range rec.Keys {
-		if e := s.auth.keys[kc.Key.ID]; e == nil || e.lsn < seq {
+		switch e := s.auth.keys[kc.Key.ID]; {
+		case kc.Purged:
+			if e != nil && e.lsn < seq {
+				s.auth.removeKey(kc.Key.ID)
+			}
+		case e == nil || e.lsn < seq:
 			s.auth.putKey(seq, kc.Key)
 		}
 	}
 	for _, sc := range rec.Sessions {
-		if e := s.auth.sessions[sc.Session.Hash]; e == nil || e.lsn < seq {
+		switch e := s.auth.sessions[sc.Session.Hash]; {
+		case sc.Purged:
+			if e != nil && e.lsn < seq {
+				delete(s.auth.sessions, sc.Session.Hash)
+			}
+		case e == nil || e.lsn < seq:
 			s.auth.putSession(seq, sc.Session)
 		}
 	}
@@ -186,13 +200,12 @@ func (s *State) LoadImage(rec *Record) error {
 		ch := &rec.Accounts[i]
 		a := s.account(ch.ID)
 		if ch.Info == nil {
-			// The rest of a long ledger, continuing the account's image.
-			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Positions)+len(ch.Trades) > 0 {
+			// The rest of long lists, continuing the account's image.
+			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Trades)+len(ch.Notes)+len(ch.NotesRead) > 0 {
 				return fmt.Errorf("core: load image: account %s continued without its image", ch.ID)
 			}
-			for _, l := range ch.Ledger {
-				a.appendLedger(l)
-			}
+			a.applyLocked(ch.Prev, ch, s.idemLimits)
+			s.indexAccount(a.id, a.info, ch)
 			continue
 		}
 		switch {
@@ -200,7 +213,7 @@ func (s *State) LoadImage(rec *Record) error {
 			a = newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.addAccount(a)
-		case ch.ID == HouseID && a.lsn == 0 && len(a.ledger[0])+len(a.ledger[1]) == 0:
+		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:
 			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)
@@ -209,8 +222,18 @@ func (s *State) LoadImage(rec *Record) error {
 	}
 	for i := range rec.Markets {
 		ch := &rec.Markets[i]
-		if ch.Info == nil || s.market(ch.ID) != nil {
-			return fmt.Errorf("core: load image: market %s without info or twice", ch.ID)
+		if ch.Info == nil {
+			// The rest of a long vote list, continuing the market's image.
+			m := s.market(ch.ID)
+			if m == nil || m.lsn != ch.Prev || len(ch.Books)+len(ch.Proposals) > 0 {
+				return fmt.Errorf("core: load image: market %s continued without its image", ch.ID)
+			}
+			m.apply(ch.Prev, ch)
+			s.markDirty(m)
+			continue
+		}
+		if s.market(ch.ID) != nil {
+			return fmt.Errorf("core: load image: market %s twice", ch.ID)
 		}
 		m := newMarket(ch.ID)
 		m.apply(ch.Prev, ch)
@@ -222,12 +245,15 @@ func (s *State) LoadImage(rec *Record) error {
 		s.supply.apply(sc.Prev, sc)
 	}
 	for _, kc := range rec.Keys {
-		if s.auth.keys[kc.Key.ID] != nil {
-			return fmt.Errorf("core: load image: key %s twice", kc.Key.ID)
+		if s.auth.keys[kc.Key.ID] != nil || kc.Purged {
+			return fmt.Errorf("core: load image: key %s twice or purged", kc.Key.ID)
 		}
 		s.auth.putKey(kc.Prev, kc.Key)
 	}
 	for _, sc := range rec.Sessions {
+		if sc.Purged {
+			return fmt.Errorf("core: load image: session %s purged", sessionName(sc.Session.Hash))
+		}
 		s.auth.putSession(sc.Prev, sc.Session)
 	}
 	return nil

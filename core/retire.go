@@ -45,7 +45,11 @@ func (e *Engine) drainOne(m *market, sc *scratch) bool {
 		if !ok {
 			return false // closed by Engine.Close
 		}
+		applied := c.applied // c is the caller's again once handled
 		e.handle(m, sc, c)
+		if applied != nil {
+			applied <- struct{}{}
+		}
 		return true
 	default:
 		return false

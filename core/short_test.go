@@ -5,5 +5,4 @@ package core_test
 // The size of the property test; the long build runs more (long_test.go).
 const (
 	propertySequences = 100
-	propertySeedBase  = 0
 )

@@ -35,7 +35,7 @@ import (
 const DefaultStepAccounts = 4096
 
 // holdersAfter returns the market's holders whose ID is above cursor, in
-// ascending ID order. Runs only on the market's owner.
+// ascending ID order. Runs on the market's goroutine.
 func (e *Engine) holdersAfter(m *market, cursor uuid.UUID) []*account {
 	out := make([]*account, 0, len(m.holders))
 	for id := range m.holders {

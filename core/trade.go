@@ -157,7 +157,7 @@ func unlockTrader(a, house *account) {
 func (b *Book) MarketSeq() uint64 { return b.Seq }
 
 // checkExpectSeq refuses an operation priced at another market_seq than
-// the book's. Runs only on the market's owner.
+// the book's. Runs on the market's goroutine.
 func (m *market) checkExpectSeq(cur money.Currency, has bool, seq uint64) error {
 	if has && m.books[cur].MarketSeq() != seq {
 		return ErrMarketMoved

@@ -77,6 +77,7 @@ func getBig(b *testing.B) *bigNode {
 // (baseline-max-ms), measured in the same run, and the snapshot's duration.
 func BenchmarkSnapshotPause(b *testing.B) {
 	bn := getBig(b)
+	b.ReportAllocs()
 	for b.Loop() {
 		var stop atomic.Bool
 		var mu sync.Mutex
@@ -137,6 +138,7 @@ func BenchmarkSnapshotPause(b *testing.B) {
 // on its own (no trading), as objects per second.
 func BenchmarkCapture(b *testing.B) {
 	bn := getBig(b)
+	b.ReportAllocs()
 	for b.Loop() {
 		n := 0
 		if _, err := bn.n.e.State().Capture(4096, func(r *core.Record) error {
@@ -190,6 +192,7 @@ func BenchmarkRecover(b *testing.B) {
 	records := n.log.LastSeq()
 	n.stop()
 	b.ResetTimer()
+	b.ReportAllocs()
 	for b.Loop() {
 		st, log, _, err := recoverDir(dir)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"net/netip"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -89,7 +88,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 	if rt.admin && !s.isAdmin(c) {
 		return nil, errAdminRole
 	}
-	return c, s.limitCaller(ctx, c)
+	return c, s.limitCaller(ctx, c, requestCost(ctx, rt))
 }
 
 // authenticate finds the caller from an Authorization header (an API key)
@@ -155,17 +154,17 @@ func (s *Server) authenticateSession(token []byte) (*caller, error) {
 
 // limitCaller applies the caller's rate limit: its key's tier, or the
 // premium rate per account for sessions (docs/API.md, "Rate limits").
-func (s *Server) limitCaller(ctx *fasthttp.RequestCtx, c *caller) error {
+func (s *Server) limitCaller(ctx *fasthttp.RequestCtx, c *caller, cost int) error {
 	if c.method == bySession {
-		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAccount, ID: c.account}, premiumPerMinute)
+		return s.applyLimitN(ctx, ratelimit.Key{Kind: ratelimit.KindAccount, ID: c.account}, premiumPerMinute, cost)
 	}
 	switch c.key.Tier {
 	case core.TierUnlimited:
 		return nil // no window, no headers: nothing to pay on this path
 	case core.TierPremium:
-		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, premiumPerMinute)
+		return s.applyLimitN(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, premiumPerMinute, cost)
 	default:
-		return s.applyLimit(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, standardPerMinute)
+		return s.applyLimitN(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, standardPerMinute, cost)
 	}
 }
 
@@ -174,12 +173,18 @@ func (s *Server) limitAnonymous(ctx *fasthttp.RequestCtx) error {
 	if s.cfg.AnonRatePerMinute <= 0 {
 		return nil
 	}
-	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	return s.applyLimit(ctx, ratelimit.IPKey(ip), s.cfg.AnonRatePerMinute)
+	return s.applyLimit(ctx, ratelimit.IPKey(s.clientAddr(ctx)), s.cfg.AnonRatePerMinute)
 }
 
 func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int) error {
-	d := s.limiter.Allow(k, limit, s.now())
+	return s.applyLimitN(ctx, k, limit, 1)
+}
+
+// applyLimitN counts a request as cost requests against k's window: a
+// batch of trades counts one per item, and is admitted only when the
+// window has room for all of them (docs/API.md, "POST /api/markets/trades").
+func (s *Server) applyLimitN(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit, cost int) error {
+	d := s.lim.table(k).AllowN(k, limit, cost, s.now())
 	if d.Full {
 		// Every window of the shard is in use by other clients: shed
 		// this one rather than grow without bound.

@@ -128,9 +128,15 @@ func (s *Server) handleIdempotent(ctx *fasthttp.RequestCtx, rt *route, c *caller
 // covers is logged with its cause and answered as a 500.
 func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	ae, known := toAPIError(err)
-	if !known {
+	switch {
+	case !known:
 		s.log.Error("request failed", "request_id", requestID(ctx), "method", string(ctx.Method()),
 			"path", string(ctx.Path()), "err", err)
+	case ae.status >= fasthttp.StatusInternalServerError:
+		// Every 5xx gets one line with its cause (docs/OPERATIONS.md,
+		// "Logs"): a 503 is known, so it is a warning, not an error.
+		s.log.Warn("request unavailable", "request_id", requestID(ctx), "method", string(ctx.Method()),
+			"path", string(ctx.Path()), "status", ae.status, "code", ae.code, "err", err)
 	}
 	writeError(ctx, ae)
 }

@@ -87,11 +87,18 @@ func (s *Server) Fail() { s.phase.Store(int32(PhaseFailed)) }
 func (s *Server) gate(ctx *fasthttp.RequestCtx) bool {
 	switch Phase(s.phase.Load()) {
 	case PhaseServing, PhaseDraining:
+		// From the moment the log fails, before the process marks the
+		// server failed: a read must not show a change that the restart
+		// will not have.
+		if s.cfg.LogErr != nil && s.cfg.LogErr() != nil {
+			s.fail(ctx, errLogFailed)
+			return false
+		}
 		return true
 	case PhaseRecovering:
-		writeError(ctx, errRecovering)
+		s.fail(ctx, errRecovering)
 	default:
-		writeError(ctx, errLogFailed)
+		s.fail(ctx, errLogFailed)
 	}
 	return false
 }

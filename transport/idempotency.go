@@ -195,14 +195,16 @@ func (s *Server) idempotency(ctx *fasthttp.RequestCtx, rt *route, c *caller) (re
 	if len(entries) == 0 {
 		return req, release, false, nil
 	}
-	defer release()
 	if entries[0].Fingerprint != req.fp {
+		release()
 		return nil, nil, false, errIdemReused
 	}
 	if rt.path == pathBatch {
-		// A batch with some items stored runs the rest (batch.go).
-		return req, func() {}, false, nil
+		// A batch with some items stored runs the rest (batch.go),
+		// still holding the key.
+		return req, release, false, nil
 	}
+	release()
 	writeReplay(ctx, entries)
 	return nil, nil, true, nil
 }

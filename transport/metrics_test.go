@@ -88,6 +88,7 @@ func TestHTTPMetrics(t *testing.T) {
 		`marketd_http_refusals_total{reason="rate_limited"}`:                                  float64(statuses[429]),
 		`marketd_http_refusals_total{reason="unavailable"}`:                                   0,
 		`marketd_http_requests_in_flight`:                                                     0,
+		`marketd_http_internal_errors_total`:                                                  0,
 		`marketd_ready`:                                                                       1,
 		`marketd_phase{phase="serving"}`:                                                      1,
 		`marketd_phase{phase="recovering"}`:                                                   0,

@@ -81,6 +81,7 @@ func (s *Server) routes() []route {
 		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade},
 		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge},
 		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote},
+		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch},
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
 		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},

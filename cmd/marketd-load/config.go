@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ func parseConfig(args []string) (config, error) {
 	var c config
 	var mix, serverArgs string
 	fs := flag.NewFlagSet("marketd-load", flag.ContinueOnError)
-	fs.StringVar(&c.addr, "addr", "", "host:port of a running marketd (or give -spawn)")
+	fs.StringVar(&c.addr, "addr", "", "a running marketd: host:port or http://host:port (or give -spawn)")
 	fs.StringVar(&c.spawn, "spawn", "", "path of a marketd binary to start on a loopback port and a temporary data directory")
 	fs.StringVar(&serverArgs, "server-args", "", "more flags for the spawned marketd, space-separated")
 	fs.StringVar(&c.serverLog, "server-log", "", "file the spawned marketd's output is appended to (default: in its data directory)")
@@ -78,6 +79,13 @@ func parseConfig(args []string) (config, error) {
 		c.seed = rand.Uint64()
 	}
 	c.serverArgs = strings.Fields(serverArgs)
+	if strings.Contains(c.addr, "://") {
+		u, err := url.Parse(c.addr)
+		if err != nil || u.Scheme != "http" || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return c, fmt.Errorf("-addr: %q is not host:port or http://host:port", c.addr)
+		}
+		c.addr = u.Host
+	}
 	var err error
 	if c.mix, err = load.ParseMix(mix); err != nil {
 		return c, err

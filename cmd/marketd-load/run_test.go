@@ -20,6 +20,8 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{"spawn", []string{"-spawn", "bin/marketd"}, ""},
 		{"addr", []string{"-addr", "127.0.0.1:8080"}, ""},
+		{"url", []string{"-addr", "http://127.0.0.1:8080/"}, ""},
+		{"https", []string{"-addr", "https://example.com"}, "-addr"},
 		{"neither", nil, "one of -addr and -spawn"},
 		{"both", []string{"-addr", "x:1", "-spawn", "y"}, "one of -addr and -spawn"},
 		{"fewer bots than conns", []string{"-spawn", "m", "-conns", "8", "-bots", "4"}, "-bots"},

@@ -18,10 +18,11 @@ func (c *client) idemRetry(path string, cr cred, key string, body []byte) reply 
 	return r
 }
 
-// TestIdempotentRetryAfterKill: a trade is answered, the server is killed
-// with SIGKILL before the client's retry, the retry after restart gets the
-// same answer byte for byte (the same trade_id) marked replayed, and the
-// balance is charged once; the same after a clean stop, whose final
+// TestIdempotentRetryAfterKill: a trade, a split and a batch of trades
+// across two markets are answered, the server is killed with SIGKILL
+// before the client's retries, each retry after restart gets the same
+// answer byte for byte (the same trade_id) marked replayed, and the balance
+// is charged once; the same after a clean stop, whose final
 // snapshot then holds the key, and after one more kill.
 func TestIdempotentRetryAfterKill(t *testing.T) {
 	t.Parallel()
@@ -34,11 +35,17 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 	bot := sessionCred(tok)
 	trade := []byte(fmt.Sprintf(`{"market_id":%q,"side":"yes","type":"buy","shares":4.5}`, m.ID))
 	split := []byte(fmt.Sprintf(`{"market_id":%q,"type":"split","amount":2}`, m.ID))
+	m2 := c.createMarket(admin, "idempotent batch", nil)
+	batch := []byte(fmt.Sprintf(`{"trades":[{"market_id":%q,"side":"no","type":"buy","shares":1},`+
+		`{"market_id":%q,"side":"yes","type":"buy","shares":2},{"market_id":%q,"side":"yes","type":"sell","shares":1}]}`, m.ID, m2.ID, m2.ID))
 
 	answer := c.idemRetry("/api/markets/trade", bot, "retry-1", trade)
 	splitAnswer := c.idemRetry("/api/markets/split-merge", bot, "retry-2", split)
-	if answer.status != http.StatusOK || splitAnswer.status != http.StatusOK {
-		t.Fatalf("first answers: %d %s; %d %s", answer.status, answer.body, splitAnswer.status, splitAnswer.body)
+	batchAnswer := c.idemRetry("/api/markets/trades", bot, "retry-3", batch)
+	if answer.status != http.StatusOK || splitAnswer.status != http.StatusOK || batchAnswer.status != http.StatusOK ||
+		bytes.Contains(batchAnswer.body, []byte(`"code"`)) {
+		t.Fatalf("first answers: %d %s; %d %s; %d %s", answer.status, answer.body, splitAnswer.status, splitAnswer.body,
+			batchAnswer.status, batchAnswer.body)
 	}
 	balance := c.me(bot).Agent.Balance
 	if balance >= ag.Balance {
@@ -54,6 +61,7 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 		}{
 			{"/api/markets/trade", "retry-1", trade, answer},
 			{"/api/markets/split-merge", "retry-2", split, splitAnswer},
+			{"/api/markets/trades", "retry-3", batch, batchAnswer},
 		} {
 			r := c.idemRetry(tc.path, bot, tc.key, tc.body)
 			if r.status != http.StatusOK || !bytes.Equal(r.body, tc.want.body) || r.header.Get("Idempotent-Replayed") != "true" {

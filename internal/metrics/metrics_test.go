@@ -228,3 +228,33 @@ func TestSnapshotAge(t *testing.T) {
 		t.Errorf("age = %v, want 30", got)
 	}
 }
+
+type fakeCustody map[core.TransferKind][]core.AccountTransfer
+
+func (f fakeCustody) OpenTransfers(kind core.TransferKind, limit, offset int) ([]core.AccountTransfer, int) {
+	all := f[kind]
+	return all[min(offset, len(all)):min(offset+limit, len(all))], len(all)
+}
+
+func TestCustodyCollector(t *testing.T) {
+	now := time.Unix(10_000, 0)
+	f := fakeCustody{core.TransferWithdrawal: {
+		{Transfer: core.Transfer{Kind: core.TransferWithdrawal, Time: now.Add(-90 * time.Minute).UnixNano()}},
+		{Transfer: core.Transfer{Kind: core.TransferWithdrawal, Time: now.Add(-time.Minute).UnixNano()}},
+	}}
+	reg := prometheus.NewRegistry()
+	RegisterCustody(reg, f, func() time.Time { return now })
+	want := `
+# HELP marketd_custody_oldest_open_transfer_seconds Age of the oldest open transfer of the kind (0 when none is open).
+# TYPE marketd_custody_oldest_open_transfer_seconds gauge
+marketd_custody_oldest_open_transfer_seconds{kind="deposit"} 0
+marketd_custody_oldest_open_transfer_seconds{kind="withdrawal"} 5400
+# HELP marketd_custody_open_transfers Deposits pending and withdrawals queued, waiting for an operator, by kind.
+# TYPE marketd_custody_open_transfers gauge
+marketd_custody_open_transfers{kind="deposit"} 0
+marketd_custody_open_transfers{kind="withdrawal"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -32,6 +32,7 @@ const (
 	KindAPIKey  Kind = iota + 1 // ID is the API key's ID
 	KindAccount                 // ID is the session's account ID
 	KindIP                      // ID is the client address, as IPKey makes it
+	KindDevice                  // ID is a device cookie's device ID
 )
 
 // Key identifies a limited client. It is a comparable value of 17 bytes
@@ -168,8 +169,14 @@ func (l *Limiter) shard(k Key) *shard {
 // The limit is passed on each call because it belongs to the route; limit
 // must be at least 1.
 func (l *Limiter) Allow(k Key, limit int, now time.Time) Decision {
-	if limit < 1 {
-		panic(fmt.Sprintf("BUG: ratelimit: limit %d for kind %d", limit, k.Kind))
+	return l.AllowN(k, limit, 1, now)
+}
+
+// AllowN is Allow for a request that counts as n (a batch of n items): it
+// proceeds only when the window has room for all n, and then counts n.
+func (l *Limiter) AllowN(k Key, limit, n int, now time.Time) Decision {
+	if limit < 1 || n < 1 {
+		panic(fmt.Sprintf("BUG: ratelimit: limit %d, cost %d for kind %d", limit, n, k.Kind))
 	}
 	nowNanos := now.UnixNano()
 	s := l.shard(k)
@@ -184,11 +191,11 @@ func (l *Limiter) Allow(k Key, limit int, now time.Time) Decision {
 		}
 		w = windowState{endNanos: nowNanos + int64(l.window)}
 	}
-	if w.count >= limit {
+	if w.count+n > limit {
 		s.mu.Unlock()
 		return Decision{Limit: limit, Reset: time.Unix(0, w.endNanos), RetryAfter: time.Duration(w.endNanos - nowNanos)}
 	}
-	w.count++
+	w.count += n
 	s.windows[k] = w
 	s.peak = max(s.peak, len(s.windows))
 	s.mu.Unlock()
@@ -216,6 +223,29 @@ func (s *shard) makeRoom(nowNanos int64, maxKeys int) (retryNanos int64, full bo
 	}
 	s.fullUntilNanos = earliest
 	return earliest - nowNanos, true
+}
+
+// Move gives to the window of from, if from has one that has not ended
+// by now, and drops from's: a rotated API key keeps the window of the key
+// it replaces, so that fresh keys cannot multiply the per-key limit
+// (docs/API.md, "Rate limits"). to's shard takes the window even when
+// full, since one fewer is held elsewhere; moves are bounded by what
+// causes them (key rotations are limited per account).
+func (l *Limiter) Move(from, to Key, now time.Time) {
+	nowNanos := now.UnixNano()
+	s := l.shard(from)
+	s.mu.Lock()
+	w, ok := s.windows[from]
+	delete(s.windows, from)
+	s.mu.Unlock()
+	if !ok || nowNanos >= w.endNanos {
+		return
+	}
+	s = l.shard(to)
+	s.mu.Lock()
+	s.windows[to] = w
+	s.peak = max(s.peak, len(s.windows))
+	s.mu.Unlock()
 }
 
 // Sweep drops the windows that have ended by now and returns how many. The

@@ -131,10 +131,16 @@ func TestDecodeRecordRejects(t *testing.T) {
 	if rec, err := DecodeVersion(2, marketStep(2, 1, nil)); err != nil || rec.Markets[0].Info.Step != (core.Step{}) {
 		t.Fatalf("hand-built version-2 market record: %+v, %v", rec, err)
 	}
-	key := func(scopes, tier byte) enc {
+	// keyPurged is a key record whose change ends with the purged byte
+	// (format 3).
+	keyPurged := func(scopes, tier, purged byte) enc {
 		e := recordHead(9).u(0).u(0).b(0).u(1).u(0)
 		e = e.zeros(32).str("n").zeros(32).str("p").b(scopes, tier).i(0).i(0).i(0).u(0).i(0)
-		return e.u(0)
+		return e.b(purged).u(0)
+	}
+	key := func(scopes, tier byte) enc { return keyPurged(scopes, tier, 0) }
+	if rec, err := Decode(keyPurged(7, 2, 1)); err != nil || !rec.Keys[0].Purged {
+		t.Fatalf("hand-built purged key record: %+v, %v", rec, err)
 	}
 	if _, err := Decode(ledger(7, 0, 2)); err != nil {
 		t.Fatalf("hand-built ledger record: %v", err)
@@ -181,6 +187,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"side 2", market(0, 2), "unknown side 2"},
 		{"scopes 8", key(8, 0), "unknown scopes 0x8"},
 		{"tier 3", key(1, 3), "unknown tier 3"},
+		{"key purged flag 2", keyPurged(1, 0, 2), "key purged: flag byte 2"},
 		{"trailing byte", append(valid[:len(valid):len(valid)], 0), "1 trailing bytes"},
 		{"over MaxBytes", make([]byte, MaxBytes+1), "limit"},
 	}

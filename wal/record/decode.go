@@ -78,18 +78,29 @@ func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
 		}
 		rec.Supply = s
 	}
-	if n := d.count(minKeyChangeBytes, "keys"); n > 0 {
+	// Format 3 appended Purged to key and session changes.
+	v2 := 0
+	if d.version < 3 {
+		v2 = 1
+	}
+	if n := d.count(minKeyChangeBytes-v2, "keys"); n > 0 {
 		rec.Keys = make([]core.KeyChange, n)
 		for i := range rec.Keys {
 			rec.Keys[i].Prev = d.uvarint()
 			d.key(&rec.Keys[i].Key)
+			if v2 == 0 {
+				rec.Keys[i].Purged = d.flag("key purged")
+			}
 		}
 	}
-	if n := d.count(minSessionChangeBytes, "sessions"); n > 0 {
+	if n := d.count(minSessionChangeBytes-v2, "sessions"); n > 0 {
 		rec.Sessions = make([]core.SessionChange, n)
 		for i := range rec.Sessions {
 			rec.Sessions[i].Prev = d.uvarint()
 			d.session(&rec.Sessions[i].Session)
+			if v2 == 0 {
+				rec.Sessions[i].Purged = d.flag("session purged")
+			}
 		}
 	}
 	if d.err == nil && d.off != len(d.b) {

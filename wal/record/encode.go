@@ -52,8 +52,8 @@ const (
 	minTransferBytes      = 41
 	minProposalBytes      = 61
 	minVoteBytes          = 35
-	minKeyChangeBytes     = 74
-	minSessionChangeBytes = 52
+	minKeyChangeBytes     = 75 // 74 in format 2, without Purged
+	minSessionChangeBytes = 53 // 52 in format 2, without Purged
 	minIdemEntryBytes     = 37 // key length, index, fingerprint 32, time, status, answer length
 )
 
@@ -77,7 +77,7 @@ const (
 // is closed: a new kind needs a new decoder, never a reinterpretation.
 func validKind(k core.Kind) bool {
 	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) ||
-		(k >= core.KindDepositConfirmed && k <= core.KindOracleStakes) || k == core.KindImage
+		(k >= core.KindDepositConfirmed && k <= core.KindOracleStakes) || k == core.KindAuthPurged || k == core.KindImage
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }
@@ -138,11 +138,13 @@ func Append(dst []byte, rec *core.Record) []byte {
 	for i := range rec.Keys {
 		dst = binary.AppendUvarint(dst, rec.Keys[i].Prev)
 		dst = appendKey(dst, &rec.Keys[i].Key)
+		dst = appendBool(dst, rec.Keys[i].Purged)
 	}
 	dst = appendCount(dst, len(rec.Sessions), "sessions")
 	for i := range rec.Sessions {
 		dst = binary.AppendUvarint(dst, rec.Sessions[i].Prev)
 		dst = appendSession(dst, &rec.Sessions[i].Session)
+		dst = appendBool(dst, rec.Sessions[i].Purged)
 	}
 	if n := len(dst) - start; n > MaxBytes {
 		panic(fmt.Sprintf("BUG: record: encode record: %d bytes, limit %d", n, MaxBytes))

@@ -31,6 +31,7 @@ var Kinds = []core.Kind{
 	core.KindOracleChallenge, core.KindOracleVote, core.KindOracleDeadline, core.KindImage,
 	core.KindDepositConfirmed, core.KindDepositRejected, core.KindWithdrawalSent, core.KindWithdrawalFailed,
 	core.KindOracleStakes,
+	core.KindAuthPurged,
 }
 
 // Record returns a random record of a random kind.
@@ -49,11 +50,13 @@ func (g *Gen) Record() *core.Record {
 		}
 		rec.Supply = s
 	}
-	rec.Keys = genList(g, 3, func() core.KeyChange { return core.KeyChange{Prev: g.Uint64(), Key: g.key()} })
+	rec.Keys = genList(g, 3, func() core.KeyChange {
+		return core.KeyChange{Prev: g.Uint64(), Key: g.key(), Purged: g.r.IntN(2) == 0}
+	})
 	rec.Sessions = genList(g, 3, func() core.SessionChange {
 		return core.SessionChange{Prev: g.Uint64(), Session: core.Session{
 			Hash: g.hash(), Account: g.uuid(), CreatedAt: g.i64(), ExpiresAt: g.i64(), RevokedAt: g.i64(),
-		}}
+		}, Purged: g.r.IntN(2) == 0}
 	})
 	return rec
 }

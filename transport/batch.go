@@ -1,0 +1,172 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+)
+
+// batchRequest is the body of POST /api/markets/trades.
+type batchRequest struct {
+	Trades *[]tradeRequest `json:"trades"`
+}
+
+// batchItemError is a refused item's answer: an error body without
+// request_id, which the whole answer's X-Request-Id gives.
+type batchItemError struct {
+	Error string `json:"error"`
+	Code  string `json:"code"`
+	Field string `json:"field,omitempty"`
+}
+
+// requestCost returns how many requests a request counts as against the
+// rate limit: a batch one per item, when its body can be read; anything
+// else one. A batch whose body cannot be read counts one, and its handler
+// refuses it.
+func requestCost(ctx *fasthttp.RequestCtx, rt *route) int {
+	if rt.path != pathBatch {
+		return 1
+	}
+	var peek struct {
+		Trades []json.RawMessage `json:"trades"`
+	}
+	if err := json.Unmarshal(ctx.PostBody(), &peek); err != nil {
+		return 1
+	}
+	return min(max(len(peek.Trades), 1), core.MaxBatchTrades)
+}
+
+// tradeBatch runs up to core.MaxBatchTrades trades in order, each on its
+// own, and answers with one result or error per item, in order, once every
+// applied item is durable (docs/API.md, "POST /api/markets/trades").
+func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
+	var body batchRequest
+	if err := decodeBody(ctx, &body); err != nil {
+		return err
+	}
+	if body.Trades == nil {
+		return fieldError("trades", "is required")
+	}
+	trades := *body.Trades
+	if len(trades) == 0 || len(trades) > core.MaxBatchTrades {
+		return fieldError("trades", "must hold 1 to %d trades", core.MaxBatchTrades)
+	}
+	cur, err := s.eng.TradingMode(c.account)
+	if err != nil {
+		return err
+	}
+	// A retry of a batch answers the items stored by the first try from
+	// their records and runs the rest.
+	var stored [core.MaxBatchTrades][]byte
+	if c.idem != nil {
+		entries, err := s.eng.Idempotent(ctx, c.account, c.idem.key)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if int(e.Index) < len(trades) {
+				stored[e.Index] = e.Answer
+			}
+		}
+	}
+	results := make([][]byte, len(trades))
+	items := make([]core.BatchTrade, 0, len(trades))
+	index := make([]int, 0, len(trades)) // items[j] is trades[index[j]]
+	replayed := 0
+	for i := range trades {
+		if stored[i] != nil {
+			results[i] = stored[i]
+			replayed++
+			continue
+		}
+		req, err := trades[i].toCore(c.account)
+		if err != nil {
+			results[i] = s.batchError(ctx, err)
+			continue
+		}
+		req.Currency = cur
+		if c.idem != nil {
+			req.Idem = c.idem.core(i)
+			req.Answer = func(r *core.TradeResult) []byte {
+				b, err := json.Marshal(tradeAnswer(r))
+				if err != nil {
+					panic("BUG: encode a trade answer: " + err.Error())
+				}
+				return b
+			}
+		}
+		items = append(items, core.BatchTrade{Req: req})
+		index = append(index, i)
+	}
+	s.eng.TradeBatch(ctx, items)
+	for j := range items {
+		it := &items[j]
+		switch {
+		case errors.Is(it.Err, core.ErrIdempotencyReplay):
+			// Stored by a request that got there first.
+			b, err := s.storedItem(ctx, c, index[j])
+			if err != nil {
+				return err
+			}
+			results[index[j]] = b
+		case it.Err != nil:
+			results[index[j]] = s.batchError(ctx, it.Err)
+		default:
+			b, err := json.Marshal(tradeAnswer(&it.Result))
+			if err != nil {
+				return err
+			}
+			results[index[j]] = b
+		}
+	}
+	if replayed == len(trades) {
+		ctx.Response.Header.Set(HeaderReplayed, "true")
+	}
+	writeAnswer(ctx, joinResults(results))
+	return nil
+}
+
+// batchError is a refused item's answer; an error no table maps is a
+// server failure, logged with its cause and answered as the 500's body.
+func (s *Server) batchError(ctx *fasthttp.RequestCtx, err error) []byte {
+	ae, known := toAPIError(err)
+	if !known {
+		s.log.Error("batch item failed", "request_id", requestID(ctx), "err", err)
+	}
+	b, _ := json.Marshal(batchItemError{Error: ae.msg, Code: ae.code, Field: ae.field}) // strings only
+	return b
+}
+
+// storedItem returns the stored answer of item index of the caller's key.
+func (s *Server) storedItem(ctx *fasthttp.RequestCtx, c *caller, index int) ([]byte, error) {
+	entries, err := s.eng.Idempotent(ctx, c.account, c.idem.key)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if int(e.Index) == index {
+			return e.Answer, nil
+		}
+	}
+	return nil, fmt.Errorf("transport: stored answer of batch item %d gone: %w", index, core.ErrIdempotencyReplay)
+}
+
+// joinResults returns {"results": [...]} with the items' encoded answers,
+// as writeJSON would write it.
+func joinResults(results [][]byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"results":[`)
+	for i, r := range results {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(r)
+	}
+	b.WriteString("]}\n")
+	return b.Bytes()
+}
