@@ -83,6 +83,12 @@ var (
 	// ErrBusy reports a market inbox that stayed full for the engine's
 	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")
+	// ErrJournalFailed reports a journal that failed to make a record
+	// durable (a failed write or fsync of the log): the change it answers
+	// was not acknowledged, and nothing more can be. Only a restart, which
+	// replays what is on disk, can go on: memory may hold changes that
+	// never became durable (docs/ARCHITECTURE.md, fail-stop).
+	ErrJournalFailed = errors.New("journal failed: changes can no longer be made durable")
 	// ErrClosed reports an operation on an engine that is shutting down.
 	ErrClosed = errors.New("engine closed")
 	// ErrCorruptReplay reports a record that does not follow the state it is

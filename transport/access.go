@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"net/netip"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -174,8 +173,7 @@ func (s *Server) limitAnonymous(ctx *fasthttp.RequestCtx) error {
 	if s.cfg.AnonRatePerMinute <= 0 {
 		return nil
 	}
-	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	return s.applyLimit(ctx, ratelimit.IPKey(ip), s.cfg.AnonRatePerMinute)
+	return s.applyLimit(ctx, ratelimit.IPKey(s.clientAddr(ctx)), s.cfg.AnonRatePerMinute)
 }
 
 func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int) error {
@@ -186,7 +184,7 @@ func (s *Server) applyLimit(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit int
 // batch of trades counts one per item, and is admitted only when the
 // window has room for all of them (docs/API.md, "POST /api/markets/trades").
 func (s *Server) applyLimitN(ctx *fasthttp.RequestCtx, k ratelimit.Key, limit, cost int) error {
-	d := s.limiter.AllowN(k, limit, cost, s.now())
+	d := s.lim.table(k).AllowN(k, limit, cost, s.now())
 	if d.Full {
 		// Every window of the shard is in use by other clients: shed
 		// this one rather than grow without bound.

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -9,6 +10,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
+	"marketd/transport/password"
+	"marketd/transport/ratelimit"
 )
 
 // Password limits (docs/API.md, "POST /api/auth/register"), in characters.
@@ -47,6 +50,16 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 	if err := s.eng.NameAvailable(ctx, *req.Name); err != nil {
 		return err
 	}
+	// The per-address limits come before the hash, so that what they
+	// refuse costs nothing (docs/API.md, "Failed logins and password
+	// hashing").
+	addr := s.clientAddr(ctx)
+	if err := s.allowRegistration(addr); err != nil {
+		return err
+	}
+	if err := s.allowPasswordCheck(addr, [16]byte{}, false); err != nil {
+		return err
+	}
 	hash, err := s.hasher.Hash(ctx, *req.Password)
 	if err != nil {
 		return err
@@ -59,6 +72,7 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 	if err := s.startSession(ctx, &a); err != nil {
 		return err
 	}
+	s.setDeviceCookie(ctx, a.ID)
 	return writeJSON(ctx, fasthttp.StatusCreated, agentResponse{Agent: agentOf(&a)})
 }
 
@@ -74,28 +88,46 @@ func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
 		return fieldError("password", "is required")
 	}
 	now := s.now()
-	if wait, blocked := s.guard.Check(*req.Name, now); blocked {
+	addr := s.clientAddr(ctx)
+	a, found := s.eng.AccountByName(*req.Name)
+	known := found && a.ID != core.HouseID
+	att := password.Attempt{Name: *req.Name, Client: ratelimit.IPKey(addr).ID}
+	var hash []byte
+	var device [16]byte
+	var hasDevice bool
+	if known {
+		hash = a.Info.PasswordHash
+		// A device cookie counts only for the account it was issued to.
+		if device, hasDevice = s.deviceOf(ctx, a.ID); hasDevice {
+			att.Device = hex.EncodeToString(device[:])
+		}
+	}
+	if wait, blocked := s.lim.lockout.Check(att, now); blocked {
 		return rateLimited(ceilSeconds(wait))
 	}
-	a, found := s.eng.AccountByName(*req.Name)
-	var hash []byte
-	if found && a.ID != core.HouseID {
-		hash = a.Info.PasswordHash
+	if err := s.allowPasswordCheck(addr, device, hasDevice); err != nil {
+		return err
 	}
 	// An unknown name is compared against a dummy hash, so that it costs
-	// what a wrong password costs and answers the same.
-	ok, err := s.hasher.Compare(ctx, hash, *req.Password)
+	// what a wrong password costs and answers the same. A login with a
+	// device cookie may use the hashing pool's reserve.
+	compare := s.hasher.Compare
+	if hasDevice {
+		compare = s.hasher.CompareTrusted
+	}
+	ok, err := compare(ctx, hash, *req.Password)
 	if err != nil {
 		return err
 	}
-	if !ok || hash == nil {
-		s.guard.Fail(*req.Name, now)
+	if !ok || !known {
+		s.lim.lockout.Fail(att, now)
 		return errCredentials
 	}
-	s.guard.Succeed(*req.Name)
+	s.lim.lockout.Succeed(att)
 	if err := s.startSession(ctx, &a); err != nil {
 		return err
 	}
+	s.setDeviceCookie(ctx, a.ID)
 	return writeJSON(ctx, fasthttp.StatusOK, agentResponse{Agent: agentOf(&a)})
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"marketd/core/money"
+	"marketd/transport/password"
 )
 
 // Tests of POST /api/auth/register, /login and /logout (docs/API.md, their
@@ -31,12 +32,12 @@ var sessionTokenRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // checkSessionCookie fails unless r set the session cookie of docs/API.md,
 // "Authentication": session=<random 256-bit token>; HttpOnly; SameSite=Strict;
-// Path=/. It returns the token.
+// Path=/, and a device cookie beside it. It returns the token.
 func checkSessionCookie(t *testing.T, r response) string {
 	t.Helper()
 	raw := r.header.Values("Set-Cookie")
-	if len(raw) != 1 {
-		t.Fatalf("Set-Cookie %q, want one session cookie", raw)
+	if len(raw) != 2 || deviceCookieIn(r) == nil {
+		t.Fatalf("Set-Cookie %q, want one session cookie and one device cookie", raw)
 	}
 	c := sessionCookieIn(r)
 	if c == nil {
@@ -46,7 +47,7 @@ func checkSessionCookie(t *testing.T, r response) string {
 		t.Errorf("token %q is not 256 bits in hex", c.Value)
 	}
 	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Errorf("cookie %q: HttpOnly %v, SameSite %v, Path %q; want HttpOnly, Strict, /", raw[0], c.HttpOnly, c.SameSite, c.Path)
+		t.Errorf("cookie %q: HttpOnly %v, SameSite %v, Path %q; want HttpOnly, Strict, /", raw, c.HttpOnly, c.SameSite, c.Path)
 	}
 	return c.Value
 }
@@ -332,7 +333,7 @@ func TestLoginGuard(t *testing.T) {
 	ts.register("grace")
 	const wrong = `{"name":"frank","password":"not-the-password"}`
 	const right = `{"name":"frank","password":"password-frank"}`
-	for range DefaultLoginFailures {
+	for range password.DefaultLockoutLimits.PerClient {
 		ts.expect(ts.do("POST", "/api/auth/login", auth{}, wrong), http.StatusUnauthorized, "Invalid credentials")
 	}
 	before := ts.accessStateOf(id)
@@ -366,7 +367,7 @@ func TestLoginGuard(t *testing.T) {
 
 	// Unknown names are counted too, so that probing for names costs the
 	// same as guessing passwords.
-	for range DefaultLoginFailures {
+	for range password.DefaultLockoutLimits.PerClient {
 		ts.expect(ts.do("POST", "/api/auth/login", auth{}, `{"name":"ghost","password":"password1"}`),
 			http.StatusUnauthorized, "Invalid credentials")
 	}

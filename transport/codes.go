@@ -37,6 +37,10 @@ var errorCodes = []errorCode{
 	{"draining", fasthttp.StatusServiceUnavailable, "`/readyz` only: the server is stopping and takes no new traffic"},
 	{"log_failed", fasthttp.StatusServiceUnavailable, "the write-ahead log failed: nothing more is acknowledged until the restart that follows"},
 	{"password_checks_busy", fasthttp.StatusServiceUnavailable, "too many password checks are running"},
+	{"password_checks_limited", fasthttp.StatusTooManyRequests, "this client address started too many password checks (login, register, password change) this minute"},
+	{"registration_limited", fasthttp.StatusTooManyRequests, "this client address registered too many accounts this hour"},
+	{"key_changes_limited", fasthttp.StatusTooManyRequests, "this account created or rotated too many keys this hour"},
+	{"too_many_connections", fasthttp.StatusServiceUnavailable, "this client address holds too many open connections; the connection is closed"},
 	{"market_not_found", fasthttp.StatusNotFound, "no market has this id"},
 	{"account_not_found", fasthttp.StatusNotFound, "no account has this id"},
 	{"key_not_found", fasthttp.StatusNotFound, "the caller has no API key with this id"},
@@ -83,4 +87,5 @@ var errorCodes = []errorCode{
 	{"idempotency_key_limit", fasthttp.StatusTooManyRequests, "the account holds its cap of live keys; none is evicted"},
 	{"idempotency_busy", fasthttp.StatusServiceUnavailable, "too many requests with keys are running at once"},
 	{"idempotency_key_not_found", fasthttp.StatusNotFound, "no live stored answer has this key"},
+	{"trade_not_found", fasthttp.StatusNotFound, "the caller has no trade with this id"},
 }

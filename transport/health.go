@@ -87,6 +87,13 @@ func (s *Server) Fail() { s.phase.Store(int32(PhaseFailed)) }
 func (s *Server) gate(ctx *fasthttp.RequestCtx) bool {
 	switch Phase(s.phase.Load()) {
 	case PhaseServing, PhaseDraining:
+		// From the moment the log fails, before the process marks the
+		// server failed: a read must not show a change that the restart
+		// will not have.
+		if s.cfg.LogErr != nil && s.cfg.LogErr() != nil {
+			s.fail(ctx, errLogFailed)
+			return false
+		}
 		return true
 	case PhaseRecovering:
 		s.fail(ctx, errRecovering)

@@ -66,7 +66,9 @@ func TestPhases(t *testing.T) {
 
 	failure := errors.New("fsync: input/output error")
 	logErr.Store(&failure)
-	check("serving", 503, "Log failed", 200, "")
+	// From the moment the log fails, before the process calls Fail, the
+	// API answers 503 too: memory may hold changes that are not durable.
+	check("serving", 503, "Log failed", 503, "Log failed")
 	logErr.Store(nil)
 
 	srv.Drain()

@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
+	"marketd/transport/ratelimit"
 	"marketd/transport/strictjson"
 )
 
@@ -130,6 +131,9 @@ func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller) error {
 		}
 		nk.Tier = t
 	}
+	if err := s.allowKeyChange(c.account); err != nil {
+		return err
+	}
 	key, hash, prefix := newKeyLiteral()
 	nk.Hash, nk.Prefix = hash, prefix
 	k, err := s.eng.CreateKey(ctx, nk)
@@ -208,10 +212,17 @@ func (s *Server) rotateKey(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
+	if err := s.allowKeyChange(c.account); err != nil {
+		return err
+	}
 	key, hash, prefix := newKeyLiteral()
 	k, err := s.eng.RotateKey(ctx, c.account, id, hash, prefix)
 	if err != nil {
 		return err
 	}
+	// The new key takes over the old key's window before anyone knows the
+	// new key: rotating must not buy a fresh window (docs/API.md, "Rate
+	// limits").
+	s.lim.keys.Move(ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: id}, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: k.ID}, s.now())
 	return writeJSON(ctx, fasthttp.StatusCreated, newKeyOf(&k, key))
 }

@@ -2,9 +2,11 @@ package transport
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,7 +19,6 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/password"
-	"marketd/transport/ratelimit"
 	"marketd/transport/strictjson"
 )
 
@@ -27,12 +28,7 @@ const (
 	DefaultAnonRatePerMinute = 600
 	DefaultSessionTTL        = 7 * 24 * time.Hour
 	DefaultPasswordCost      = 10
-	// DefaultLoginFailures failed logins for one name block it for
-	// DefaultLoginBlock, so that passwords cannot be guessed at the speed
-	// of the server.
-	DefaultLoginFailures = 5
-	DefaultLoginBlock    = time.Minute
-	rateWindow           = time.Minute
+	rateWindow               = time.Minute
 	// sweepInterval is how often ended rate-limit windows are dropped.
 	sweepInterval = time.Minute
 )
@@ -86,6 +82,30 @@ type Config struct {
 	// AccessLog logs every answer with a status of 400 or more at info
 	// (5xx are logged at error level with their cause either way).
 	AccessLog bool
+
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client (clientaddr.go); empty: the peer is the client.
+	TrustedProxies []netip.Prefix
+	// DeviceKey signs device cookies (devicecookie.go), DeviceKeyBytes
+	// long; cmd/marketd keeps it in the data directory so that cookies
+	// outlive a restart. Nil: a random key, good until the process ends.
+	DeviceKey []byte
+	// RegistrationsPerHour bounds sign-ups per client address (IPv6 per
+	// /64); KeyChangesPerHour key creations and rotations per account;
+	// PasswordChecksPerMinute password checks per client address. Zero:
+	// the Default of each; negative: no limit.
+	RegistrationsPerHour    int
+	KeyChangesPerHour       int
+	PasswordChecksPerMinute int
+	// ClientsPerTable bounds the windows of each rate-limit table; default
+	// DefaultClientsPerTable.
+	ClientsPerTable int
+	// Lockout holds the failed-login limits; zero: DefaultLockoutLimits.
+	Lockout password.LockoutLimits
+	// MaxConnsPerClient bounds the open connections of one client address
+	// (IPv6 per /64; trusted proxies are not bounded); default
+	// DefaultMaxConnsPerClient, negative: no limit.
+	MaxConnsPerClient int
 }
 
 // StatusSource reports the durability positions shown by the admin stats.
@@ -107,9 +127,9 @@ type Server struct {
 	eng     *core.Engine
 	cfg     Config
 	log     *slog.Logger
-	limiter *ratelimit.Limiter
+	lim     *limits
 	hasher  *password.Hasher
-	guard   *password.Guard
+	devices *deviceSigner
 	router  *router.Router
 	http    *fasthttp.Server
 	ids     *requestIDs
@@ -137,9 +157,9 @@ func New(eng *core.Engine, cfg Config) *Server {
 		eng:     eng,
 		cfg:     cfg,
 		log:     cfg.Logger,
-		limiter: ratelimit.New(rateWindow),
-		hasher:  password.NewHasher(cfg.PasswordWorkers, cfg.PasswordQueue, cfg.PasswordCost),
-		guard:   password.NewGuard(DefaultLoginFailures, DefaultLoginBlock),
+		lim:     newLimits(&cfg),
+		hasher:  password.NewHasherReserve(cfg.PasswordWorkers, cfg.PasswordQueue, hashReserve, cfg.PasswordCost),
+		devices: &deviceSigner{key: cfg.DeviceKey},
 		stop:    make(chan struct{}),
 		ids:     newRequestIDs(),
 	}
@@ -147,10 +167,14 @@ func New(eng *core.Engine, cfg Config) *Server {
 		s.phase.Store(int32(PhaseServing))
 	}
 	if cfg.Metrics != nil {
-		s.metrics = newHTTPMetrics(cfg.Metrics)
-		cfg.Metrics.MustRegister(newPhaseCollector(s))
+		s.metrics = newHTTPMetrics()
 	}
 	s.router = s.newRouter()
+	if cfg.Metrics != nil {
+		// Registered once the router has added every route's counts, so
+		// that no scrape reads the list while it grows.
+		cfg.Metrics.MustRegister(s.metrics, s.metrics.duration, newPhaseCollector(s))
+	}
 	s.http = &fasthttp.Server{
 		Handler:            s.withRequestID(s.router.Handler),
 		ErrorHandler:       s.transportError,
@@ -197,6 +221,28 @@ func withDefaults(cfg Config) Config {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if len(cfg.DeviceKey) == 0 {
+		cfg.DeviceKey = make([]byte, DeviceKeyBytes)
+		_, _ = rand.Read(cfg.DeviceKey) // never fails (crypto/rand, Go 1.24)
+	}
+	if cfg.RegistrationsPerHour == 0 {
+		cfg.RegistrationsPerHour = DefaultRegistrationsPerHour
+	}
+	if cfg.KeyChangesPerHour == 0 {
+		cfg.KeyChangesPerHour = DefaultKeyChangesPerHour
+	}
+	if cfg.PasswordChecksPerMinute == 0 {
+		cfg.PasswordChecksPerMinute = DefaultPasswordChecksPerMinute
+	}
+	if cfg.ClientsPerTable <= 0 {
+		cfg.ClientsPerTable = DefaultClientsPerTable
+	}
+	if cfg.Lockout == (password.LockoutLimits{}) {
+		cfg.Lockout = password.DefaultLockoutLimits
+	}
+	if cfg.MaxConnsPerClient == 0 {
+		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -211,7 +257,7 @@ func (s *Server) Handler() fasthttp.RequestHandler { return s.http.Handler }
 
 // Serve answers requests on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	if err := s.http.Serve(ln); err != nil {
+	if err := s.http.Serve(s.limitConns(ln)); err != nil {
 		return fmt.Errorf("transport: serve: %w", err)
 	}
 	return nil
@@ -241,8 +287,7 @@ func (s *Server) sweepLoop() {
 			return
 		case <-t.C:
 			now := s.now()
-			s.limiter.Sweep(now)
-			s.guard.Sweep(now)
+			s.lim.sweep(now)
 		}
 	}
 }

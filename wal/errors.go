@@ -2,6 +2,9 @@ package wal
 
 import (
 	"errors"
+	"fmt"
+
+	"marketd/core"
 
 	"marketd/wal/record"
 )
@@ -19,7 +22,8 @@ var (
 	// ErrFailed reports that a write, fsync or truncation failed. The
 	// failure is sticky: the log acknowledges nothing after it, and the
 	// process must restart and replay (see the package comment).
-	ErrFailed = errors.New("wal: log failed")
+	// It wraps core.ErrJournalFailed, which transport answers with 503.
+	ErrFailed = fmt.Errorf("wal: log failed: %w", core.ErrJournalFailed)
 
 	// ErrClosed reports a call on a closed log, or a record whose Append
 	// came too late to be written before Close.

@@ -35,6 +35,7 @@ type Log struct {
 	lastSeq  atomic.Uint64 // last seq written to the log file
 	durable  atomic.Uint64 // last seq fsynced (written, with NoFsync)
 	failErr  atomic.Pointer[error]
+	failedCh chan struct{}         // closed by fail, once
 	final    atomic.Pointer[error] // set when the writer has stopped for good
 	counters counters
 
@@ -168,6 +169,7 @@ func newLog(dir string, o Options, tw *tidwall.Log) (*Log, error) {
 		truncReqs: make(chan truncRequest),
 		stop:      make(chan struct{}),
 		exited:    make(chan struct{}),
+		failedCh:  make(chan struct{}),
 	}
 	l.cond.L = &l.mu
 	l.entries.New = func() any { return new(entry) }
@@ -221,6 +223,10 @@ func (l *Log) Err() error {
 	}
 	return nil
 }
+
+// Failed returns a channel closed when the log fails (Err is set by then),
+// so that the process can stop at once rather than notice later.
+func (l *Log) Failed() <-chan struct{} { return l.failedCh }
 
 // Start starts the writer goroutine, which owns the log files from then on.
 // Call Replay, if needed, before Start. Start is idempotent; Close stops the

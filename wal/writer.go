@@ -179,7 +179,10 @@ func (l *Log) recycle(e *entry) {
 // "fsyncgate", 2018). The process must restart and replay the log.
 func (l *Log) fail(cause error) error {
 	err := fmt.Errorf("%w: %w", ErrFailed, cause)
-	l.failErr.Store(&err)
+	if !l.failErr.CompareAndSwap(nil, &err) {
+		return *l.failErr.Load() // the writer stops at its first failure; keep that one
+	}
+	defer close(l.failedCh)
 	l.mu.Lock()
 	l.failed = err
 	l.cond.Broadcast()

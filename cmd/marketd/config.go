@@ -38,6 +38,12 @@ type config struct {
 	accessLog            bool
 	metricsAddr          string
 	drainDelay           time.Duration
+	trustedProxies       string
+	registrationsPerHour int
+	keyChangesPerHour    int
+	passwordChecksPerMin int
+	maxConnsPerClient    int
+	resetAdminPassword   bool
 	custody              string
 	depositAddress       string
 	voteStakeKP          int64
@@ -75,6 +81,12 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.custody, "custody", "manual", "manual: an admin confirms each USDC deposit and marks each withdrawal sent or failed; record: UNSAFE, credits every deposit and sends every withdrawal at once, for tests and demos only")
 	fs.StringVar(&c.depositAddress, "deposit-address", "", "the custody's address to which users send USDC, shown by GET /api/token/balance (0x and 40 hexadecimal digits; empty: none shown)")
 	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, answer /readyz 503 and keep serving this long before closing the listener")
+	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For names the client (empty: the peer is the client)")
+	fs.IntVar(&c.registrationsPerHour, "registrations-per-client", transport.DefaultRegistrationsPerHour, "accounts one client address (IPv6: /64) may register an hour (negative: no limit)")
+	fs.IntVar(&c.keyChangesPerHour, "key-changes-per-account", transport.DefaultKeyChangesPerHour, "API key creations and rotations one account may make an hour (negative: no limit)")
+	fs.IntVar(&c.passwordChecksPerMin, "password-checks-per-client", transport.DefaultPasswordChecksPerMinute, "password checks (login, register, password change) one client address may start a minute (negative: no limit)")
+	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", transport.DefaultMaxConnsPerClient, "open connections one client address (IPv6: /64) may hold (negative: no limit)")
+	fs.BoolVar(&c.resetAdminPassword, "reset-admin-password", false, "set the existing admin account's password to -admin-password and end its sessions (without it, -admin-password only creates the account)")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -132,6 +144,19 @@ func (c *config) validate() error {
 		return fmt.Errorf("-custody: %q is neither manual nor record", c.custody)
 	case c.anonRatePerMinute == 0:
 		return fmt.Errorf("-anon-rate: 0 would refuse every anonymous request; use a negative value for no limit")
+	case c.registrationsPerHour == 0:
+		return fmt.Errorf("-registrations-per-client: 0 would refuse every registration; use a negative value for no limit")
+	case c.keyChangesPerHour == 0:
+		return fmt.Errorf("-key-changes-per-account: 0 would refuse every key creation; use a negative value for no limit")
+	case c.passwordChecksPerMin == 0:
+		return fmt.Errorf("-password-checks-per-client: 0 would refuse every login; use a negative value for no limit")
+	case c.resetAdminPassword && c.adminPassword == "":
+		return fmt.Errorf("-reset-admin-password: needs -admin-password, the password to set")
+	case c.maxConnsPerClient == 0:
+		return fmt.Errorf("-max-conns-per-client: 0 would refuse every connection; use a negative value for no limit")
+	}
+	if _, err := transport.ParseTrustedProxies(c.trustedProxies); err != nil {
+		return fmt.Errorf("-trusted-proxies: %w", err)
 	}
 	if c.depositAddress != "" {
 		addr, err := eip55.Parse(c.depositAddress)
@@ -180,8 +205,22 @@ func (c *config) transportConfig() transport.Config {
 		AnonRatePerMinute: c.anonRatePerMinute,
 		PasswordCost:      c.passwordCost,
 		AccessLog:         c.accessLog,
-		DepositAddress:    c.depositAddress,
+		// validate parsed it already.
+		TrustedProxies:          must(transport.ParseTrustedProxies(c.trustedProxies)),
+		RegistrationsPerHour:    c.registrationsPerHour,
+		KeyChangesPerHour:       c.keyChangesPerHour,
+		PasswordChecksPerMinute: c.passwordChecksPerMin,
+		MaxConnsPerClient:       c.maxConnsPerClient,
+		DepositAddress:          c.depositAddress,
 	}
+}
+
+// must returns v of a call whose error validate has ruled out.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("BUG: validated configuration failed: %v", err))
+	}
+	return v
 }
 
 // maxDrainDelay bounds -drain-delay: a supervisor waits about this long

@@ -79,6 +79,12 @@ type procOptions struct {
 	// generatedAdmin leaves out -admin-password, so that the server draws
 	// one (or finds the admin account already there).
 	generatedAdmin bool
+	// wrapper, when set, is a command line that runs the server: the
+	// server's path and arguments are appended to it (strace).
+	wrapper []string
+	// mayDie lets the child exit before it is ready: startProc then
+	// returns it with an empty addr instead of failing the test.
+	mayDie bool
 	// noWaitReady returns once the listener is open, before recovery ends.
 	noWaitReady bool
 }
@@ -94,6 +100,15 @@ type proc struct {
 	// waitErr is cmd.Wait's result; read only after exited is closed.
 	waitErr error
 	addr    string // host:port from the listening line
+	group   bool   // the child leads a process group (a wrapper runs the server)
+}
+
+// signal sends sig to the child, or to its whole process group.
+func (p *proc) signal(sig syscall.Signal) error {
+	if p.group {
+		return syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+	return p.cmd.Process.Signal(sig)
 }
 
 // listeningRE finds the listening address in a line of either log format.
@@ -112,10 +127,23 @@ func startProc(t *testing.T, name string, o procOptions) *proc {
 	if !o.generatedAdmin {
 		args = append(args, "-admin-password", testAdminPassword)
 	}
+	// Every test client is 127.0.0.1: the per-address limits are off
+	// unless a test's own args set them (later flags win).
+	args = append(args, "-registrations-per-client=-1", "-password-checks-per-client=-1", "-key-changes-per-account=-1")
 	args = append(args, o.args...)
-	p := &proc{t: t, name: name, cmd: exec.Command(binPath, args...),
+	cmdLine := append([]string{binPath}, args...)
+	if len(o.wrapper) > 0 {
+		cmdLine = append(append([]string(nil), o.wrapper...), cmdLine...)
+	}
+	p := &proc{t: t, name: name, cmd: exec.Command(cmdLine[0], cmdLine[1:]...),
 		stdout: newLineLog(), stderr: newLineLog(), exited: make(chan struct{})}
 	p.cmd.Env = append(cleanEnv(), o.env...)
+	if len(o.wrapper) > 0 {
+		// A tracer killed by SIGKILL leaves its tracee running: the child
+		// gets a process group of its own, which signal kills whole.
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		p.group = true
+	}
 	if raceBuild && os.Getenv("GORACE") == "" {
 		// A race-instrumented program sleeps a second before exiting so
 		// that other goroutines can finish a report; a report still sets
@@ -146,13 +174,29 @@ func startProc(t *testing.T, name string, o procOptions) *proc {
 	t.Cleanup(p.cleanup)
 
 	line, err := p.stderr.waitFor(func(s string) bool { return listeningRE.MatchString(s) }, startTimeout)
+	if err != nil && o.mayDie {
+		select { // the output ended: the child is exiting
+		case <-p.exited:
+			return p
+		case <-time.After(exitTimeout):
+		}
+	}
 	if err != nil {
 		t.Fatalf("%s: no listening line: %v\nargs: %q\n%s", name, err, args, p.output())
 	}
 	m := listeningRE.FindStringSubmatch(line)
 	p.addr = m[1] + m[2]
 	if !o.noWaitReady {
-		if _, err := p.stderr.waitFor(readyRE.MatchString, startTimeout); err != nil {
+		_, err := p.stderr.waitFor(readyRE.MatchString, startTimeout)
+		if err != nil && o.mayDie {
+			select { // died while recovering
+			case <-p.exited:
+				p.addr = ""
+				return p
+			case <-time.After(exitTimeout):
+			}
+		}
+		if err != nil {
 			t.Fatalf("%s: no ready line: %v\nargs: %q\n%s", name, err, args, p.output())
 		}
 	}
@@ -173,7 +217,7 @@ func cleanEnv() []string {
 
 func (p *proc) cleanup() {
 	if !p.done() {
-		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		_ = p.signal(syscall.SIGKILL)
 		select {
 		case <-p.exited:
 		case <-time.After(exitTimeout):
@@ -204,7 +248,7 @@ func (p *proc) done() bool {
 // kill sends SIGKILL, a crash, and waits for the child to be gone.
 func (p *proc) kill() {
 	p.t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := p.signal(syscall.SIGKILL); err != nil {
 		p.t.Fatalf("%s: SIGKILL: %v", p.name, err)
 	}
 	p.wait()
@@ -219,7 +263,7 @@ func (p *proc) terminate() int {
 // stop sends sig and returns the exit code.
 func (p *proc) stop(sig syscall.Signal) int {
 	p.t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
+	if err := p.signal(sig); err != nil {
 		p.t.Fatalf("%s: %v: %v", p.name, sig, err)
 	}
 	return p.wait()

@@ -95,7 +95,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	}
 	pos.log, pos.snaps = n.log, n.snaps
 	failed = n.log.Err
-	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, out, n.srv); err != nil {
+	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, cfg.resetAdminPassword, out, n.srv, logger); err != nil {
 		return errors.Join(err, n.shutdown(logger, 0), stopSide())
 	}
 	srv.Open()
@@ -107,23 +107,46 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		defer close(snapsDone)
 		n.snaps.Run(snapCtx)
 	}()
-	var cause, logErr error
+	var cause error
 	select {
 	case <-ctx.Done():
 		logger.Info("stopping", "reason", context.Cause(ctx), "drain_delay", cfg.drainDelay)
 	case err := <-serveErr:
 		cause = err
-	case logErr = <-watchLog(snapCtx, n.log):
+	case <-n.log.Failed():
+		cancelSnaps()
+		<-snapsDone
+		return errors.Join(n.failStop(logger), stopSide())
 	}
-	cancelSnaps() // ends the watcher too
+	cancelSnaps()
 	<-snapsDone
-	if logErr != nil {
-		// Nothing can be acknowledged any more: stop without the final
-		// snapshot; the next start repairs and replays the log.
-		srv.Fail()
-		return errors.Join(fmt.Errorf("%w: %w", errLogFailed, logErr), stopSide())
-	}
 	return errors.Join(cause, n.shutdown(logger, cfg.drainDelay), stopSide())
+}
+
+// failStopGrace is how long a server whose log failed keeps answering
+// every API request and /readyz 503 log_failed before it exits: long
+// enough that a client or a probe gets that answer rather than a refused
+// connection, short enough that a supervisor restarts it at once.
+const failStopGrace = time.Second
+
+// failStop stops the server after its log failed: a write or an fsync
+// returned an error, so nothing more can be acknowledged and memory may
+// hold changes that are not on disk (transport answers 503 log_failed from
+// the moment of the failure, through Config.LogErr, and Fail makes it
+// final). There is no retry of the fsync and no final snapshot: only a
+// restart, which repairs and replays the log, knows what is durable. It
+// returns an error wrapping errLogFailed, which main turns into exit
+// status 3.
+func (n *node) failStop(logger *slog.Logger) error {
+	n.srv.Fail()
+	logErr := n.log.Err()
+	logger.Error("write-ahead log failed: answering 503 and stopping; restart to recover", "err", logErr, "grace", failStopGrace)
+	time.Sleep(failStopGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := n.srv.Shutdown(ctx) // answers the requests in flight: 503 too
+	n.eng.Close()
+	return errors.Join(fmt.Errorf("%w: %w", errLogFailed, logErr), err)
 }
 
 // newRegistry returns the registry of every metric of the process, with
@@ -188,6 +211,12 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	metrics.RegisterSnapshots(reg, n.snaps, started, time.Now)
 	metrics.RegisterRecovery(reg, metrics.Recovery{Replayed: rec.Replayed, Took: took,
 		SnapshotUsed: rec.Snapshot != nil, SkippedSnapshots: len(rec.Skipped)})
+	key, err := loadDeviceKey(cfg.dataDir)
+	if err != nil {
+		n.eng.Close()
+		return nil, errors.Join(err, log.Close())
+	}
+	srv.SetDeviceKey(key)
 	srv.Attach(n.eng)
 	return n, nil
 }
@@ -223,33 +252,23 @@ func (n *node) shutdown(logger *slog.Logger, drainDelay time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// watchLog reports the log's failure, checked every 100 ms, until ctx is
-// done.
-func watchLog(ctx context.Context, log *wal.Log) <-chan error {
-	ch := make(chan error, 1)
-	go func() {
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := log.Err(); err != nil {
-					ch <- err
-					return
-				}
-			}
-		}
-	}()
-	return ch
-}
-
 // ensureAdmin creates the account "admin" with the admin role when it does
 // not exist (README.md, -admin-password). Without a password given, it draws
-// one and prints it once, to out.
-func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer, srv *transport.Server) error {
+// one and prints it once, to out. An existing admin's password is changed
+// only when reset asks for it (-reset-admin-password), ending all its
+// sessions; otherwise -admin-password leaves it as it is, and says so, so
+// that a changed flag or environment never changes a password silently.
+func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, reset bool, out io.Writer, srv *transport.Server, logger *slog.Logger) error {
 	if _, ok := eng.AccountByName("admin"); ok {
+		switch {
+		case reset:
+			if err := srv.ResetPassword(ctx, "admin", pw); err != nil {
+				return fmt.Errorf("reset admin password: %w", err)
+			}
+			logger.Warn("admin password reset by -reset-admin-password; every admin session ended")
+		case pw != "":
+			logger.Info("account admin exists: -admin-password does not change its password (use -reset-admin-password)")
+		}
 		return nil
 	}
 	generated := pw == ""

@@ -92,7 +92,12 @@ func foldName(name string) string {
 // It is called before the password is hashed, so a blocked name costs no
 // bcrypt run.
 func (g *Guard) Check(name string, now time.Time) (retryAfter time.Duration, blocked bool) {
-	key, nowNanos := foldName(name), now.UnixNano()
+	return g.check(foldName(name), now)
+}
+
+// check is Check of a key already folded.
+func (g *Guard) check(key string, now time.Time) (retryAfter time.Duration, blocked bool) {
+	nowNanos := now.UnixNano()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if f, ok := g.names[key]; ok {
@@ -114,7 +119,12 @@ func (g *Guard) Check(name string, now time.Time) (retryAfter time.Duration, blo
 // failure while blocked (a login that passed Check before the block began)
 // extends the block.
 func (g *Guard) Fail(name string, now time.Time) {
-	key, nowNanos := foldName(name), now.UnixNano()
+	g.fail(foldName(name), now)
+}
+
+// fail is Fail of a key already folded.
+func (g *Guard) fail(key string, now time.Time) {
+	nowNanos := now.UnixNano()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	f, ok := g.names[key]
@@ -143,7 +153,11 @@ func (g *Guard) Fail(name string, now time.Time) {
 
 // Succeed forgets the failures of name, after a successful login.
 func (g *Guard) Succeed(name string) {
-	key := foldName(name)
+	g.succeed(foldName(name))
+}
+
+// succeed is Succeed of a key already folded.
+func (g *Guard) succeed(key string) {
 	g.mu.Lock()
 	delete(g.names, key)
 	g.mu.Unlock()

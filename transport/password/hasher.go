@@ -35,6 +35,11 @@ type Hasher struct {
 	// capacity, workers+queue, is the admission bound. Taken without
 	// blocking: full means ErrBusy.
 	admitted chan struct{}
+	// reserved is admission kept for trusted calls (logins with a device
+	// cookie, CompareTrusted): when admitted is full, they may take one of
+	// its tokens instead, so that a flood of other logins cannot keep an
+	// owner from logging in. Capacity 0 when none is kept.
+	reserved chan struct{}
 	// working holds a token for each call hashing; its capacity is workers.
 	// Taken while ctx allows, by calls already admitted.
 	working chan struct{}
@@ -54,8 +59,14 @@ type Hasher struct {
 // machine; tests may use bcrypt.MinCost). It computes the dummy hash for unknown accounts, one
 // hash's time.
 func NewHasher(workers, queue, cost int) *Hasher {
-	if workers < 1 || queue < 0 || cost < bcrypt.MinCost || cost > bcrypt.MaxCost {
-		panic(fmt.Sprintf("BUG: password: NewHasher(workers %d, queue %d, cost %d)", workers, queue, cost))
+	return NewHasherReserve(workers, queue, 0, cost)
+}
+
+// NewHasherReserve is NewHasher with reserved more calls admitted for
+// CompareTrusted alone, once workers+queue are taken by other calls.
+func NewHasherReserve(workers, queue, reserved, cost int) *Hasher {
+	if workers < 1 || queue < 0 || reserved < 0 || cost < bcrypt.MinCost || cost > bcrypt.MaxCost {
+		panic(fmt.Sprintf("BUG: password: NewHasher(workers %d, queue %d, reserved %d, cost %d)", workers, queue, reserved, cost))
 	}
 	secret := prehash(rand.Text())
 	dummy, err := bcrypt.GenerateFromPassword(secret[:], cost)
@@ -67,6 +78,7 @@ func NewHasher(workers, queue, cost int) *Hasher {
 	return &Hasher{
 		cost:     cost,
 		admitted: make(chan struct{}, workers+queue),
+		reserved: make(chan struct{}, reserved),
 		working:  make(chan struct{}, workers),
 		dummy:    dummy,
 		generate: bcrypt.GenerateFromPassword,
@@ -111,16 +123,29 @@ func (h *Hasher) Hash(ctx context.Context, password string) ([]byte, error) {
 // hash is an error. ErrBusy and the context's error are returned as by
 // Hash.
 func (h *Hasher) Compare(ctx context.Context, hash []byte, password string) (bool, error) {
+	return h.compareAdmitted(ctx, hash, password, false)
+}
+
+// CompareTrusted is Compare for a caller the server trusts more than
+// others (a login with a valid device cookie for the account): when the
+// ordinary admission is full it may use the reserved one, so that a flood
+// of other logins does not refuse it.
+func (h *Hasher) CompareTrusted(ctx context.Context, hash []byte, password string) (bool, error) {
+	return h.compareAdmitted(ctx, hash, password, true)
+}
+
+func (h *Hasher) compareAdmitted(ctx context.Context, hash []byte, password string, trusted bool) (bool, error) {
 	known := len(hash) > 0
 	if !known {
 		hash = h.dummy
 	}
-	if err := h.acquire(ctx); err != nil {
+	release, err := h.admit(ctx, trusted)
+	if err != nil {
 		return false, err
 	}
 	p := prehash(password)
-	err := h.compare(hash, p[:])
-	h.release()
+	err = h.compare(hash, p[:])
+	release()
 	switch {
 	case !known:
 		return false, nil
@@ -136,20 +161,40 @@ func (h *Hasher) Compare(ctx context.Context, hash []byte, password string) (boo
 // acquire admits a call and waits for a worker slot. On success the caller
 // must call release.
 func (h *Hasher) acquire(ctx context.Context) error {
+	_, err := h.admit(ctx, false)
+	return err
+}
+
+// admit admits a call, from the reserved admission too when trusted and
+// the ordinary one is full, and waits for a worker slot. On success the
+// caller must call the returned release.
+func (h *Hasher) admit(ctx context.Context, trusted bool) (release func(), err error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("password: before hashing: %w", err)
+		return nil, fmt.Errorf("password: before hashing: %w", err)
 	}
+	adm := h.admitted
 	select {
-	case h.admitted <- struct{}{}:
+	case adm <- struct{}{}:
 	default:
-		return ErrBusy
+		if !trusted {
+			return nil, ErrBusy
+		}
+		adm = h.reserved
+		select {
+		case adm <- struct{}{}:
+		default:
+			return nil, ErrBusy
+		}
 	}
 	select {
 	case h.working <- struct{}{}:
-		return nil
+		if adm == h.reserved {
+			return h.releaseReserved, nil
+		}
+		return h.release, nil
 	case <-ctx.Done():
-		<-h.admitted
-		return fmt.Errorf("password: waiting for a worker: %w", ctx.Err())
+		<-adm
+		return nil, fmt.Errorf("password: waiting for a worker: %w", ctx.Err())
 	}
 }
 
@@ -157,4 +202,10 @@ func (h *Hasher) acquire(ctx context.Context) error {
 func (h *Hasher) release() {
 	<-h.working
 	<-h.admitted
+}
+
+// releaseReserved frees the slots of a call admitted on the reserve.
+func (h *Hasher) releaseReserved() {
+	<-h.working
+	<-h.reserved
 }

@@ -32,6 +32,7 @@ const (
 	KindAPIKey  Kind = iota + 1 // ID is the API key's ID
 	KindAccount                 // ID is the session's account ID
 	KindIP                      // ID is the client address, as IPKey makes it
+	KindDevice                  // ID is a device cookie's device ID
 )
 
 // Key identifies a limited client. It is a comparable value of 17 bytes
@@ -222,6 +223,29 @@ func (s *shard) makeRoom(nowNanos int64, maxKeys int) (retryNanos int64, full bo
 	}
 	s.fullUntilNanos = earliest
 	return earliest - nowNanos, true
+}
+
+// Move gives to the window of from, if from has one that has not ended
+// by now, and drops from's: a rotated API key keeps the window of the key
+// it replaces, so that fresh keys cannot multiply the per-key limit
+// (docs/API.md, "Rate limits"). to's shard takes the window even when
+// full, since one fewer is held elsewhere; moves are bounded by what
+// causes them (key rotations are limited per account).
+func (l *Limiter) Move(from, to Key, now time.Time) {
+	nowNanos := now.UnixNano()
+	s := l.shard(from)
+	s.mu.Lock()
+	w, ok := s.windows[from]
+	delete(s.windows, from)
+	s.mu.Unlock()
+	if !ok || nowNanos >= w.endNanos {
+		return
+	}
+	s = l.shard(to)
+	s.mu.Lock()
+	s.windows[to] = w
+	s.peak = max(s.peak, len(s.windows))
+	s.mu.Unlock()
 }
 
 // Sweep drops the windows that have ended by now and returns how many. The
