@@ -87,4 +87,5 @@ var errorCodes = []errorCode{
 	{"idempotency_key_limit", fasthttp.StatusTooManyRequests, "the account holds its cap of live keys; none is evicted"},
 	{"idempotency_busy", fasthttp.StatusServiceUnavailable, "too many requests with keys are running at once"},
 	{"idempotency_key_not_found", fasthttp.StatusNotFound, "no live stored answer has this key"},
+	{"trade_not_found", fasthttp.StatusNotFound, "the caller has no trade with this id"},
 }

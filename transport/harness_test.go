@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/apiclient"
 	"marketd/internal/manualclock"
 	"marketd/wal"
 )
@@ -151,38 +151,19 @@ func (r response) errorMessage(t *testing.T) string {
 }
 
 // parseErrorBody returns the message of an error body after checking the
-// body's shape (docs/API.md, "Errors") and its code against the list of
-// codes (checkErrorCode), and its request_id against the response's
-// X-Request-Id, requestID.
+// body's shape (apiclient.ParseError) and its code against the list of
+// codes (checkErrorCode).
 func parseErrorBody(status int, requestID string, body []byte) (string, error) {
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		return "", fmt.Errorf("error body %q is not a JSON object: %v", body, err)
+	h := http.Header{}
+	h.Set(HeaderRequestID, requestID)
+	e, err := apiclient.ParseError(apiclient.Reply{Status: status, Header: h, Body: body})
+	if err != nil {
+		return "", err
 	}
-	msg, ok := m["error"].(string)
-	code, codeOK := m["code"].(string)
-	if _, idOK := m["request_id"]; !ok || !codeOK || !idOK {
-		return "", fmt.Errorf("error body %s lacks a string error, a code or a request_id", body)
-	}
-	for k, v := range m {
-		switch k {
-		case "error", "code":
-		case "request_id":
-			if id, _ := v.(string); id == "" || id != requestID {
-				return "", fmt.Errorf("error body %s: request_id %v, X-Request-Id %q", body, v, requestID)
-			}
-		case "field":
-			if f, _ := v.(string); f == "" || !strings.HasPrefix(msg, f+": ") {
-				return "", fmt.Errorf("error body %s: field %v is not the one the message names", body, v)
-			}
-		default:
-			return "", fmt.Errorf("error body %s has an unknown member %q", body, k)
-		}
-	}
-	if err := checkErrorCode(status, code, msg); err != nil {
+	if err := checkErrorCode(status, e.Code, e.Error); err != nil {
 		return "", fmt.Errorf("error body %s: %w", body, err)
 	}
-	return msg, nil
+	return e.Error, nil
 }
 
 func (ts *testServer) do(method, path string, a auth, body string) response {
@@ -193,39 +174,19 @@ func (ts *testServer) do(method, path string, a auth, body string) response {
 // doHeaders is do with more request headers.
 func (ts *testServer) doHeaders(method, path string, a auth, body string, headers map[string]string) response {
 	ts.t.Helper()
-	var rd io.Reader
+	var raw []byte
 	if body != "" {
-		rd = strings.NewReader(body)
+		raw = []byte(body)
 	}
-	req, err := http.NewRequest(method, ts.url+path, rd)
+	api := apiclient.Client{Base: ts.url, HTTP: ts.client}
+	r, err := api.Do(method, path, apiclient.Cred{Key: a.key, Session: a.session}, raw, headers)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	if ct := r.Header.Get("Content-Type"); ct != contentTypeJSON {
+		ts.t.Errorf("%s %s: Content-Type %q, body %q", method, path, ct, r.Body)
 	}
-	if a.key != "" {
-		req.Header.Set("Authorization", "Bearer "+a.key)
-	}
-	if a.session != "" {
-		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: a.session})
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := ts.client.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != contentTypeJSON {
-		ts.t.Errorf("%s %s: Content-Type %q, body %q", method, path, ct, b)
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: bytes.TrimSpace(b)}
+	return response{status: r.Status, header: r.Header, body: bytes.TrimSpace(r.Body)}
 }
 
 // expect fails the test unless r has the status, and, when msg is not

@@ -86,7 +86,9 @@ type httpMetrics struct {
 	requestsDesc, inFlightDesc, refusalsDesc, internalDesc *prometheus.Desc
 }
 
-func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+// newHTTPMetrics returns the metrics, to be registered once every route
+// is added.
+func newHTTPMetrics() *httpMetrics {
 	m := &httpMetrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "marketd_http_request_duration_seconds",
@@ -106,7 +108,6 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			nil, nil),
 	}
 	m.none = m.route(routeNone, "")
-	reg.MustRegister(m, m.duration)
 	return m
 }
 

@@ -3,7 +3,6 @@ package transport
 import (
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"marketd/internal/cputime"
@@ -19,7 +18,7 @@ func BenchmarkInstrument(b *testing.B) {
 		var m *httpMetrics
 		if on {
 			name = "on"
-			m = newHTTPMetrics(prometheus.NewRegistry())
+			m = newHTTPMetrics()
 		}
 		b.Run(name, func(b *testing.B) {
 			h := m.instrument("/api/markets/trade", fasthttp.MethodPost, func(ctx *fasthttp.RequestCtx) {

@@ -82,6 +82,9 @@ func (s *Server) routes() []route {
 		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge},
 		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote},
 		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch},
+		{get, "/api/trades", keyOrSession, core.ScopeRead, false, s.listFills},
+		{get, "/api/trades/{id}", keyOrSession, core.ScopeRead, false, s.getFill},
+		{get, "/api/idempotency", keyOrSession, core.ScopeRead, false, s.lookupKey},
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
 		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},

@@ -167,10 +167,14 @@ func New(eng *core.Engine, cfg Config) *Server {
 		s.phase.Store(int32(PhaseServing))
 	}
 	if cfg.Metrics != nil {
-		s.metrics = newHTTPMetrics(cfg.Metrics)
-		cfg.Metrics.MustRegister(newPhaseCollector(s))
+		s.metrics = newHTTPMetrics()
 	}
 	s.router = s.newRouter()
+	if cfg.Metrics != nil {
+		// Registered once the router has added every route's counts, so
+		// that no scrape reads the list while it grows.
+		cfg.Metrics.MustRegister(s.metrics, s.metrics.duration, newPhaseCollector(s))
+	}
 	s.http = &fasthttp.Server{
 		Handler:            s.withRequestID(s.router.Handler),
 		ErrorHandler:       s.transportError,

@@ -158,13 +158,13 @@ func (d *drill) start(ctx context.Context) (*spawn.Process, *client.Client, erro
 		"-admin-password", d.password,
 		"-password-cost", "4",
 		"-default-tier", "unlimited",
-		"-anon-rate", "-1",
 		"-signup-bonus", strconv.Itoa(signupBonusKP),
 		"-snapshot-every-records", strconv.Itoa(d.o.SnapshotEveryRecords),
 		// The drill's deposits must be credited when answered; the
 		// manual custody (the default) waits for an admin.
 		"-custody", "record",
-	}, d.o.ServerArgs...)
+	}, spawn.UnlimitedClientArgs...)
+	args = append(args, d.o.ServerArgs...)
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	p, err := spawn.Start(sctx, spawn.Options{Binary: d.o.Binary, DataDir: d.o.DataDir, Args: args, LogPath: d.logPath})

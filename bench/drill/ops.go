@@ -117,6 +117,13 @@ func (b *bot) do(c *client.Client, markets []string, o *op) (outcome, error) {
 		s, err = c.SplitMerge(cr, client.SplitMergeRequest{MarketID: markets[o.market], Type: o.kind.String(), Amount: money.Units(1)})
 		if err == nil {
 			o.entry = entry{txType: o.kind.String(), amount: s.BalanceAfter - b.balance(false), balanceAfter: s.BalanceAfter}
+			b.acknowledge(o)
+			// The answer's share counts are those held after: they must be
+			// what the bot's own record of its operations gives.
+			if held := b.shares[o.market]; s.YesShares != held[0] || s.NoShares != held[1] {
+				return acknowledged, fmt.Errorf("%s answered yes/no shares %s/%s; the bot's operations give %s/%s", o.kind, s.YesShares, s.NoShares, held[0], held[1])
+			}
+			return acknowledged, nil
 		}
 	case opDeposit:
 		var a client.TransferAnswer

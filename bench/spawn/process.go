@@ -31,6 +31,19 @@ var ErrExited = errors.New("spawn: marketd exited")
 // listeningRE finds the address in marketd's "listening" log line.
 var listeningRE = regexp.MustCompile(`\bmsg=listening\b.*\baddr=(\S+)`)
 
+// UnlimitedClientArgs are the flags that lift marketd's per-client and
+// per-account limits (docs/API.md, "Rate limits"), for a tool whose every
+// connection, registration, login and key creation comes from one
+// loopback address and a few accounts: the crash drill and
+// marketd-load's -spawn.
+var UnlimitedClientArgs = []string{
+	"-anon-rate", "-1",
+	"-registrations-per-client", "-1",
+	"-password-checks-per-client", "-1",
+	"-key-changes-per-account", "-1",
+	"-max-conns-per-client", "-1",
+}
+
 // Options says how to start marketd.
 type Options struct {
 	// Binary is the marketd executable.

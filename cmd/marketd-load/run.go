@@ -217,16 +217,16 @@ func spawnServer(ctx context.Context, cfg config) (*spawn.Process, string, strin
 }
 
 // spawnArgs are the flags of a spawned marketd: durable (fsync on), with
-// nothing of the server's own limits in the way of the load.
+// nothing of the server's own limits in the way of the load, all of whose
+// connections, registrations and logins come from one loopback address.
 func spawnArgs(adminPassword string) []string {
-	return []string{
+	return append([]string{
 		"-fsync", "always",
 		"-admin-password", adminPassword,
 		"-default-tier", "unlimited",
 		"-signup-bonus", strconv.Itoa(spawnSignupBonusKP),
-		"-anon-rate", "-1",
 		"-password-cost", "4",
-	}
+	}, spawn.UnlimitedClientArgs...)
 }
 
 // baselineTargets serves the no-op and the fsync-only handlers (its file

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"marketd/core/money"
+	"marketd/internal/apiclient"
 )
 
 // cred is how a request authenticates: an API key, a session token, or
@@ -63,12 +63,7 @@ type reply struct {
 
 // session returns the session token the answer set, or "".
 func (r *reply) session() string {
-	for _, c := range r.cookies {
-		if c.Name == "session" {
-			return c.Value
-		}
-	}
-	return ""
+	return (&apiclient.Reply{Cookies: r.cookies}).Session()
 }
 
 // try sends one request; body, when not nil, is encoded as JSON. It is
@@ -88,39 +83,15 @@ func (c *client) try(method, path string, cr cred, body any) (reply, error) {
 
 // tryRaw is try with the body's bytes (nil: none) and more headers.
 func (c *client) tryRaw(method, path string, cr cred, body []byte, headers map[string]string) (reply, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, c.base+path, rd)
+	api := apiclient.Client{Base: c.base, HTTP: c.hc}
+	r, err := api.Do(method, path, apiclient.Cred{Key: cr.key, Session: cr.session}, body, headers)
 	if err != nil {
 		return reply{}, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if cr.key != "" {
-		req.Header.Set("Authorization", "Bearer "+cr.key)
-	}
-	if cr.session != "" {
-		req.AddCookie(&http.Cookie{Name: "session", Value: cr.session})
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return reply{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return reply{}, fmt.Errorf("read body: %w", err)
-	}
-	if c.uses != nil && cr.key != "" && resp.StatusCode != http.StatusUnauthorized {
+	if c.uses != nil && cr.key != "" && r.Status != http.StatusUnauthorized {
 		c.uses.add(cr.key)
 	}
-	return reply{status: resp.StatusCode, header: resp.Header, cookies: resp.Cookies(), body: b}, nil
+	return reply{status: r.Status, header: r.Header, cookies: r.Cookies, body: r.Body}, nil
 }
 
 // do sends one request and fails the test when no answer arrives.
@@ -149,14 +120,16 @@ func (c *client) must(method, path string, cr cred, body any, want int, out any)
 	return r
 }
 
-// mustError sends one request and checks the error answer: its status
-// and its message (docs/API.md, "Errors").
+// mustError sends one request and checks the error answer: its status,
+// the body's shape (apiclient.ParseError) and its message (docs/API.md,
+// "Errors").
 func (c *client) mustError(method, path string, cr cred, body any, want int, msg string) {
 	c.t.Helper()
-	var e struct {
-		Error string `json:"error"`
+	r := c.must(method, path, cr, body, want, nil)
+	e, err := apiclient.ParseError(apiclient.Reply{Status: r.status, Header: r.header, Body: r.body})
+	if err != nil {
+		c.t.Fatalf("%s %s %s: %v", method, path, jsonText(body), err)
 	}
-	c.must(method, path, cr, body, want, &e)
 	if !strings.Contains(e.Error, msg) {
 		c.t.Fatalf("%s %s %s: error %q, want it to contain %q", method, path, jsonText(body), e.Error, msg)
 	}

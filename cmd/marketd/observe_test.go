@@ -318,6 +318,16 @@ func TestMetricsEndToEnd(t *testing.T) {
 	if ops := sumMatching(after, "marketd_operations_total") - sumMatching(before, "marketd_operations_total"); ops != recs {
 		t.Errorf("operations moved by %v, wal records by %v", ops, recs)
 	}
+	// The writer's histograms saw every commit and every record in them.
+	if got := delta("marketd_wal_commit_records_sum"); got != recs {
+		t.Errorf("records per commit summed to %v, wal records moved by %v", got, recs)
+	}
+	commits := delta("marketd_wal_commits_total")
+	for _, h := range []string{"marketd_wal_commit_records_count", "marketd_wal_fsync_duration_seconds_count", "marketd_wal_commit_duration_seconds_count"} {
+		if got := delta(h); got != commits || commits == 0 {
+			t.Errorf("%s moved by %v, commits by %v", h, got, commits)
+		}
+	}
 	// Every request answered is counted once by status, and once by the
 	// latency histogram unless no route took it.
 	if got := sumMatching(after, "marketd_http_requests_total") - sumMatching(before, "marketd_http_requests_total"); got != float64(requests) {
@@ -439,3 +449,49 @@ func rawRequest(t *testing.T, base, request string) *http.Response {
 	_ = resp.Body.Close()
 	return resp
 }
+
+// TestMetricsAddr checks -metrics-addr: /metrics and /debug/pprof/ on their
+// own listener, neither on the main one.
+func TestMetricsAddr(t *testing.T) {
+	p := startProc(t, "metrics-addr", procOptions{dataDir: t.TempDir(), args: []string{"-metrics-addr", "127.0.0.1:0"}})
+	line, err := p.stderr.waitFor(metricsListeningRE.MatchString, startTimeout)
+	if err != nil {
+		t.Fatalf("no metrics listening line: %v", err)
+	}
+	side := "http://" + metricsListeningRE.FindStringSubmatch(line)[1]
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	front := "http://" + p.addr
+	for _, c := range []struct {
+		url    string
+		status int
+		holds  string
+	}{
+		{front + "/metrics", 404, ""},
+		{front + "/debug/pprof/", 404, ""},
+		{front + "/readyz", 200, "ready"},
+		{side + "/metrics", 200, "marketd_ready 1"},
+		{side + "/debug/pprof/", 200, "goroutine"},
+		{side + "/debug/pprof/goroutine?debug=1", 200, "goroutine profile"},
+	} {
+		if status, body := get(c.url); status != c.status || !strings.Contains(body, c.holds) {
+			t.Errorf("GET %s: status %d, want %d holding %q; body %.200s", c.url, status, c.status, c.holds, body)
+		}
+	}
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM", code)
+	}
+}
+
+var metricsListeningRE = regexp.MustCompile(`msg="metrics listening" addr=(\S+)`)
