@@ -52,6 +52,7 @@ func (s *Server) routes() []route {
 		{post, "/api/auth/register", public, 0, false, s.register},
 		{post, "/api/auth/login", public, 0, false, s.login},
 		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout},
+		{post, "/api/auth/password", sessionOnly, 0, false, s.changePassword},
 
 		{post, "/api/keys", sessionOnly, 0, false, s.createKey},
 		{get, "/api/keys", keyOrSession, core.ScopeRead, false, s.listKeys},
