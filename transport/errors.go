@@ -118,6 +118,8 @@ var errorTable = []struct {
 	{core.ErrSelfChallenge, fasthttp.StatusBadRequest, "self_challenge", "Cannot challenge your own proposal", 0},
 	{core.ErrNotVotable, fasthttp.StatusBadRequest, "not_votable", "Proposal is not open for voting", 0},
 	{core.ErrPartyVote, fasthttp.StatusBadRequest, "party_vote", "Proposer and challenger cannot vote", 0},
+	{core.ErrVoterTooNew, fasthttp.StatusBadRequest, "voter_too_new", "Account created after the market cannot vote", 0},
+	{core.ErrVoteLimit, fasthttp.StatusBadRequest, "vote_limit", "Vote limit reached", 0},
 	{core.ErrAlreadyVoted, fasthttp.StatusBadRequest, "already_voted", "Already voted", 0},
 	{core.ErrWalletRequired, fasthttp.StatusBadRequest, "wallet_required", "Link a wallet first", 0},
 	{core.ErrWalletLinked, fasthttp.StatusBadRequest, "wallet_linked", "Wallet already linked", 0},
@@ -134,6 +136,7 @@ var errorTable = []struct {
 	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to notify at once", 0},
 	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "shutting_down", "Server is shutting down", 1},
+	{ErrBackupExists, fasthttp.StatusConflict, "backup_exists", "A backup of this name exists", 0},
 	{core.ErrJournalFailed, fasthttp.StatusServiceUnavailable, "log_failed", "Log failed", 0},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "password_checks_busy", "Too many password checks in progress, retry later", 1},
 	// A request's context ends only when the server shuts down (fasthttp
