@@ -132,6 +132,12 @@ func startTradeWith(b *testing.B, fsync bool, reg *prometheus.Registry) *tradeSe
 		AnonRatePerMinute: -1,
 		PasswordCost:      4,
 		Logger:            quietLogger,
+		// Every account and connection of the benchmark comes from one
+		// address: the per-client limits would refuse the setup.
+		RegistrationsPerHour:    -1,
+		KeyChangesPerHour:       -1,
+		PasswordChecksPerMinute: -1,
+		MaxConnsPerClient:       -1,
 	}
 	if reg != nil {
 		logMetrics.Watch(reg, log)
