@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load drill bench-metrics
+.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load drill bench-metrics scale
 
 # The server binary, left at bin/marketd.
 build:
@@ -65,6 +65,14 @@ bench: bench-core bench-floor bench-http
 
 bench-core:
 	$(GO) test -run '^$$' -bench . -benchmem -count=6 ./core/... ./wal/... ./snapshot/...
+
+# A market of 1,000,000 holders closed and settled in bounded steps, and an
+# account of 1,000,000 transfers through a snapshot, on the real log with
+# fsync on (docs/PERFORMANCE.md, "Settlement and snapshots at scale").
+# Minutes and a few GiB of memory; SCALE_HOLDERS and SCALE_TRANSFERS make
+# them smaller.
+scale:
+	$(GO) test -tags scale -count=1 -run 'TestScale' -v -timeout 60m ./bench/
 
 # The shape of core's trade path with no trading in it (callers, actors,
 # the log): what core's trade benchmarks cannot exceed here.

@@ -17,7 +17,8 @@ import (
 
 const (
 	// driverConns is the number of connections, and of workers, of the
-	// load driver: the figure the target is stated at.
+	// load driver: the figure the HTTP target is stated at
+	// (docs/PERFORMANCE.md, "HTTP path").
 	driverConns = 64
 	// clientTimeout bounds one request of the driver or of the setup; a
 	// request that takes longer is a failure, not a slow figure.

@@ -41,6 +41,10 @@ type account struct {
 	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
 	trades    []TradeSummary
 	tradeHead int
+	// fills are every trade of the account, oldest first, append-only,
+	// without their reasoning (the recent trades keep it), for
+	// GET /api/trades (fills.go). Images carry them (imageLocked).
+	fills []TradeSummary
 
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
@@ -95,6 +99,8 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	}
 	for _, t := range ch.Trades {
 		a.pushTrade(t)
+		t.Reasoning = ""
+		a.fills = append(a.fills, t)
 	}
 	a.applyNotes(ch.Notes, ch.NotesRead)
 	a.vig = append(a.vig, ch.Vig...)
@@ -250,6 +256,9 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 	}
 	if len(a.trades) > 0 {
 		start := len(b.trades)
+		// The fills before the recent trades, then the recent trades with
+		// their reasoning: loading them rebuilds both (applyLocked).
+		b.trades = append(b.trades, a.fills[:len(a.fills)-len(a.trades)]...)
 		b.trades = append(b.trades, a.trades[a.tradeHead:]...)
 		b.trades = append(b.trades, a.trades[:a.tradeHead]...)
 		ch.Trades = b.trades[start:len(b.trades):len(b.trades)]

@@ -16,7 +16,7 @@ import (
 // back into the same state, the invariants holding.
 func TestCaptureCutsEveryLongList(t *testing.T) {
 	const piece = 3
-	s := newOracleSetup(t)
+	s := newOracleSetupVoters(t, 10)
 	h := s.harness
 	// Transfers: deposits to the holder.
 	h.link(s.holder, walletA)
@@ -39,8 +39,8 @@ func TestCaptureCutsEveryLongList(t *testing.T) {
 	// Votes on the challenged proposal of the setup's market.
 	s.propose(core.Yes)
 	s.challenge()
-	for i := range 10 {
-		s.vote(h.account(fmt.Sprintf("many%d", i), core.RoleSpeculator, 1), core.Side(i%2))
+	for i, v := range s.more {
+		s.vote(v, core.Side(i%2))
 	}
 	h.check()
 	var most [5]int // transfers, vig, positions, ledger, votes

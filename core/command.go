@@ -67,6 +67,7 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		e.splitMerge(m, sc, c)
 	case opSettle:
 		e.settle(m, c)
+		e.payStakes(m) // of a proposal the settlement cancelled
 	case opClose:
 		e.closeMarket(m, sc, c)
 	case opPropose:
@@ -77,6 +78,7 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		e.vote(m, c)
 	case opOracleDeadline:
 		e.decide(m, c)
+		e.payStakes(m)
 	default:
 		panic(fmt.Sprintf("BUG: unknown op %d", c.op))
 	}

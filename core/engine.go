@@ -156,7 +156,9 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	st.DropExpiredIdempotency(cfg.Idempotency, cfg.Now())
 	e.requeueWithdrawals()
 	st.rangeMarkets(func(m *market) bool {
-		if m.info.Status == StatusResolved {
+		// A resolved market whose vote stakes a restart left unpaid gets
+		// its goroutine until they are paid (resume), then retires.
+		if m.info.Status == StatusResolved && !m.stakesDue() {
 			m.retireIdle()
 		} else {
 			e.start(m)

@@ -40,6 +40,12 @@ var (
 	ErrNotVotable       = errors.New("proposal is not open for voting")
 	ErrPartyVote        = errors.New("proposer and challenger cannot vote")
 	ErrAlreadyVoted     = errors.New("already voted")
+	// ErrVoterTooNew reports a vote by an account created after the
+	// market: registration is free, so fresh accounts must not weigh on
+	// an outcome.
+	ErrVoterTooNew = errors.New("account created after the market cannot vote")
+	// ErrVoteLimit reports a vote past MaxVotesPerProposal.
+	ErrVoteLimit = errors.New("vote limit reached")
 	// ErrWalletRequired reports an operation that needs a linked wallet
 	// (USDC mode, a deposit, a withdrawal) on an account without one.
 	ErrWalletRequired = errors.New("link a wallet first")

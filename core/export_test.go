@@ -53,3 +53,9 @@ func MaxEncodedBytes(r *Record) int { return maxEncodedBytes(r) }
 func PurgeAuthBatch(ctx context.Context, e *Engine, limit int) (int, error) {
 	return e.purgeAuth(ctx, limit)
 }
+
+// ChangePasswordChunked is ChangePassword ending at most perRecord sessions
+// per record, so that tests cover the split without 4,097 sessions.
+func ChangePasswordChunked(ctx context.Context, e *Engine, account uuid.UUID, hash []byte, keep [32]byte, perRecord int) error {
+	return e.changePassword(ctx, account, hash, keep, perRecord)
+}

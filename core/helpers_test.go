@@ -24,11 +24,14 @@ type harness struct {
 	admin uuid.UUID
 }
 
-// newHarness runs an engine with no background loops: tests close markets
-// and flush key usage themselves, so that the log holds only what they did.
+// newHarness runs an engine with no background loops: tests close markets,
+// flush key usage and apply the oracle's deadlines themselves, so that the
+// log holds only what they did. (The oracle's loop also runs once at start,
+// at a moment of its own: it could apply a deadline the test had just moved
+// the clock past.)
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	return newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1})
+	return newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, OracleInterval: -1})
 }
 
 // newHarnessConfig runs an engine with cfg and the harness's clock.

@@ -281,3 +281,45 @@ func TestTradeBatch(t *testing.T) {
 	h.check()
 	requireEqual(t, h.replayed(), h.e.State())
 }
+
+// TestFillsSurviveImages: an account's trades past the profile's 20 are
+// kept, newest first, and come back whole from the log and from a
+// snapshot image, the recent ones with their reasoning.
+func TestFillsSurviveImages(t *testing.T) {
+	h := newHarness(t)
+	a := h.account("bot", core.RoleSpeculator, 1000)
+	m1, m2 := h.market("m1", 0.05, 1000), h.market("m2", 0.05, 1000)
+	var ids []uuid.UUID
+	for i := range 30 {
+		m := m1
+		if i%3 == 0 {
+			m = m2
+		}
+		r, err := h.e.Trade(h.ctx, core.TradeRequest{Account: a, Market: m, Side: core.Yes, Shares: money.Units(1), Reasoning: fmt.Sprint("why ", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.TradeID)
+	}
+	fills, total, ok := h.e.Fills(a, uuid.Nil, 0, 100)
+	if !ok || total != 30 || fills[0].ID != ids[29] || fills[29].ID != ids[0] || fills[0].Reasoning != "" {
+		t.Fatalf("Fills: %d of %d, ok %v", len(fills), total, ok)
+	}
+	if fills, total, _ := h.e.Fills(a, m2, 2, 3); total != 10 || len(fills) != 3 || fills[0].ID != ids[21] {
+		t.Fatalf("Fills of m2 from 2: %d of %d", len(fills), total)
+	}
+	if f, ok := h.e.Fill(a, ids[0]); !ok || f.ID != ids[0] {
+		t.Fatalf("Fill of the first trade: %v %v", f, ok)
+	}
+	if _, ok := h.e.Fill(h.admin, ids[0]); ok {
+		t.Fatal("another account's trade found")
+	}
+	requireEqual(t, h.replayed(), h.e.State())
+	var images []*core.Record
+	if _, err := h.e.State().Capture(1, func(r *core.Record) error { images = append(images, r.Clone()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	recs := h.j.Records(t)
+	loaded := fromImage(t, images, recs, uint64(len(recs)))
+	requireEqual(t, loaded, h.e.State())
+}

@@ -20,13 +20,13 @@ const (
 
 // invariantNames are the names CheckReport gives, in its order.
 var invariantNames = [numInvariants]string{
-	invConservation: "conservation per currency (balances + house + collateral + bonds = minted - burned)",
+	invConservation: "conservation per currency (balances + house + collateral + bonds + stakes = minted - burned)",
 	invLedger:       "every balance equals the end of its ledger chain",
 	invAggregates:   "leaderboard aggregates equal their recomputation from the KP ledger",
 	invPositions:    "positions add up to each market's shares (q - q0 + sets split at par), none negative",
 	invCollateral:   "collateral covers what each market owes; a resolved market holds none",
 	invCurve:        "each book's collateral, less the sets split at par, covers C(q) rounded for the house",
-	invProposals:    "at most one open oracle proposal per market, none once resolved",
+	invProposals:    "at most one open oracle proposal per market, none once resolved; stakes add up to their votes'",
 	invLookups:      "derived lookups equal a rebuild from the state",
 	invOverflow:     "no sum overflows",
 }

@@ -71,7 +71,7 @@ func (s *State) runChecks() *checker {
 	for cur := range money.NumCurrencies {
 		want := c.s.sub(minted[cur], burned[cur])
 		if total := c.s.add(c.s.add(c.balances[cur], c.collateral[cur]), c.bonds[cur]); total != want {
-			c.failf(invConservation, "conservation %s: balances %s + collateral %s + oracle bonds %s = %s, minted-burned %s",
+			c.failf(invConservation, "conservation %s: balances %s + collateral %s + oracle bonds and stakes %s = %s, minted-burned %s",
 				money.Currency(cur), c.balances[cur], c.collateral[cur], c.bonds[cur], total, want)
 		}
 	}
@@ -139,10 +139,14 @@ func (c *checker) market(v *MarketView) {
 	open := 0
 	for i := range v.Proposals {
 		p := &v.Proposals[i]
+		// Bonds and the vote stakes not paid out yet: KP held by the
+		// proposal, outside every account.
 		c.bonds[money.KP] = c.s.add(c.bonds[money.KP], p.HeldBonds())
+		c.bonds[money.KP] = c.s.add(c.bonds[money.KP], p.HeldStakes())
 		if p.Status.Open() {
 			open++
 		}
+		c.stakes(v, p)
 	}
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
 		c.failf(invProposals, "market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
@@ -205,6 +209,24 @@ func (c *checker) market(v *MarketView) {
 		} else {
 			c.failf(invCurve, "market %s %s: alpha %v or q %v out of range", v.ID, money.Currency(cur), v.Info.Alpha, b.Q)
 		}
+	}
+}
+
+// stakes checks a proposal's stakes against its votes: each side's stake
+// is the sum of its votes' stakes, no more is paid than was staked, and
+// the cursor of the payouts stays within the votes.
+func (c *checker) stakes(v *MarketView, p *Proposal) {
+	var sum [NumSides]money.Amount
+	var n uint64
+	for _, vote := range v.Votes {
+		if vote.Proposal == p.ID {
+			sum[vote.Outcome] = c.s.add(sum[vote.Outcome], vote.Stake)
+			n++
+		}
+	}
+	if sum != p.Stakes || p.StakesPaid < 0 || p.HeldStakes() < 0 || p.StakeCursor > n {
+		c.failf(invProposals, "market %s proposal %s: stakes %v, votes' stakes %v, paid %s, cursor %d of %d votes",
+			v.ID, p.ID, p.Stakes, sum, p.StakesPaid, p.StakeCursor, n)
 	}
 }
 

@@ -21,7 +21,7 @@ func TestConservationMessageNamesEveryPart(t *testing.T) {
 	if err == nil {
 		t.Fatal("5 KP held, none minted: Check passed")
 	}
-	for _, want := range []string{"conservation kp", "balances 5", "collateral 0", "oracle bonds 0", "= 5", "minted-burned 0"} {
+	for _, want := range []string{"conservation kp", "balances 5", "collateral 0", "oracle bonds and stakes 0", "= 5", "minted-burned 0"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Check: %v\nwant it to contain %q", err, want)
 		}

@@ -27,6 +27,7 @@ var kindNames = map[Kind]string{
 	KindOracleVote:      "oracle_vote",
 	KindOracleDeadline:  "oracle_deadline",
 	KindAuthPurged:      "auth_purged",
+	KindPasswordChanged: "password_changed",
 	KindImage:           "image",
 }
 

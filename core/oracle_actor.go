@@ -152,13 +152,15 @@ func (e *Engine) challenge(m *market, c *command) {
 	e.commitOracle(st, c, p)
 }
 
-// vote is the actor's side of Vote. Runs on the market's goroutine. A
-// vote changes only the market, so
-// it locks no account: the voter's existence was checked by the caller and
-// accounts are never deleted.
+// vote is the actor's side of Vote. Runs on the market's goroutine. The
+// vote locks its stake: debited from the voter (ledger oracle_stake) and
+// held by the proposal until it is paid out (payStakes). Only accounts
+// created before the market vote, so that free registrations buy no
+// weight (docs/API.md, "The oracle").
 func (e *Engine) vote(m *market, c *command) {
 	now := e.now()
-	voter := c.acct.id
+	a := c.acct
+	voter := a.id
 	p, ok := m.findProposal(c.oracle.proposal)
 	switch {
 	case !ok:
@@ -175,9 +177,26 @@ func (e *Engine) vote(m *market, c *command) {
 		c.done <- ErrAlreadyVoted
 		return
 	}
-	p.Votes[c.oracle.outcome]++
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	stake, side := c.oracle.stake, c.oracle.outcome
+	switch {
+	case a.info.CreatedAt > m.info.CreatedAt:
+		c.done <- ErrVoterTooNew
+		return
+	case p.Votes[Yes]+p.Votes[No] >= MaxVotesPerProposal:
+		c.done <- ErrVoteLimit
+		return
+	case a.balances[money.KP] < stake:
+		c.done <- ErrInsufficientBalance
+		return
+	}
 	st := newOracleRecord(m, KindOracleVote, now, p)
-	st.rec.Markets[0].Votes = []Vote{{Proposal: p.ID, Account: voter, Outcome: c.oracle.outcome, Time: now}}
+	p.Votes[side]++
+	p.Stakes[side] = st.s.add(p.Stakes[side], stake)
+	st.rec.Markets[0].Proposals[0] = p
+	st.payRef(a, money.KP, TxOracleStake, -stake, p.ID)
+	st.rec.Markets[0].Votes = []Vote{{Proposal: p.ID, Account: voter, Outcome: side, Time: now, Stake: stake}}
 	e.commitOracle(st, c, p)
 }
 

@@ -105,16 +105,14 @@ func (e *Engine) decide(m *market, c *command) {
 		e.settleMarket(m, c, KindOracleDeadline, p.Outcome, pc)
 		return
 	}
-	yes, no := p.Votes[Yes], p.Votes[No]
-	if yes == no {
+	won, decided := e.voteOutcome(m, &p)
+	if !decided {
+		// The stakes return (payStakes), the bonds stay held for the
+		// admin's settlement.
 		p.Status = ProposalEscalated
 		st := newOracleRecord(m, KindOracleDeadline, now, p)
 		e.commitOracle(st, c, p)
 		return
-	}
-	won := No
-	if yes > no {
-		won = Yes
 	}
 	winner := p.Proposer
 	pc.p.Status = ProposalAccepted

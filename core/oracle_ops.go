@@ -69,11 +69,14 @@ type ChallengeRequest struct {
 	Proposal uuid.UUID
 }
 
-// VoteRequest votes on a challenged proposal.
+// VoteRequest votes on a challenged proposal, locking Stake KP of the
+// voter (docs/API.md, "The oracle"); 0 means the least stake,
+// Config.VoteStake.
 type VoteRequest struct {
 	Account  uuid.UUID
 	Proposal uuid.UUID
 	Outcome  Side
+	Stake    money.Amount
 }
 
 // ProposalView is a proposal with the market it would resolve.
@@ -87,6 +90,7 @@ type ProposalView struct {
 type oracleRequest struct {
 	proposal uuid.UUID
 	outcome  Side
+	stake    money.Amount
 }
 
 // Propose opens an oracle proposal on a closed, unresolved market, holding
@@ -121,12 +125,19 @@ func (e *Engine) Vote(ctx context.Context, req VoteRequest) (ProposalView, error
 	if req.Outcome != Yes && req.Outcome != No {
 		return ProposalView{}, fieldErr("outcome", "must be yes or no")
 	}
+	stake := req.Stake
+	switch {
+	case stake == 0:
+		stake = e.cfg.VoteStake
+	case stake < e.cfg.VoteStake || stake > MaxAmount:
+		return ProposalView{}, fieldErr("stake", "must be from %s to 1e9", e.cfg.VoteStake)
+	}
 	m, a, err := e.proposalAndAccount(req.Proposal, req.Account)
 	if err != nil {
 		return ProposalView{}, err
 	}
 	c := e.getCommand(opVote)
-	c.acct, c.oracle = a, oracleRequest{proposal: req.Proposal, outcome: req.Outcome}
+	c.acct, c.oracle = a, oracleRequest{proposal: req.Proposal, outcome: req.Outcome, stake: stake}
 	return e.submitOracle(ctx, m, c)
 }
 
@@ -171,7 +182,8 @@ func (e *Engine) proposalAndAccount(proposal, accountID uuid.UUID) (*market, *ac
 // oracleRefusals are the actor's answers that rest on the market's state
 // rather than on a new record.
 var oracleRefusals = []error{ErrMarketResolved, ErrMarketNotClosed, ErrProposalOpen, ErrNotChallengeable,
-	ErrChallengeClosed, ErrSelfChallenge, ErrNotVotable, ErrPartyVote, ErrAlreadyVoted, ErrInsufficientBalance}
+	ErrChallengeClosed, ErrSelfChallenge, ErrNotVotable, ErrPartyVote, ErrAlreadyVoted, ErrInsufficientBalance,
+	ErrVoterTooNew, ErrVoteLimit}
 
 // submitOracle runs an oracle command and returns the proposal it left.
 // A refusal waits until the state it rests on is durable, as Settle's.

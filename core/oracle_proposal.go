@@ -90,6 +90,12 @@ func (p *Proposal) HeldBonds() money.Amount {
 	return 0
 }
 
+// HeldStakes returns the KP of vote stakes the proposal holds: locked by
+// the votes and not paid out yet.
+func (p *Proposal) HeldStakes() money.Amount {
+	return p.Stakes[Yes] + p.Stakes[No] - p.StakesPaid
+}
+
 // Vote is one account's vote on a challenged proposal.
 type Vote struct {
 	Proposal uuid.UUID

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ type oracleSetup struct {
 	holder                uuid.UUID
 	proposer, challenger  uuid.UUID
 	voters                [3]uuid.UUID
+	more                  []uuid.UUID
 	proposerKP, challKP   money.Amount
 	holderKP              money.Amount
 	holderShares          money.Amount
@@ -29,15 +31,25 @@ type oracleSetup struct {
 	challengeWin, voteWin time.Duration
 }
 
-func newOracleSetup(t *testing.T) *oracleSetup {
+func newOracleSetup(t *testing.T) *oracleSetup { return newOracleSetupVoters(t, 0) }
+
+// newOracleSetupVoters is newOracleSetup with n more voters (s.more),
+// made before the market, as voters must be.
+func newOracleSetupVoters(t *testing.T, n int) *oracleSetup {
 	t.Helper()
-	h := newHarness(t)
+	// A quorum the three voters' least stakes reach (the vote's weight
+	// rules have tests of their own).
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1,
+		VoteQuorum: core.DefaultVoteStake, MinVoters: 1})
 	s := &oracleSetup{harness: h, challengeWin: core.DefaultChallengeWindow, voteWin: core.DefaultVoteWindow}
 	s.holder = h.account("holder", core.RoleSpeculator, 1000)
 	s.proposer = h.account("proposer", core.RoleSpeculator, 1000)
 	s.challenger = h.account("challenger", core.RoleSpeculator, 1000)
 	for i, name := range []string{"voter1", "voter2", "voter3"} {
 		s.voters[i] = h.account(name, core.RoleSpeculator, 10)
+	}
+	for i := range n {
+		s.more = append(s.more, h.account(fmt.Sprintf("many%d", i), core.RoleSpeculator, 10))
 	}
 	s.mkt = h.market("m", 0, 1000)
 	s.holderShares = money.Units(10)
@@ -446,7 +458,7 @@ func TestOracleDeadlinePassedWhileDown(t *testing.T) {
 			clk := newClock()
 			clk.Set(s.clock.Now().Add(s.voteWin + time.Minute))
 			e := core.NewEngine(st, j, core.Config{Now: clk.Now, CloseInterval: -1, UsageFlushInterval: -1,
-				OracleInterval: time.Hour})
+				OracleInterval: time.Hour, VoteQuorum: core.DefaultVoteStake, MinVoters: 1})
 			j.WaitUntil(func(js memjournal.State) bool { return len(js.Records) > 0 })
 			e.Close()
 			p, err := e.Proposal(s.proposalID)

@@ -47,6 +47,10 @@ const (
 	// KindAuthPurged removes expired sessions and keys revoked or expired
 	// long ago (auth_purge.go).
 	KindAuthPurged Kind = 30
+	// Wave 2, kinds 38-43: account safety. KindPasswordChanged stores an
+	// account's new password hash and ends its other sessions
+	// (password.go).
+	KindPasswordChanged Kind = 38
 	// KindImage marks a snapshot chunk: whole objects, where each change's
 	// Prev is the object's LSN at capture instead of its LSN before a change.
 	KindImage Kind = 100

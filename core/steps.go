@@ -59,6 +59,7 @@ func (e *Engine) resume(m *market) {
 		c := &command{op: opSettle, done: make(chan error, 1)}
 		e.runSettlement(m, m.info, nil, c)
 	}
+	e.payStakes(m)
 }
 
 // runClose commits the close's steps from info, its after-image in status

@@ -73,6 +73,8 @@ var errorCodes = []errorCode{
 	{"usdc_held", fasthttp.StatusBadRequest, "USDC balance or positions remain"},
 	{"tx_already_credited", fasthttp.StatusBadRequest, "the deposit's transaction was credited to another account"},
 	{"deposit_rejected", fasthttp.StatusBadRequest, "custody did not confirm the deposit"},
+	{"voter_too_new", fasthttp.StatusBadRequest, "the account was created after the market: it cannot vote on it"},
+	{"vote_limit", fasthttp.StatusBadRequest, "the proposal has its most votes"},
 	{"too_many_open_transfers", fasthttp.StatusBadRequest, "the account has its most pending deposits or queued withdrawals"},
 	{"transfer_not_found", fasthttp.StatusNotFound, "no account has a deposit or withdrawal with this id"},
 	{"transfer_final", fasthttp.StatusBadRequest, "the deposit is not pending or the withdrawal not queued: it is final"},
@@ -87,4 +89,5 @@ var errorCodes = []errorCode{
 	{"idempotency_key_limit", fasthttp.StatusTooManyRequests, "the account holds its cap of live keys; none is evicted"},
 	{"idempotency_busy", fasthttp.StatusServiceUnavailable, "too many requests with keys are running at once"},
 	{"idempotency_key_not_found", fasthttp.StatusNotFound, "no live stored answer has this key"},
+	{"trade_not_found", fasthttp.StatusNotFound, "the caller has no trade with this id"},
 }

@@ -118,6 +118,8 @@ var errorTable = []struct {
 	{core.ErrSelfChallenge, fasthttp.StatusBadRequest, "self_challenge", "Cannot challenge your own proposal", 0},
 	{core.ErrNotVotable, fasthttp.StatusBadRequest, "not_votable", "Proposal is not open for voting", 0},
 	{core.ErrPartyVote, fasthttp.StatusBadRequest, "party_vote", "Proposer and challenger cannot vote", 0},
+	{core.ErrVoterTooNew, fasthttp.StatusBadRequest, "voter_too_new", "Account created after the market cannot vote", 0},
+	{core.ErrVoteLimit, fasthttp.StatusBadRequest, "vote_limit", "Vote limit reached", 0},
 	{core.ErrAlreadyVoted, fasthttp.StatusBadRequest, "already_voted", "Already voted", 0},
 	{core.ErrWalletRequired, fasthttp.StatusBadRequest, "wallet_required", "Link a wallet first", 0},
 	{core.ErrWalletLinked, fasthttp.StatusBadRequest, "wallet_linked", "Wallet already linked", 0},

@@ -23,8 +23,15 @@ type challengeRequest struct {
 }
 
 type voteRequest struct {
-	ProposalID *string `json:"proposal_id"`
-	Outcome    *string `json:"outcome"`
+	ProposalID *string           `json:"proposal_id"`
+	Outcome    *string           `json:"outcome"`
+	Stake      strictjson.Number `json:"stake"`
+}
+
+// stakeAmounts are a proposal's vote stakes per outcome.
+type stakeAmounts struct {
+	Yes money.Amount `json:"yes"`
+	No  money.Amount `json:"no"`
 }
 
 type voteCounts struct {
@@ -42,6 +49,7 @@ type proposalJSON struct {
 	ChallengerID      *uuid.UUID   `json:"challenger_id"`
 	Bond              money.Amount `json:"bond"`
 	Votes             voteCounts   `json:"votes"`
+	Stakes            stakeAmounts `json:"stakes"`
 	ChallengeDeadline timestamp    `json:"challenge_deadline"`
 	VoteDeadline      *timestamp   `json:"vote_deadline"`
 	CreatedAt         timestamp    `json:"created_at"`
@@ -57,6 +65,7 @@ func proposalOf(p core.ProposalView) proposalJSON {
 		ProposerID:        p.Proposer,
 		Bond:              p.Bond,
 		Votes:             voteCounts{Yes: p.Votes[core.Yes], No: p.Votes[core.No]},
+		Stakes:            stakeAmounts{Yes: p.Stakes[core.Yes], No: p.Stakes[core.No]},
 		ChallengeDeadline: timestamp(p.ChallengeDeadline),
 		VoteDeadline:      optionalTime(p.VoteDeadline),
 		CreatedAt:         timestamp(p.CreatedAt),
@@ -110,6 +119,13 @@ func (s *Server) vote(ctx *fasthttp.RequestCtx, c *caller) error {
 	}
 	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
 		return err
+	}
+	// stake is optional: the least stake when omitted (docs/API.md, "The
+	// oracle"); its lower bound is the engine's to check.
+	if body.Stake.Set() {
+		if req.Stake, err = positiveAmount("stake", body.Stake); err != nil {
+			return err
+		}
 	}
 	return writeProposal(ctx)(s.eng.Vote(ctx, req))
 }

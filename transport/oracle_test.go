@@ -23,6 +23,7 @@ type proposalOut struct {
 	ChallengerID      *string      `json:"challenger_id"`
 	Bond              money.Amount `json:"bond"`
 	Votes             struct{ Yes, No uint64 }
+	Stakes            struct{ Yes, No money.Amount }
 	ChallengeDeadline string  `json:"challenge_deadline"`
 	VoteDeadline      *string `json:"vote_deadline"`
 	CreatedAt         string  `json:"created_at"`
@@ -33,7 +34,7 @@ type proposalOut struct {
 // proposal object").
 var proposalFields = map[string]fieldKind{
 	"id": kindUUID, "market_id": kindUUID, "outcome": kindString, "status": kindString,
-	"proposer_id": kindUUID, "challenger_id": kindStringOrNull, "bond": kindNumber, "votes": kindObject,
+	"proposer_id": kindUUID, "challenger_id": kindStringOrNull, "bond": kindNumber, "votes": kindObject, "stakes": kindObject,
 	"challenge_deadline": kindTime, "vote_deadline": kindTimeOrNull, "created_at": kindTime,
 	"resolved_at": kindTimeOrNull,
 }
@@ -57,8 +58,10 @@ func (ts *testServer) oracleStatus(a auth, query string) proposalOut {
 }
 
 // TestOracleFlow proposes, challenges and votes over HTTP, then lets the
-// vote's deadline pass: the proposal is rejected, the market settled with
-// the majority's outcome and both bonds paid to the challenger.
+// vote's deadline pass: one vote of the least stake is far from the
+// default quorum (10,000 KP from 5 voters), so the proposal escalates to
+// the admin, the stake returns and the bonds stay held until the admin
+// settles (docs/API.md, "The oracle").
 func TestOracleFlow(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
@@ -91,9 +94,13 @@ func TestOracleFlow(t *testing.T) {
 		*c.VoteDeadline != iso(clk.Now().Add(core.DefaultVoteWindow)) {
 		t.Fatalf("challenged %+v", c)
 	}
+	carolBefore := ts.points(carol, "").Balance
 	v := ts.oracleCall(carol, "/api/oracle/vote", map[string]any{"proposal_id": p.ID, "outcome": "no"})
-	if v.Votes.Yes != 0 || v.Votes.No != 1 || v.Status != "challenged" {
+	if v.Votes.Yes != 0 || v.Votes.No != 1 || v.Stakes.No != core.DefaultVoteStake || v.Stakes.Yes != 0 || v.Status != "challenged" {
 		t.Fatalf("after the vote %+v", v)
+	}
+	if got := ts.points(carol, "?limit=1"); got.Balance != carolBefore-core.DefaultVoteStake || got.Ledger[0].TxType != "oracle_stake" {
+		t.Fatalf("voter after voting: %+v, want the least stake locked", got)
 	}
 	if got := ts.oracleStatus(alice, "proposal_id="+p.ID); !reflect.DeepEqual(got, v) {
 		t.Fatalf("status by proposal %+v, want %+v", got, v)
@@ -104,18 +111,26 @@ func TestOracleFlow(t *testing.T) {
 		t.Fatalf("OracleDue = %d, %v", n, err)
 	}
 	end := ts.oracleStatus(alice, "market_id="+mkt)
-	if end.Status != "rejected" || end.ResolvedAt == nil || *end.ResolvedAt != iso(clk.Now()) {
-		t.Fatalf("after the deadline %+v", end)
+	if end.Status != "escalated" || end.ResolvedAt != nil {
+		t.Fatalf("after the deadline %+v, want escalated", end)
 	}
-	if m := ts.market(mkt); m.Status != "resolved" || m.Outcome == nil || *m.Outcome != "no" {
-		t.Fatalf("market %+v, want resolved no", m)
+	if m := ts.market(mkt); m.Status != "closed" {
+		t.Fatalf("market %+v, want still closed", m)
 	}
-	if got := ts.points(alice, "").Balance; got != aliceBefore-bond {
-		t.Errorf("proposer balance %v, want %v", got, aliceBefore-bond)
+	if got := ts.points(carol, "?limit=1"); got.Balance != carolBefore || got.Ledger[0].TxType != "oracle_stake_return" {
+		t.Errorf("voter after the escalation %+v, want the stake back", got)
 	}
-	b := ts.points(bob, "?limit=2")
-	if b.Balance != bobBefore+bond || b.Ledger[0].TxType != "oracle_reward" || b.Ledger[1].TxType != "oracle_bond_return" {
-		t.Errorf("challenger balance %v, ledger %+v; want %v, oracle_bond_return and oracle_reward", b.Balance, b.Ledger, bobBefore+bond)
+	// The admin is the final authority: the settlement cancels the
+	// proposal and returns both bonds.
+	ts.expect(ts.do("POST", "/api/admin/settle", auth{session: adm}, settleBody(mkt, "no")), http.StatusOK, "")
+	if got := ts.oracleStatus(alice, "market_id="+mkt); got.Status != "cancelled" {
+		t.Fatalf("after the admin's settlement %+v, want cancelled", got)
+	}
+	if got := ts.points(alice, "").Balance; got != aliceBefore {
+		t.Errorf("proposer balance %v, want %v", got, aliceBefore)
+	}
+	if got := ts.points(bob, "").Balance; got != bobBefore {
+		t.Errorf("challenger balance %v, want %v", got, bobBefore)
 	}
 }
 

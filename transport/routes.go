@@ -52,6 +52,7 @@ func (s *Server) routes() []route {
 		{post, "/api/auth/register", public, 0, false, s.register},
 		{post, "/api/auth/login", public, 0, false, s.login},
 		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout},
+		{post, "/api/auth/password", sessionOnly, 0, false, s.changePassword},
 
 		{post, "/api/keys", sessionOnly, 0, false, s.createKey},
 		{get, "/api/keys", keyOrSession, core.ScopeRead, false, s.listKeys},
@@ -82,6 +83,9 @@ func (s *Server) routes() []route {
 		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge},
 		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote},
 		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch},
+		{get, "/api/trades", keyOrSession, core.ScopeRead, false, s.listFills},
+		{get, "/api/trades/{id}", keyOrSession, core.ScopeRead, false, s.getFill},
+		{get, "/api/idempotency", keyOrSession, core.ScopeRead, false, s.lookupKey},
 
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
 		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},

@@ -43,6 +43,7 @@ type config struct {
 	keyChangesPerHour    int
 	passwordChecksPerMin int
 	maxConnsPerClient    int
+	resetAdminPassword   bool
 	custody              string
 	depositAddress       string
 	voteStakeKP          int64
@@ -85,6 +86,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.keyChangesPerHour, "key-changes-per-account", transport.DefaultKeyChangesPerHour, "API key creations and rotations one account may make an hour (negative: no limit)")
 	fs.IntVar(&c.passwordChecksPerMin, "password-checks-per-client", transport.DefaultPasswordChecksPerMinute, "password checks (login, register, password change) one client address may start a minute (negative: no limit)")
 	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", transport.DefaultMaxConnsPerClient, "open connections one client address (IPv6: /64) may hold (negative: no limit)")
+	fs.BoolVar(&c.resetAdminPassword, "reset-admin-password", false, "set the existing admin account's password to -admin-password and end its sessions (without it, -admin-password only creates the account)")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "MARKETD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -148,6 +150,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-key-changes-per-account: 0 would refuse every key creation; use a negative value for no limit")
 	case c.passwordChecksPerMin == 0:
 		return fmt.Errorf("-password-checks-per-client: 0 would refuse every login; use a negative value for no limit")
+	case c.resetAdminPassword && c.adminPassword == "":
+		return fmt.Errorf("-reset-admin-password: needs -admin-password, the password to set")
 	case c.maxConnsPerClient == 0:
 		return fmt.Errorf("-max-conns-per-client: 0 would refuse every connection; use a negative value for no limit")
 	}

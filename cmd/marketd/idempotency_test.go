@@ -47,6 +47,12 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 		t.Fatalf("first answers: %d %s; %d %s; %d %s", answer.status, answer.body, splitAnswer.status, splitAnswer.body,
 			batchAnswer.status, batchAnswer.body)
 	}
+	// More trades than the profile's 20: GET /api/trades must keep them all.
+	for range 22 {
+		c.trade(bot, m2.ID, "no", "buy", "0.1")
+	}
+	fills := c.must(http.MethodGet, "/api/trades?limit=500", bot, nil, http.StatusOK, nil).body
+	lookup := c.must(http.MethodGet, "/api/idempotency?key=retry-3", bot, nil, http.StatusOK, nil).body
 	balance := c.me(bot).Agent.Balance
 	if balance >= ag.Balance {
 		t.Fatalf("balance %s after a buy, from %s", balance, ag.Balance)
@@ -68,6 +74,12 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 				t.Fatalf("%s: retry of %s: %d %s replayed %q; want 200 %s replayed", when, tc.key, r.status, r.body,
 					r.header.Get("Idempotent-Replayed"), tc.want.body)
 			}
+		}
+		if got := c.must(http.MethodGet, "/api/trades?limit=500", bot, nil, http.StatusOK, nil).body; !bytes.Equal(got, fills) {
+			t.Fatalf("%s: GET /api/trades\n%s\nwant\n%s", when, got, fills)
+		}
+		if got := c.must(http.MethodGet, "/api/idempotency?key=retry-3", bot, nil, http.StatusOK, nil).body; !bytes.Equal(got, lookup) {
+			t.Fatalf("%s: GET /api/idempotency\n%s\nwant\n%s", when, got, lookup)
 		}
 		if got := c.me(bot).Agent.Balance; got != balance {
 			t.Fatalf("%s: balance %s, want %s: a retry was charged", when, got, balance)

@@ -32,13 +32,14 @@ func TestOracleAcrossRestart(t *testing.T) {
 	admin := sessionCred(c.login("admin", testAdminPassword))
 	closesAt := time.Now().Add(time.Second)
 	extra := map[string]any{"closes_at": closesAt.UTC().Format(time.RFC3339Nano)}
-	voted := c.createMarket(admin, "oracle voted", extra)
-	undisputed := c.createMarket(admin, "oracle undisputed", extra)
+	// Accounts made after a market cannot vote on it: register first.
 	var creds []cred
 	for _, name := range []string{"oracle_alice", "oracle_bob", "oracle_carol"} {
 		tok, _ := c.register(name)
 		creds = append(creds, sessionCred(tok))
 	}
+	voted := c.createMarket(admin, "oracle voted", extra)
+	undisputed := c.createMarket(admin, "oracle undisputed", extra)
 	alice, bob, carol := creds[0], creds[1], creds[2]
 	c.trade(carol, undisputed.ID, "yes", "buy", "5")
 	for time.Now().Before(closesAt) { // proposals need a closed market

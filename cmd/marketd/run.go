@@ -95,7 +95,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	}
 	pos.log, pos.snaps = n.log, n.snaps
 	failed = n.log.Err
-	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, out, n.srv); err != nil {
+	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, cfg.resetAdminPassword, out, n.srv, logger); err != nil {
 		return errors.Join(err, n.shutdown(logger, 0), stopSide())
 	}
 	srv.Open()
@@ -254,9 +254,21 @@ func (n *node) shutdown(logger *slog.Logger, drainDelay time.Duration) error {
 
 // ensureAdmin creates the account "admin" with the admin role when it does
 // not exist (README.md, -admin-password). Without a password given, it draws
-// one and prints it once, to out.
-func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, out io.Writer, srv *transport.Server) error {
+// one and prints it once, to out. An existing admin's password is changed
+// only when reset asks for it (-reset-admin-password), ending all its
+// sessions; otherwise -admin-password leaves it as it is, and says so, so
+// that a changed flag or environment never changes a password silently.
+func ensureAdmin(ctx context.Context, eng *core.Engine, pw string, reset bool, out io.Writer, srv *transport.Server, logger *slog.Logger) error {
 	if _, ok := eng.AccountByName("admin"); ok {
+		switch {
+		case reset:
+			if err := srv.ResetPassword(ctx, "admin", pw); err != nil {
+				return fmt.Errorf("reset admin password: %w", err)
+			}
+			logger.Warn("admin password reset by -reset-admin-password; every admin session ended")
+		case pw != "":
+			logger.Info("account admin exists: -admin-password does not change its password (use -reset-admin-password)")
+		}
 		return nil
 	}
 	generated := pw == ""

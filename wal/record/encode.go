@@ -77,7 +77,8 @@ const (
 // is closed: a new kind needs a new decoder, never a reinterpretation.
 func validKind(k core.Kind) bool {
 	return (k >= core.KindAccountCreated && k <= core.KindOracleDeadline) ||
-		(k >= core.KindDepositConfirmed && k <= core.KindOracleStakes) || k == core.KindAuthPurged || k == core.KindImage
+		(k >= core.KindDepositConfirmed && k <= core.KindOracleStakes) || k == core.KindAuthPurged ||
+		k == core.KindPasswordChanged || k == core.KindImage
 }
 
 func validSide(s core.Side) bool     { return s == core.Yes || s == core.No }

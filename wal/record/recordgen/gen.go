@@ -32,6 +32,7 @@ var Kinds = []core.Kind{
 	core.KindDepositConfirmed, core.KindDepositRejected, core.KindWithdrawalSent, core.KindWithdrawalFailed,
 	core.KindOracleStakes,
 	core.KindAuthPurged,
+	core.KindPasswordChanged,
 }
 
 // Record returns a random record of a random kind.
