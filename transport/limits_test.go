@@ -191,3 +191,29 @@ func TestClientAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyFloodSparesOthers: a flood of fresh API keys that fills the key
+// table refuses (503) only new keys: sessions and anonymous clients keep
+// being served. It failed before, with the one shared table shrunk to the
+// same size: the new session got 503.
+func TestKeyFloodSparesOthers(t *testing.T) {
+	ts, _ := newClockServer(t, Config{ClientsPerTable: 64}, nil)
+	full := false
+	for a := 0; a < 100 && !full; a++ {
+		session := ts.register(fmt.Sprintf("flood%d", a))
+		for range 10 {
+			r := ts.do("GET", "/api/agents/me", auth{key: ts.newKey(session, "read")}, "")
+			if r.status == http.StatusServiceUnavailable {
+				full = true
+				break
+			}
+			ts.expect(r, http.StatusOK, "")
+		}
+	}
+	if !full {
+		t.Fatal("1,000 keys did not fill a table of 64")
+	}
+	fresh := ts.register("fresh")
+	ts.expect(ts.do("GET", "/api/agents/me", auth{session: fresh}, ""), http.StatusOK, "")
+	ts.expect(ts.do("GET", "/api/markets", auth{}, ""), http.StatusOK, "")
+}
