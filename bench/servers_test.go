@@ -133,11 +133,14 @@ func startTradeWith(b *testing.B, fsync bool, reg *prometheus.Registry) *tradeSe
 		DefaultTier:       core.TierUnlimited,
 		SignupBonus:       money.Units(signupBonusUnits),
 		AnonRatePerMinute: -1,
-		// The setup registers 64 accounts from one address.
+		PasswordCost:      4,
+		Logger:            quietLogger,
+		// Every account and connection of the benchmark comes from one
+		// address: the per-client limits would refuse the setup.
 		RegistrationsPerHour:    -1,
+		KeyChangesPerHour:       -1,
 		PasswordChecksPerMinute: -1,
-		PasswordCost:            4,
-		Logger:                  quietLogger,
+		MaxConnsPerClient:       -1,
 	}
 	if reg != nil {
 		logMetrics.Watch(reg, log)
