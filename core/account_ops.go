@@ -75,7 +75,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	minted := e.st.supply.minted
 	if req.Bonus > 0 {
 		p.credit(ac, money.KP, TxSignupBonus, req.Bonus, req.Bonus, a.id, now)
-		minted[money.KP] = s.add(minted[money.KP], req.Bonus)
+		minted[money.KP] = s.mint(minted[money.KP], e.st.supply.burned[money.KP], req.Bonus)
 	}
 	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
 	done := make(chan error, 1)
@@ -185,7 +185,7 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	if bonus > 0 {
 		p.credit(ac, money.KP, TxReferralBonus, bonus, s.add(a.balances[money.KP], bonus), referrerID, now)
 		p.credit(rc, money.KP, TxReferralBonus, bonus, s.add(r.balances[money.KP], bonus), accountID, now)
-		minted[money.KP] = s.add(minted[money.KP], s.add(bonus, bonus))
+		minted[money.KP] = s.mint(minted[money.KP], e.st.supply.burned[money.KP], s.add(bonus, bonus))
 		p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
 	}
 	// Both hear of it; each note names the other account.

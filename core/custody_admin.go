@@ -40,11 +40,6 @@ const (
 	// MaxQueuedWithdrawals bounds an account's withdrawals waiting for an
 	// admin.
 	MaxQueuedWithdrawals = 10
-	// MaxSupply bounds the money of one currency in circulation (minted
-	// less burned): 10^12 units, so that no sum of balances, collateral
-	// and bonds, each under it, comes near the 9.2*10^12 units an Amount
-	// holds.
-	MaxSupply = money.Amount(1_000_000_000_000 * money.Scale)
 )
 
 // openTransfersLocked counts the account's transfers of a kind that wait

@@ -177,12 +177,9 @@ func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update 
 		p.credit(ac, money.USDC, tx, signed, after, t.ID, now)
 		minted, burned := e.st.supply.minted, e.st.supply.burned
 		if signed > 0 {
-			minted[money.USDC] = s.add(minted[money.USDC], signed)
+			minted[money.USDC] = s.mint(minted[money.USDC], burned[money.USDC], signed)
 		} else {
 			burned[money.USDC] = s.add(burned[money.USDC], -signed)
-		}
-		if circulating := s.sub(minted[money.USDC], burned[money.USDC]); s.err == nil && circulating > MaxSupply {
-			return 0, nil, fmt.Errorf("%w: %s USDC in circulation past %s", ErrTotalLimit, circulating, MaxSupply)
 		}
 		p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: burned}
 	}
@@ -193,7 +190,7 @@ func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update 
 	}
 	p.notify(a, ac, Note{Kind: note, Time: now, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
 	if s.err != nil {
-		return 0, nil, fmt.Errorf("%w: %w", ErrTotalLimit, s.err)
+		return 0, nil, fmt.Errorf("core: transfer: %w", s.err)
 	}
 	done := make(chan error, 1)
 	e.commit(p, done, nil)

@@ -69,10 +69,12 @@ func newRecorder(start time.Time, out chan<- secondSample, free <-chan *hdrhisto
 		out: out, free: free, cur: newSecondHistogram()}
 }
 
-// record counts one answered request (status 0: no answer) that ended at
-// now and took latency.
-func (r *recorder) record(now time.Time, latency time.Duration, status int) {
-	if s := int(now.Sub(r.start) / time.Second); s != r.second {
+// record counts one request (status 0: no answer), sent (closed loop) or
+// due (open loop) at from, that took latency. The time series counts it in
+// the second of from, so that every second of the run is whole: the last
+// one holds the requests sent in it, however late their answers.
+func (r *recorder) record(from time.Time, latency time.Duration, status int) {
+	if s := int(from.Sub(r.start) / time.Second); s != r.second {
 		r.flush()
 		r.second = s
 	}

@@ -43,6 +43,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	for _, rt := range c.Ratios {
+		if open {
+			// Every target was sent the same rate: throughput ratios say
+			// nothing, the latencies above do.
+			break
+		}
 		fmt.Fprintf(&b, "ratio %s/%s (2xx/s, same round):", rt.Of, rt.Over)
 		for _, x := range rt.PerRound {
 			fmt.Fprintf(&b, " %.3f", x)

@@ -28,8 +28,8 @@ func latencyOf(h *hdrhistogram.Histogram) Latency {
 	}
 }
 
-// Second is one second of a run's time series: the requests answered in
-// that second, by their end time.
+// Second is one second of a run's time series: the requests sent (closed
+// loop) or due (open loop) in that second.
 type Second struct {
 	// T is the second's index from the run's start.
 	T      int   `json:"t"`

@@ -186,7 +186,7 @@ func (w *worker) send(n int, req *fasthttp.Request, resp *fasthttp.Response, bod
 	} else {
 		w.client.unanswered.Add(1)
 	}
-	w.rec.record(now, now.Sub(from), status)
+	w.rec.record(from, now.Sub(from), status)
 	return body
 }
 

@@ -136,7 +136,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		}
 	}
 	if cfg.plotDir != "" {
-		if err := plot(cfg, cmp); err != nil {
+		if err := plot(cfg, skew.String(), cmp); err != nil {
 			return err
 		}
 	}
@@ -276,7 +276,7 @@ func writeJSON(path string, v any) error {
 
 // plot writes the charts: latency over time per target, and throughput
 // over time of all targets.
-func plot(cfg config, cmp *load.Comparison) error {
+func plot(cfg config, skewName string, cmp *load.Comparison) error {
 	if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
 		return fmt.Errorf("create the plot directory: %w", err)
 	}
@@ -284,7 +284,7 @@ func plot(cfg config, cmp *load.Comparison) error {
 	if cfg.rate > 0 {
 		what += fmt.Sprintf(", %.0f req/s intended", cfg.rate)
 	}
-	what += fmt.Sprintf(", %d markets %s", cfg.markets, cfg.skew)
+	what += fmt.Sprintf(", %d markets, %s", cfg.markets, skewName)
 	for _, t := range cmp.Targets {
 		if err := chart.Latency(cfg.plotDir, cfg.plotName+"-latency-"+t.Target, t.Target+" latency: "+what, t.Series); err != nil {
 			return err
