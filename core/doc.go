@@ -71,6 +71,7 @@
 //	index.go, index_check.go  derived lookups (code, wallet, deposit tx, ...) and their check
 //	enums.go, errors.go    Side, Status, Role, TxType, Scopes, Tier; domain errors
 //	arith.go, ids.go       checked sums and shares; IDs and referral codes
+//	totals.go              MaxSupply and MaxStatistic: what money totals and statistics may hold
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
 //	account.go             an account in memory: balances, ledger, positions, image
@@ -86,6 +87,8 @@
 //	transfer.go            Transfer: deposits and withdrawals as records
 //	transfer_ops.go        Deposit, Withdraw, Transfers
 //	custody.go             Custody (the deposit and withdrawal seam), RecordingCustody
+//	custody_admin.go       CustodyMode; the admin's ConfirmDeposit, RejectDeposit,
+//	                       MarkWithdrawalSent, MarkWithdrawalFailed, OpenTransfers
 //	auth.go                the key and session table, Key.Active, Session.Active
 //	auth_ops.go            CreateKey, RevokeKey, RotateKey, Keys, KeyByHash, CreateSession,
 //	                       RevokeSession, SessionByHash
@@ -97,12 +100,13 @@
 //	market_create.go       CreateMarket
 //	market_fund.go         funding a market's book in a currency from the house
 //	trade.go               Trade: quote, checks, apply
-//	split.go               SplitMerge
+//	split.go               SplitMerge: complete sets on the curve, legacy par sets merged first
 //	settle.go              Settle, the vig paid at settlement, CloseDue and a market's close
 //	oracle_proposal.go     Proposal and Vote, and how they change a market
 //	oracle_ops.go          Propose, Challenge, Vote, Proposal, LatestProposal
 //	oracle_actor.go        the actor's side of propose, challenge and vote
 //	oracle_deadline.go     OracleDue: proposals and votes past their deadlines
+//	oracle_stakes.go       vote stakes: the vote's weight, and their payouts in bounded records
 //
 // Tests: engine_test.go (operations end to end), property_test.go (random
 // workloads against the invariant checker), concurrency_test.go,
