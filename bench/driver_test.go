@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +33,8 @@ const (
 type workload struct {
 	authorization string
 	bodies        [][]byte
+	// idempotent sends a new Idempotency-Key with every request.
+	idempotent bool
 }
 
 // result is one measured run of the driver.
@@ -131,10 +134,17 @@ func drive(b *testing.B, addr, path string, loads []workload) result {
 			req.SetRequestURI(uri)
 			req.Header.SetContentType("application/json")
 			req.Header.Set(fasthttp.HeaderAuthorization, load.authorization)
+			// A key unique to the worker and the request: never a replay.
+			key := fmt.Appendf(nil, "bench-%02d-", w)
+			prefix := len(key)
 			ready.Done()
 			<-start
 			for i := range n {
 				req.SetBodyRaw(load.bodies[i%len(load.bodies)])
+				if load.idempotent {
+					key = strconv.AppendInt(key[:prefix], int64(i), 10)
+					req.Header.SetBytesV("Idempotency-Key", key)
+				}
 				began := time.Now()
 				err := hc.Do(req, resp)
 				st.latencies = append(st.latencies, time.Since(began))

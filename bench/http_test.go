@@ -60,21 +60,41 @@ func BenchmarkHTTP(b *testing.B) {
 		name    string
 		markets int
 		fsync   bool
+		// idempotent sends an Idempotency-Key with every request; batch,
+		// when not 0, sends batches of that many trades.
+		idempotent bool
+		batch      int
 	}{
-		{"trade-8-markets", 8, true},
-		{"trade-1-market", 1, true},
-		{"trade-8-markets-fsync-off", 8, false},
+		{"trade-8-markets", 8, true, false, 0},
+		{"trade-8-markets-idempotent", 8, true, true, 0},
+		{"batch-20-8-markets", 8, true, false, 20},
+		{"trade-1-market", 1, true, false, 0},
+		{"trade-8-markets-fsync-off", 8, false, false, 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			ts := startTrade(b, c.fsync)
 			loads := ts.setup(b, c.markets)
-			before := ts.log.Stats()
-			r := drive(b, ts.addr, tradePath, loads)
+			path := tradePath
+			if c.batch > 0 {
+				loads, path = batchWorkloads(loads, c.batch), batchPath
+			}
+			for i := range loads {
+				loads[i].idempotent = c.idempotent
+			}
+			before, tradesBefore := ts.log.Stats(), ts.trades()
+			r := drive(b, ts.addr, path, loads)
 			after := ts.log.Stats()
 			report(b, r)
 			reportRatio(b, r, noopPerSecond)
 			reportCommits(b, before, after, c.fsync)
+			if c.batch > 0 {
+				// A refused item is still a 200: count the trades.
+				if got, want := ts.trades()-tradesBefore, uint64(b.N*c.batch); got != want {
+					b.Fatalf("%d trades for %d batches of %d", got, b.N, c.batch)
+				}
+				b.ReportMetric(r.perSecond()*float64(c.batch), "trades/s")
+			}
 		})
 	}
 }

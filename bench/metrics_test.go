@@ -12,7 +12,7 @@ import (
 
 // overheadPairs is the number of alternating pairs of runs, metrics on and
 // off, of BenchmarkMetricsOverhead.
-const overheadPairs = 12
+const overheadPairs = 30
 
 // BenchmarkMetricsOverhead measures the instrumentation's cost on the trade
 // path (docs/PERFORMANCE.md, "Instrumentation"): two trade servers, durable,

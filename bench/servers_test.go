@@ -26,6 +26,7 @@ const (
 	// tradePath is the endpoint under test; the no-op server answers it
 	// (and any other path) with baseline.NoopBody.
 	tradePath = "/api/markets/trade"
+	batchPath = "/api/markets/trades"
 	// signupBonusUnits funds every benchmark account, in whole KP: a buy
 	// of one share costs about 0.5 KP and the following sell returns most
 	// of it, so no run comes near it.
@@ -125,13 +126,21 @@ func startTradeWith(b *testing.B, fsync bool, reg *prometheus.Registry) *tradeSe
 		b.Fatalf("open log: %v", err)
 	}
 	log.Start()
-	eng := core.NewEngine(core.NewState(), log, core.Config{})
+	// The idempotent runs store a key per request: the cap of keys per
+	// account must hold a whole run's.
+	eng := core.NewEngine(core.NewState(), log, core.Config{Idempotency: core.IdempotencyLimits{Keys: 1 << 20}})
 	tc := transport.Config{
 		DefaultTier:       core.TierUnlimited,
 		SignupBonus:       money.Units(signupBonusUnits),
 		AnonRatePerMinute: -1,
 		PasswordCost:      4,
 		Logger:            quietLogger,
+		// Every account and connection of the benchmark comes from one
+		// address: the per-client limits would refuse the setup.
+		RegistrationsPerHour:    -1,
+		KeyChangesPerHour:       -1,
+		PasswordChecksPerMinute: -1,
+		MaxConnsPerClient:       -1,
 	}
 	if reg != nil {
 		logMetrics.Watch(reg, log)
@@ -160,6 +169,17 @@ func startTradeWith(b *testing.B, fsync bool, reg *prometheus.Registry) *tradeSe
 		}
 	})
 	return &tradeServer{addr: ln.Addr().String(), srv: srv, eng: eng, log: log}
+}
+
+// trades returns the number of trades made on the server's markets.
+func (ts *tradeServer) trades() uint64 {
+	var n uint64
+	for _, v := range ts.eng.Markets() {
+		for c := range v.Books {
+			n += v.Books[c].Trades
+		}
+	}
+	return n
 }
 
 // setup creates, over HTTP, markets markets and one account with its own
@@ -219,6 +239,27 @@ func tradeWorkloads(keys, markets []string) []workload {
 		loads[i] = workload{authorization: "Bearer " + key, bodies: bodies}
 	}
 	return loads
+}
+
+// batchWorkloads returns the trade workloads as batches of size trades:
+// each body holds the worker's next size trade bodies, in turn.
+func batchWorkloads(loads []workload, size int) []workload {
+	out := make([]workload, len(loads))
+	for i, l := range loads {
+		var bodies [][]byte
+		for j := 0; j < len(l.bodies)*size; j += size {
+			body := []byte(`{"trades":[`)
+			for k := range size {
+				if k > 0 {
+					body = append(body, ',')
+				}
+				body = append(body, l.bodies[(j+k)%len(l.bodies)]...)
+			}
+			bodies = append(bodies, append(body, "]}"...))
+		}
+		out[i] = workload{authorization: l.authorization, bodies: bodies}
+	}
+	return out
 }
 
 // noopWorkloads returns workloads of the trade workloads' shape and sizes

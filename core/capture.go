@@ -251,7 +251,7 @@ func estAccountImageBytes(ch *AccountChange) int {
 		n += estTradeBytes + len(t.Reasoning)
 	}
 	for _, t := range ch.Transfers {
-		n += estTransferBytes + len(t.TxHash) + len(t.Wallet)
+		n += estTransferBytes + len(t.TxHash) + len(t.Wallet) + len(t.ChainTx)
 	}
 	for _, ie := range ch.Idem {
 		n += estIdemBytes + len(ie.Key) + len(ie.Answer)

@@ -60,18 +60,24 @@
 // methods and, when the market's actor runs them, the actor's side too).
 //
 //	engine.go              Engine, Config, market actors: start, run, submit
+//	loops.go               the background loops: closes, key usage flush, oracle deadlines
+//	retire.go              a resolved market's goroutine and inbox let go
+//	counters.go            Counters, InboxDepth: what the engine did, for metrics
 //	command.go             commands sent to a market's actor, its dispatch, lockAccounts
 //	state.go, idmap.go     State: the accounts and markets, sharded by ID
 //	journal.go             the Journal interface core writes records to
 //	record.go              Record and its parts: the after-images in the log
 //	record_build.go        a record under construction and its commit (pending, scratch)
+//	recordsize.go          a record's size bound, checked before it is applied
+//	kind_names.go          the record kinds' names
 //	replay.go              State.Apply and LoadImage: records back into memory
 //	capture.go             State.Capture: the image records of a snapshot
 //	invariants.go          State.Check: conservation and every other invariant
+//	invariant_report.go    State.CheckReport: the checks by family, for the offline checker
 //	index.go, index_check.go  derived lookups (code, wallet, deposit tx, ...) and their check
 //	enums.go, errors.go    Side, Status, Role, TxType, Scopes, Tier; domain errors
 //	arith.go, ids.go       checked sums and shares; IDs and referral codes
-//	totals.go              MaxSupply and MaxStatistic: what money totals and statistics may hold
+//	totals.go              bounds of the totals: money never wraps, statistics saturate
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
 //	account.go             an account in memory: balances, ledger, positions, image
@@ -87,12 +93,15 @@
 //	transfer.go            Transfer: deposits and withdrawals as records
 //	transfer_ops.go        Deposit, Withdraw, Transfers
 //	custody.go             Custody (the deposit and withdrawal seam), RecordingCustody
-//	custody_admin.go       CustodyMode; the admin's ConfirmDeposit, RejectDeposit,
-//	                       MarkWithdrawalSent, MarkWithdrawalFailed, OpenTransfers
+//	custody_admin.go       ConfirmDeposit, RejectDeposit, MarkWithdrawalSent,
+//	                       MarkWithdrawalFailed, OpenTransfers: an admin's custody decisions
 //	auth.go                the key and session table, Key.Active, Session.Active
 //	auth_ops.go            CreateKey, RevokeKey, RotateKey, Keys, KeyByHash, CreateSession,
 //	                       RevokeSession, SessionByHash
 //	auth_usage.go          AuthenticateKey, FlushKeyUsage: key usage counted and logged
+//	auth_purge.go          PurgeAuth: expired sessions and long-dead keys dropped through the log
+//	password.go            ChangePassword: a new password ends the account's sessions
+//	idempotency.go         Idempotency-Key entries: Idempotent, IdempotencyKeys
 //	leaderboard.go         Leaderboard
 //	stats.go               Stats
 //
@@ -100,13 +109,17 @@
 //	market_create.go       CreateMarket
 //	market_fund.go         funding a market's book in a currency from the house
 //	trade.go               Trade: quote, checks, apply
-//	split.go               SplitMerge: complete sets on the curve, legacy par sets merged first
+//	batch.go               TradeBatch
+//	quote.go               QuoteTrade, QuoteSplit: binding quotes
+//	fills.go               Fills, Fill: an account's trades
+//	split.go               SplitMerge
 //	settle.go              Settle, the vig paid at settlement, CloseDue and a market's close
+//	steps.go               a settlement's or close's records in bounded steps, resumed after a crash
 //	oracle_proposal.go     Proposal and Vote, and how they change a market
 //	oracle_ops.go          Propose, Challenge, Vote, Proposal, LatestProposal
 //	oracle_actor.go        the actor's side of propose, challenge and vote
 //	oracle_deadline.go     OracleDue: proposals and votes past their deadlines
-//	oracle_stakes.go       vote stakes: the vote's weight, and their payouts in bounded records
+//	oracle_stakes.go       vote stakes: the weight that decides a vote, and their payout
 //
 // Tests: engine_test.go (operations end to end), property_test.go (random
 // workloads against the invariant checker), concurrency_test.go,

@@ -20,7 +20,7 @@ import (
 // answer is the trade ID and cost.
 func idemTrade(acct, mkt uuid.UUID, key, body string, shares money.Amount) core.TradeRequest {
 	return core.TradeRequest{Account: acct, Market: mkt, Side: core.Yes, Shares: shares,
-		Idem: &core.Idempotent{Key: key, Fingerprint: sha256.Sum256([]byte(body))},
+		Idem: core.Idempotent{Key: key, Fingerprint: sha256.Sum256([]byte(body))},
 		Answer: func(r *core.TradeResult) []byte {
 			return fmt.Appendf(nil, "%s %d", r.TradeID, r.Cost)
 		}}
@@ -207,7 +207,7 @@ func TestIdempotencyMemory(t *testing.T) {
 		for i := range trades {
 			req := core.TradeRequest{Account: a, Market: mkt, Side: core.Side(i % 2), Shares: 1}
 			if keyed {
-				req.Idem = &core.Idempotent{Key: fmt.Sprintf("bot-order-%08d-%s", i, uuid.NewString()), Fingerprint: [32]byte{byte(i)}}
+				req.Idem = core.Idempotent{Key: fmt.Sprintf("bot-order-%08d-%s", i, uuid.NewString()), Fingerprint: [32]byte{byte(i)}}
 				req.Answer = func(*core.TradeResult) []byte { return make([]byte, 400) }
 			}
 			if _, err := h.e.Trade(h.ctx, req); err != nil {

@@ -18,7 +18,7 @@ type pending struct {
 	entries int        // ledger entries in rec so far: the next one's index
 }
 
-// commit refuses a record the log could not write (checkRecordSize), then
+// commit refuses a record the log could not write (CheckRecordSize), then
 // reserves the record's sequence number, applies it to the objects,
 // calls publish (which makes new objects findable), and hands the record to
 // the journal, whose answer goes to done. It reports whether the record was
@@ -30,7 +30,7 @@ type pending struct {
 // snapshot that starts after the journal has a record sees the record's
 // changes (docs/ARCHITECTURE.md).
 func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
-	if err := checkRecordSize(&p.rec); err != nil {
+	if err := CheckRecordSize(&p.rec); err != nil {
 		done <- err
 		return false
 	}

@@ -48,9 +48,11 @@ const (
 // does not, refused before anything is applied.
 var ErrRecordTooLarge = errors.New("record too large")
 
-// checkRecordSize refuses a record that the log could not write. It runs
-// before anything of the record is applied (commit).
-func checkRecordSize(r *Record) error {
+// CheckRecordSize returns ErrRecordTooLarge for a record the codec could
+// not write: commit calls it before anything of a record is applied, and
+// the snapshot writer before it encodes an image chunk, so that neither
+// ever reaches the codec's assertion.
+func CheckRecordSize(r *Record) error {
 	if n := maxEncodedBytes(r); n > MaxRecordBytes {
 		return fmt.Errorf("%w: kind %d, up to %d bytes, limit %d", ErrRecordTooLarge, r.Kind, n, MaxRecordBytes)
 	}

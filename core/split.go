@@ -30,7 +30,7 @@ type SplitRequest struct {
 	// ExpectSeq, Idem and Answer are a trade's (TradeRequest).
 	ExpectSeq    uint64
 	HasExpectSeq bool
-	Idem         *Idempotent
+	Idem         Idempotent // Key "": none
 	Answer       func(*SplitResult) []byte
 }
 
@@ -60,7 +60,7 @@ func (r *SplitRequest) validate() error {
 		return fieldErr("amount", "must be at most 1e9")
 	case r.HasLimit && r.Limit < 0:
 		return fieldErr(r.limitField(), "must not be negative")
-	case r.Idem != nil && r.Answer == nil:
+	case r.Idem.Key != "" && r.Answer == nil:
 		panic("BUG: an idempotent split or merge without an answer encoder")
 	}
 	return nil
@@ -113,7 +113,7 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 	a := c.acct
 	house := e.lockTrader(m, a, c.split.Currency)
 	defer unlockTrader(a, house)
-	if idem := c.split.Idem; idem != nil {
+	if idem := &c.split.Idem; idem.Key != "" {
 		if err := e.checkIdem(a, idem, now); err != nil {
 			c.done <- err
 			return
@@ -123,7 +123,7 @@ func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
 		c.done <- err
 		return
 	}
-	if idem := c.split.Idem; idem != nil {
+	if idem := &c.split.Idem; idem.Key != "" {
 		sc.storeIdem(a, idemEntry(idem, now, c.split.Answer(&c.splitRes)))
 	}
 	if e.commit(&sc.pending, c.done, nil) {

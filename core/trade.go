@@ -34,7 +34,7 @@ type TradeRequest struct {
 	// Idem, when not nil, makes the trade the answer to an idempotent
 	// request: Answer encodes the result, on the market's goroutine, into
 	// the bytes its record stores (idempotency.go).
-	Idem   *Idempotent
+	Idem   Idempotent // Key "": none
 	Answer func(*TradeResult) []byte
 }
 
@@ -70,7 +70,7 @@ func (r *TradeRequest) validate() error {
 		return fieldErr(r.limitField(), "must not be negative")
 	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
 		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
-	case r.Idem != nil && r.Answer == nil:
+	case r.Idem.Key != "" && r.Answer == nil:
 		panic("BUG: an idempotent trade without an answer encoder")
 	}
 	return nil
@@ -181,7 +181,7 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	a := c.acct
 	house := e.lockTrader(m, a, c.trade.Currency)
 	defer unlockTrader(a, house)
-	if idem := c.trade.Idem; idem != nil {
+	if idem := &c.trade.Idem; idem.Key != "" {
 		if err := e.checkIdem(a, idem, now); err != nil {
 			c.done <- err
 			return
@@ -192,7 +192,7 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 		return
 	}
 	c.tradeRes.Time = time.Unix(0, now).UTC()
-	if idem := c.trade.Idem; idem != nil {
+	if idem := &c.trade.Idem; idem.Key != "" {
 		sc.storeIdem(a, idemEntry(idem, now, c.trade.Answer(&c.tradeRes)))
 	}
 	r := &c.trade

@@ -106,9 +106,14 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 	var chunks uint64
 	through, err := st.Capture(chunkObjects, func(rec *core.Record) (err error) {
 		chunks++
-		// The codec panics on a record it could not read back; here that
-		// must fail this snapshot, not the process: the log keeps
-		// everything and the next snapshot may be taken after a fix.
+		// A chunk over the record limits fails this snapshot, not the
+		// process: the log keeps everything and the next snapshot may be
+		// taken after a fix. Capture's estimates keep chunks far below the
+		// limits; this check, and the recover behind it for the codec's
+		// other assertions, are the pair of that bound.
+		if err := core.CheckRecordSize(rec); err != nil {
+			return fmt.Errorf("snapshot: chunk %d: %w", chunks, err)
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("snapshot: encode chunk %d: %v", chunks, r)

@@ -115,11 +115,11 @@ func (s *Server) handleIdempotent(ctx *fasthttp.RequestCtx, rt *route, c *caller
 		}
 		return rt.handle(ctx, c)
 	}
-	req, release, done, err := s.idempotency(ctx, rt, c)
+	req, done, err := s.idempotency(ctx, rt, c)
 	if err != nil || done {
 		return err
 	}
-	defer release()
+	defer s.release(req)
 	c.idem = req
 	return rt.handle(ctx, c)
 }

@@ -72,15 +72,18 @@ func idemSupportOf(rt *route) idemSupport {
 	}
 }
 
-// idemRequest is a request's Idempotency-Key with its fingerprint.
+// idemRequest is a request's Idempotency-Key with its fingerprint, and
+// its place among the requests in flight.
 type idemRequest struct {
-	key string
-	fp  [32]byte
+	key  string
+	fp   [32]byte
+	slot inFlightKey
+	done chan struct{} // nil once released
 }
 
 // core returns the core's form of the key, for item index of a batch.
-func (r *idemRequest) core(index int) *core.Idempotent {
-	return &core.Idempotent{Key: r.key, Fingerprint: r.fp, Index: uint32(index)}
+func (r *idemRequest) core(index int) core.Idempotent {
+	return core.Idempotent{Key: r.key, Fingerprint: r.fp, Index: uint32(index)}
 }
 
 // validIdempotencyKey reports whether k has the form of a key: 1 to
@@ -98,25 +101,32 @@ func validIdempotencyKey(k []byte) bool {
 }
 
 // fingerprint identifies a request: its method, its route and its body,
-// byte for byte. A repeat must send the same bytes (docs/API.md).
+// byte for byte. A repeat must send the same bytes (docs/API.md). It is
+// the SHA-256 of the route and the body's SHA-256, which needs no buffer
+// on the heap (sha256.New allocates).
 func fingerprint(rt *route, body []byte) [32]byte {
-	h := sha256.New()
-	h.Write([]byte(rt.method))
-	h.Write([]byte{0})
-	h.Write([]byte(rt.path))
-	h.Write([]byte{0})
-	h.Write(body)
-	var fp [32]byte
-	h.Sum(fp[:0])
-	return fp
+	var buf [128]byte
+	b := append(buf[:0], rt.method...)
+	b = append(b, 0)
+	b = append(b, rt.path...)
+	b = append(b, 0)
+	sum := sha256.Sum256(body)
+	return sha256.Sum256(append(b, sum[:]...))
 }
 
 // inFlight holds the keys whose first request is being answered, so that a
 // concurrent repeat waits for that answer instead of running twice across
-// markets. The lock guards only the map.
+// markets. Keys are spread over shards by account, so that requests of
+// different accounts do not wait on one lock.
 type inFlight struct {
+	shards [inFlightShards]inFlightShard
+}
+
+const inFlightShards = 64
+
+type inFlightShard struct {
 	mu   sync.Mutex
-	keys map[inFlightKey]chan struct{} // closed when the request is answered
+	keys map[inFlightKey]chan struct{} // closed when the request is answered; guarded by mu
 }
 
 type inFlightKey struct {
@@ -125,9 +135,10 @@ type inFlightKey struct {
 }
 
 // acquire makes the caller the one request in flight with k, waiting up to
-// inFlightWait for another to be answered; release must be called once
-// the request is answered.
-func (f *inFlight) acquire(ctx context.Context, k inFlightKey) (release func(), err error) {
+// inFlightWait for another to be answered; release(k, done) must be called
+// once the request is answered.
+func (f *inFlight) acquire(ctx context.Context, k inFlightKey) (done chan struct{}, err error) {
+	sh := &f.shards[k.account[0]%inFlightShards]
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -135,27 +146,22 @@ func (f *inFlight) acquire(ctx context.Context, k inFlightKey) (release func(), 
 		}
 	}()
 	for {
-		f.mu.Lock()
-		if f.keys == nil {
-			f.keys = make(map[inFlightKey]chan struct{})
+		sh.mu.Lock()
+		if sh.keys == nil {
+			sh.keys = make(map[inFlightKey]chan struct{})
 		}
-		ch, busy := f.keys[k]
+		ch, busy := sh.keys[k]
 		if !busy {
-			if len(f.keys) >= maxInFlightKeys {
-				f.mu.Unlock()
+			if len(sh.keys) >= maxInFlightKeys/inFlightShards {
+				sh.mu.Unlock()
 				return nil, errIdemBusy
 			}
 			done := make(chan struct{})
-			f.keys[k] = done
-			f.mu.Unlock()
-			return func() {
-				f.mu.Lock()
-				delete(f.keys, k)
-				f.mu.Unlock()
-				close(done)
-			}, nil
+			sh.keys[k] = done
+			sh.mu.Unlock()
+			return done, nil
 		}
-		f.mu.Unlock()
+		sh.mu.Unlock()
 		if timer == nil {
 			timer = time.NewTimer(inFlightWait)
 		}
@@ -169,44 +175,62 @@ func (f *inFlight) acquire(ctx context.Context, k inFlightKey) (release func(), 
 	}
 }
 
+// release ends k's request in flight, acquired as done, and wakes the
+// requests waiting for it.
+func (f *inFlight) release(k inFlightKey, done chan struct{}) {
+	sh := &f.shards[k.account[0]%inFlightShards]
+	sh.mu.Lock()
+	delete(sh.keys, k)
+	sh.mu.Unlock()
+	close(done)
+}
+
 // idempotency runs before an idempotent route's handler: it parses the
 // key, waits for a request in flight with it, and answers a repeat from
 // its stored entries (replay), in which case done is true. Otherwise it
-// returns the key (nil without one) and the release the handler calls
+// returns the key, nil without one; the caller releases it (s.release)
 // once answered.
-func (s *Server) idempotency(ctx *fasthttp.RequestCtx, rt *route, c *caller) (req *idemRequest, release func(), done bool, err error) {
+func (s *Server) idempotency(ctx *fasthttp.RequestCtx, rt *route, c *caller) (req *idemRequest, done bool, err error) {
 	h := ctx.Request.Header.Peek(HeaderIdempotencyKey)
 	if h == nil {
-		return nil, func() {}, false, nil
+		return nil, false, nil
 	}
 	if !validIdempotencyKey(h) {
-		return nil, nil, false, errIdemInvalid
+		return nil, false, errIdemInvalid
 	}
 	req = &idemRequest{key: string(h), fp: fingerprint(rt, ctx.PostBody())}
-	release, err = s.inflight.acquire(ctx, inFlightKey{c.account, req.key})
-	if err != nil {
-		return nil, nil, false, err
+	req.slot = inFlightKey{c.account, req.key}
+	if req.done, err = s.inflight.acquire(ctx, req.slot); err != nil {
+		return nil, false, err
 	}
 	entries, err := s.eng.Idempotent(ctx, c.account, req.key)
 	if err != nil {
-		release()
-		return nil, nil, false, err
+		s.release(req)
+		return nil, false, err
 	}
 	if len(entries) == 0 {
-		return req, release, false, nil
+		return req, false, nil
 	}
 	if entries[0].Fingerprint != req.fp {
-		release()
-		return nil, nil, false, errIdemReused
+		s.release(req)
+		return nil, false, errIdemReused
 	}
 	if rt.path == pathBatch {
 		// A batch with some items stored runs the rest (batch.go),
 		// still holding the key.
-		return req, release, false, nil
+		return req, false, nil
 	}
-	release()
+	s.release(req)
 	writeReplay(ctx, entries)
-	return nil, nil, true, nil
+	return nil, true, nil
+}
+
+// release ends req's time in flight; nil does nothing.
+func (s *Server) release(req *idemRequest) {
+	if req != nil && req.done != nil {
+		s.inflight.release(req.slot, req.done)
+		req.done = nil
+	}
 }
 
 // writeReplay answers with the stored answer of a single request.

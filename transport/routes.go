@@ -48,7 +48,7 @@ const (
 // (docs/API.md, "Endpoints", "Authentication").
 func (s *Server) routes() []route {
 	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
-	return []route{
+	rs := []route{
 		{post, "/api/auth/register", public, 0, false, s.register},
 		{post, "/api/auth/login", public, 0, false, s.login},
 		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout},
@@ -113,4 +113,8 @@ func (s *Server) routes() []route {
 		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
 	}
+	if s.cfg.Backup != nil {
+		rs = append(rs, route{post, "/api/admin/backup", keyOrSession, core.ScopeAdmin, true, s.backup})
+	}
+	return rs
 }

@@ -60,6 +60,10 @@ type Config struct {
 	// DepositAddress is the custody's address to which deposits are sent,
 	// shown by GET /api/token/balance; "" shows null.
 	DepositAddress string
+	// Backup writes an online backup named name (POST /api/admin/backup);
+	// nil leaves the route out. An error wrapping ErrBackupExists is
+	// answered 409.
+	Backup func(ctx context.Context, name string) (BackupResult, error)
 	// Status reports the log's and the snapshots' positions for
 	// GET /api/admin/stats; nil leaves them out.
 	Status StatusSource

@@ -35,6 +35,7 @@ type config struct {
 	idemKeys             int
 	logFormat            string
 	logLevel             string
+	backupDir            string
 	accessLog            bool
 	metricsAddr          string
 	drainDelay           time.Duration
@@ -71,6 +72,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.voteWindow, "oracle-vote-window", core.DefaultVoteWindow, "how long a challenged oracle proposal takes votes")
 	fs.DurationVar(&c.idemRetention, "idempotency-retention", core.DefaultIdempotencyRetention, "how long an Idempotency-Key and its stored answer are kept")
 	fs.IntVar(&c.idemKeys, "idempotency-keys", core.DefaultIdempotencyKeys, "live Idempotency-Keys an account may hold; a new one past it gets 429")
+	fs.StringVar(&c.backupDir, "backup-dir", "./backups", "directory under which POST /api/admin/backup (marketd backup) writes each backup, on this machine")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log line format: text (key=value) or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
 	fs.BoolVar(&c.accessLog, "access-log", false, "log every answer with a status of 400 or more at info (5xx are logged with their cause either way)")

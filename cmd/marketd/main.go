@@ -6,7 +6,8 @@
 // log, writes a final snapshot and exits 0. A failed log makes it exit 3.
 //
 // `marketd check -data DIR` reads a data directory without changing it and
-// checks it; see runCheck.
+// checks it; see runCheck. `marketd backup -name NAME` asks a running
+// server for an online backup; see runBackup.
 package main
 
 import (
@@ -23,6 +24,8 @@ func main() {
 		switch os.Args[1] {
 		case "check":
 			os.Exit(runCheck(os.Args[2:], os.Stdout, os.Stderr))
+		case "backup":
+			os.Exit(runBackup(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
 		}
 	}
 	cfg, err := parseConfig(os.Args[1:], os.Getenv)

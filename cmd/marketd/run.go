@@ -62,6 +62,10 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	}
 	var failed func() error // set before the server opens; see transport.Server.Open
 	tc.LogErr = func() error { return failed() }
+	var n *node // set before the server opens, like failed
+	tc.Backup = func(ctx context.Context, name string) (transport.BackupResult, error) {
+		return n.backup(ctx, cfg, name)
+	}
 	srv := transport.New(nil, tc)
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -89,7 +93,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return side.shutdown()
 	}
 
-	n, err := start(cfg, logger, reg, srv, started)
+	n, err = start(cfg, logger, reg, srv, started)
 	if err != nil {
 		return errors.Join(err, stopSrv(), stopSide())
 	}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"marketd/internal/vfs"
+	"marketd/snapshot"
+	"marketd/transport"
+	"marketd/wal"
+)
+
+// backup writes an online backup named name under -backup-dir: a snapshot
+// and the log after it, a data directory that `marketd check` and a
+// server can open (snapshot.Manager.Backup).
+func (n *node) backup(ctx context.Context, cfg config, name string) (transport.BackupResult, error) {
+	if err := os.MkdirAll(cfg.backupDir, 0o750); err != nil {
+		return transport.BackupResult{}, fmt.Errorf("backup: %w", err)
+	}
+	if err := vfs.SyncDir(vfs.Default(), filepath.Dir(filepath.Clean(cfg.backupDir))); err != nil {
+		return transport.BackupResult{}, fmt.Errorf("backup: %w", err)
+	}
+	dst := filepath.Join(cfg.backupDir, name)
+	var copied wal.CopyResult
+	res, err := n.snaps.Backup(ctx, dst, func(walDir string, from uint64) error {
+		var err error
+		copied, err = wal.CopyLog(nil, filepath.Join(cfg.dataDir, "wal"), walDir, from)
+		return err
+	})
+	if errors.Is(err, snapshot.ErrBackupExists) {
+		return transport.BackupResult{}, fmt.Errorf("%w: %w", transport.ErrBackupExists, err)
+	}
+	if err != nil {
+		return transport.BackupResult{}, err
+	}
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		abs = dst
+	}
+	return transport.BackupResult{Dir: abs, SnapshotFrom: res.Snapshot.From, SnapshotThrough: res.Snapshot.Through,
+		LogFirstSeq: copied.FirstSeq, LogLastSeq: copied.LastSeq, Bytes: res.Bytes + copied.Bytes, Took: res.Took}, nil
+}
