@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"marketd/internal/cputime"
 )
 
 // overheadPairs is the number of alternating pairs of runs, metrics on and
@@ -116,4 +119,25 @@ func median(xs []float64) float64 {
 		return xs[n/2]
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// BenchmarkGather measures one collection of every metric of a trade
+// server (8 markets, 64 accounts with a key each, the Go and process
+// collectors as cmd/marketd registers them): what each Prometheus scrape
+// costs the process, besides encoding.
+func BenchmarkGather(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	ts := startTradeWith(b, false, reg)
+	ts.setup(b, 8)
+	b.ReportAllocs()
+	cpuBefore, okBefore := cputime.Process()
+	for b.Loop() {
+		if _, err := reg.Gather(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpuAfter, okAfter := cputime.Process(); okBefore && okAfter {
+		b.ReportMetric(float64(cpuAfter-cpuBefore)/float64(time.Microsecond)/float64(b.N), "cpu-us/op")
+	}
 }

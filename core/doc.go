@@ -77,6 +77,7 @@
 //	index.go, index_check.go  derived lookups (code, wallet, deposit tx, ...) and their check
 //	enums.go, errors.go    Side, Status, Role, TxType, Scopes, Tier; domain errors
 //	arith.go, ids.go       checked sums and shares; IDs and referral codes
+//	totals.go              bounds of the totals: money never wraps, statistics saturate
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
 //	account.go             an account in memory: balances, ledger, positions, image
@@ -118,6 +119,7 @@
 //	oracle_ops.go          Propose, Challenge, Vote, Proposal, LatestProposal
 //	oracle_actor.go        the actor's side of propose, challenge and vote
 //	oracle_deadline.go     OracleDue: proposals and votes past their deadlines
+//	oracle_stakes.go       vote stakes: the weight that decides a vote, and their payout
 //
 // Tests: engine_test.go (operations end to end), property_test.go (random
 // workloads against the invariant checker), concurrency_test.go,

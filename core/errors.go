@@ -90,7 +90,7 @@ var (
 	// durable (a failed write or fsync of the log): the change it answers
 	// was not acknowledged, and nothing more can be. Only a restart, which
 	// replays what is on disk, can go on: memory may hold changes that
-	// never became durable (docs/ARCHITECTURE.md, fail-stop).
+	// never became durable (docs/ARCHITECTURE.md, "Fail-stop").
 	ErrJournalFailed = errors.New("journal failed: changes can no longer be made durable")
 	// ErrClosed reports an operation on an engine that is shutting down.
 	ErrClosed = errors.New("engine closed")

@@ -185,8 +185,9 @@ func TestQuoteThenTrade(t *testing.T) {
 }
 
 // TestIdempotencyMemory measures the memory of a stored key: the heap
-// after trades with a key (answers of a trade's size, 400 bytes; keys of 51
-// bytes) less the heap after as many trades without one.
+// after trades with a key (answers of the size transport stores for a
+// trade, 80 bytes; keys of 51 bytes) less the heap after as many trades
+// without one.
 func TestIdempotencyMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("memory figure")
@@ -208,7 +209,7 @@ func TestIdempotencyMemory(t *testing.T) {
 			req := core.TradeRequest{Account: a, Market: mkt, Side: core.Side(i % 2), Shares: 1}
 			if keyed {
 				req.Idem = core.Idempotent{Key: fmt.Sprintf("bot-order-%08d-%s", i, uuid.NewString()), Fingerprint: [32]byte{byte(i)}}
-				req.Answer = func(*core.TradeResult) []byte { return make([]byte, 400) }
+				req.Answer = func(*core.TradeResult) []byte { return make([]byte, 80) }
 			}
 			if _, err := h.e.Trade(h.ctx, req); err != nil {
 				t.Fatal(err)
@@ -221,7 +222,7 @@ func TestIdempotencyMemory(t *testing.T) {
 	perKey := float64(keyed-plain) / trades
 	t.Logf("%.0f bytes per stored key (%d trades: %d bytes with keys, %d without)", perKey, trades, keyed, plain)
 	ie := core.IdemEntry{Key: fmt.Sprintf("bot-order-%08d-%s", 1, uuid.NewString()), Time: time.Now().UnixNano(),
-		Status: 200, Answer: make([]byte, 400)}
+		Status: 200, Answer: make([]byte, 80)}
 	without := len(record.Append(nil, &core.Record{Kind: core.KindImage, Accounts: []core.AccountChange{{}}}))
 	with := len(record.Append(nil, &core.Record{Kind: core.KindImage, Accounts: []core.AccountChange{{Idem: []core.IdemEntry{ie}}}}))
 	t.Logf("%d bytes per key in the log and in snapshots", with-without)

@@ -27,7 +27,7 @@ import (
 
 // voteOutcome says whether a challenged proposal's vote decides, and for
 // which side: the larger stake, if the vote has the weight to decide.
-// Runs on the market's owner.
+// Runs on the market's goroutine.
 func (e *Engine) voteOutcome(m *market, p *Proposal) (Side, bool) {
 	yes, no := p.Stakes[Yes], p.Stakes[No]
 	voters := p.Votes[Yes] + p.Votes[No]
@@ -62,7 +62,7 @@ func (p *Proposal) stakeWinner() (Side, bool) {
 }
 
 // stakesDue reports whether any proposal of the market has stakes to pay
-// out. Runs on the market's owner (or before the engine starts).
+// out. Runs on the market's goroutine (or before the engine starts).
 func (m *market) stakesDue() bool {
 	for i := range m.proposals {
 		if m.proposals[i].stakesDue() {
@@ -73,7 +73,7 @@ func (m *market) stakesDue() bool {
 }
 
 // votesOf returns the market's votes on a proposal, in vote order.
-// Runs on the market's owner.
+// Runs on the market's goroutine.
 func (m *market) votesOf(id uuid.UUID) []Vote {
 	var out []Vote
 	for _, v := range m.votes {

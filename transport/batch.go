@@ -80,7 +80,11 @@ func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
 	replayed := 0
 	for i := range trades {
 		if stored[i] != nil {
-			results[i] = stored[i]
+			b, err := renderStored(stored[i])
+			if err != nil {
+				return err
+			}
+			results[i] = b
 			replayed++
 			continue
 		}
@@ -92,13 +96,7 @@ func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
 		req.Currency = cur
 		if c.idem != nil {
 			req.Idem = c.idem.core(i)
-			req.Answer = func(r *core.TradeResult) []byte {
-				b, err := json.Marshal(tradeAnswer(r))
-				if err != nil {
-					panic("BUG: encode a trade answer: " + err.Error())
-				}
-				return b
-			}
+			req.Answer = storeBatchTrade
 		}
 		items = append(items, core.BatchTrade{Req: req})
 		index = append(index, i)
@@ -131,6 +129,10 @@ func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
 	return nil
 }
 
+// storeBatchTrade is the stored answer of a batch's trade: an item of the
+// results, without a newline.
+func storeBatchTrade(r *core.TradeResult) []byte { return storeTrade(r, false) }
+
 // batchError is a refused item's answer; an error no table maps is a
 // server failure, logged with its cause and answered as the 500's body.
 func (s *Server) batchError(ctx *fasthttp.RequestCtx, err error) []byte {
@@ -150,7 +152,7 @@ func (s *Server) storedItem(ctx *fasthttp.RequestCtx, c *caller, index int) ([]b
 	}
 	for _, e := range entries {
 		if int(e.Index) == index {
-			return e.Answer, nil
+			return renderStored(e.Answer)
 		}
 	}
 	return nil, fmt.Errorf("transport: stored answer of batch item %d gone: %w", index, core.ErrIdempotencyReplay)

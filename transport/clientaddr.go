@@ -72,9 +72,7 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 	// Several X-Forwarded-For headers are one list in order (RFC 9110
 	// section 5.3); walk them from the last.
 	var lists [][]byte
-	for _, v := range ctx.Request.Header.PeekAll(headerForwardedFor) {
-		lists = append(lists, v)
-	}
+	lists = append(lists, ctx.Request.Header.PeekAll(headerForwardedFor)...)
 	for i := len(lists) - 1; i >= 0; i-- {
 		entries := bytes.Split(lists[i], []byte{','})
 		for j := len(entries) - 1; j >= 0; j-- {

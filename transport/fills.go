@@ -115,7 +115,11 @@ func (s *Server) lookupKey(ctx *fasthttp.RequestCtx, c *caller) error {
 	}
 	out := idemLookup{Key: string(key), CreatedAt: timestamp(entries[0].Time), Items: make([]idemLookupItem, len(entries))}
 	for i, e := range entries {
-		out.Items[i] = idemLookupItem{Index: e.Index, Status: int(e.Status), Answer: json.RawMessage(trimNewline(e.Answer))}
+		body, err := renderStored(e.Answer)
+		if err != nil {
+			return err
+		}
+		out.Items[i] = idemLookupItem{Index: e.Index, Status: int(e.Status), Answer: json.RawMessage(trimNewline(body))}
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, out)
 }

@@ -221,8 +221,7 @@ func (s *Server) idempotency(ctx *fasthttp.RequestCtx, rt *route, c *caller) (re
 		return req, false, nil
 	}
 	s.release(req)
-	writeReplay(ctx, entries)
-	return nil, true, nil
+	return nil, true, writeReplay(ctx, entries)
 }
 
 // release ends req's time in flight; nil does nothing.
@@ -234,12 +233,17 @@ func (s *Server) release(req *idemRequest) {
 }
 
 // writeReplay answers with the stored answer of a single request.
-func writeReplay(ctx *fasthttp.RequestCtx, entries []core.IdemEntry) {
+func writeReplay(ctx *fasthttp.RequestCtx, entries []core.IdemEntry) error {
 	e := entries[0]
+	body, err := renderStored(e.Answer)
+	if err != nil {
+		return err
+	}
 	ctx.SetStatusCode(int(e.Status))
 	ctx.SetContentType(contentTypeJSON)
 	ctx.Response.Header.Set(HeaderReplayed, "true")
-	ctx.SetBody(e.Answer)
+	ctx.SetBody(body)
+	return nil
 }
 
 // idemFailure answers the failure of an idempotent operation: when core
@@ -256,6 +260,5 @@ func (s *Server) idemFailure(ctx *fasthttp.RequestCtx, c *caller, err error) err
 	if len(entries) == 0 {
 		return fmt.Errorf("transport: stored answer of a replayed key gone: %w", err)
 	}
-	writeReplay(ctx, entries)
-	return nil
+	return writeReplay(ctx, entries)
 }

@@ -92,7 +92,7 @@ func newHTTPMetrics() *httpMetrics {
 	m := &httpMetrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "marketd_http_request_duration_seconds",
-			Help:    "Time from a request's arrival to its answer, by route pattern and method.",
+			Help:    "Time from a request read whole to its answer ready (the handler, the wait for the log included), by route pattern and method.",
 			Buckets: latencyBuckets,
 		}, []string{"route", "method"}),
 		requestsDesc: prometheus.NewDesc("marketd_http_requests_total",
@@ -163,8 +163,9 @@ func (m *httpMetrics) count(rc *routeCounts, ctx *fasthttp.RequestCtx) {
 }
 
 // instrument wraps one route's handler: requests in flight, the count by
-// status code, and the duration from the request's arrival (fasthttp reads
-// the clock then, so this costs one clock read). A panic is recovered here,
+// status code, and the duration from the moment the request was read whole
+// (fasthttp reads the clock then, before calling the handler, so this costs
+// one clock read). A panic is recovered here,
 // by onPanic, rather than by the router around this handler, so that its
 // 500 is counted with its route.
 func (m *httpMetrics) instrument(path, method string, h fasthttp.RequestHandler, onPanic func(*fasthttp.RequestCtx, any)) fasthttp.RequestHandler {

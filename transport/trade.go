@@ -67,20 +67,19 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 		}
 		return writeJSON(ctx, fasthttp.StatusOK, tradeAnswer(&r))
 	}
-	// The answer is encoded once, on the market's goroutine, into the
-	// record; the live answer is those same bytes.
-	var answer []byte
+	// The answer's fields go into the record (answer.go); a replay
+	// renders the same JSON from them.
 	req.Idem = c.idem.core(0)
-	req.Answer = func(r *core.TradeResult) []byte {
-		answer = encodeAnswer(tradeAnswer(r))
-		return answer
-	}
-	if _, err := s.eng.Trade(ctx, req); err != nil {
+	req.Answer = storeSingleTrade
+	r, err := s.eng.Trade(ctx, req)
+	if err != nil {
 		return s.idemFailure(ctx, c, err)
 	}
-	writeAnswer(ctx, answer)
-	return nil
+	return writeJSON(ctx, fasthttp.StatusOK, tradeAnswer(&r))
 }
+
+// storeSingleTrade is the stored answer of a trade that is not a batch's.
+func storeSingleTrade(r *core.TradeResult) []byte { return storeTrade(r, true) }
 
 // tradeAnswer is the answer to a trade.
 func tradeAnswer(r *core.TradeResult) tradeResponse {
@@ -238,18 +237,14 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 		}
 		return writeJSON(ctx, fasthttp.StatusOK, splitMergeAnswer(&r))
 	}
-	// As for trades: the answer is encoded once, into the record.
-	var answer []byte
+	// As for trades: the answer's fields go into the record.
 	req.Idem = c.idem.core(0)
-	req.Answer = func(r *core.SplitResult) []byte {
-		answer = encodeAnswer(splitMergeAnswer(r))
-		return answer
-	}
-	if _, err := s.eng.SplitMerge(ctx, req); err != nil {
+	req.Answer = storeSplit
+	r, err := s.eng.SplitMerge(ctx, req)
+	if err != nil {
 		return s.idemFailure(ctx, c, err)
 	}
-	writeAnswer(ctx, answer)
-	return nil
+	return writeJSON(ctx, fasthttp.StatusOK, splitMergeAnswer(&r))
 }
 
 // toCore validates a split or merge body into req, whose account and

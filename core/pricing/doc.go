@@ -1,7 +1,8 @@
 // Package pricing provides the two-outcome liquidity-sensitive LMSR of
 // Othman, Pennock, Reeves and Sandholm (2013): the cost function, the
-// marginal prices, the rounded cost of a trade, a market's subsidy and the
-// vig of a trade.
+// marginal prices, the rounded cost of a trade and of a complete set (split
+// and merge), a market's subsidy, the least collateral a state needs
+// (MinCollateral) and the vig of a trade.
 //
 // # Units
 //

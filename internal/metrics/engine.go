@@ -28,9 +28,9 @@ type EngineSource interface {
 }
 
 // engineCollector reads the engine's counters and totals when scraped.
-// core keeps them as plain atomics (core stays free of metrics); walking
-// the markets and the auth table costs a scrape about a microsecond per
-// thousand objects, once per scrape interval, and nothing per request.
+// core keeps them as plain atomics (core stays free of metrics); the walk
+// of the markets and the auth table that a scrape makes grows with their
+// number and is paid once per scrape, nothing of it per request.
 type engineCollector struct {
 	src                                        EngineSource
 	trades, volume, ops, busy, inbox, inboxMax *prometheus.Desc

@@ -8,7 +8,7 @@ import (
 
 // durationBuckets are the upper bounds, in seconds, of the fsync and
 // commit histograms: 100 us doubling to about 6.6 s. A healthy fsync here
-// takes 0.3-3 ms (docs/PERFORMANCE.md); a failing disk takes seconds.
+// takes 0.3-1 ms per commit (docs/PERFORMANCE.md); a failing disk takes seconds.
 var durationBuckets = prometheus.ExponentialBuckets(0.0001, 2, 17)
 
 // recordsBuckets are the upper bounds of the records-per-commit histogram:
