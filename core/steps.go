@@ -246,12 +246,14 @@ func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, part
 }
 
 // refuseInSteps refuses a trade, split or merge at once, once durable, on
-// a market in the middle of a close or settlement: its goroutine is busy
+// a market in the middle of a close, a settlement or an oracle
+// notification: its goroutine is busy
 // with the steps, and the command would wait for all of them only to be
 // refused then.
 func (e *Engine) refuseInSteps(ctx context.Context, m *market) error {
 	v := m.view.Load()
-	if s := v.Info.Status; s == StatusClosing || s == StatusSettling {
+	// An oracle notification's Step runs only past the closing time.
+	if s := v.Info.Status; s == StatusClosing || s == StatusSettling || v.Info.Step != (Step{}) {
 		return e.refuse(ctx, v.LSN, ErrMarketNotActive)
 	}
 	return nil
