@@ -78,8 +78,12 @@ func (d *deviceSigner) verify(value []byte, account uuid.UUID, now time.Time) (i
 	}
 	var p [devicePayloadBytes]byte
 	var sig [deviceMACBytes]byte
-	if n, err := deviceEncoding.Decode(p[:], value[:dot]); err != nil || n != len(p) ||
-		deviceEncoding.DecodedLen(dot) != len(p) {
+	// The lengths are checked before decoding: Decode writes as many bytes
+	// as the input holds, past a fixed buffer's end otherwise.
+	if deviceEncoding.DecodedLen(dot) != len(p) {
+		return id, false
+	}
+	if n, err := deviceEncoding.Decode(p[:], value[:dot]); err != nil || n != len(p) {
 		return id, false
 	}
 	rest := value[dot+1:]

@@ -43,9 +43,11 @@ type limits struct {
 	anonV4, anonV6 *ratelimit.Limiter // requests without credentials, a minute
 	keys           *ratelimit.Limiter // requests per API key, a minute
 	accounts       *ratelimit.Limiter // session requests per account, a minute
-	// passwordChecks counts password checks per client address, and per
-	// device cookie for logins that present one, a minute.
+	// passwordChecks counts password checks per client address a minute;
+	// deviceChecks those of logins with a device cookie, per cookie, in a
+	// table of their own, so that a flood of addresses cannot refuse them.
 	passwordChecks *ratelimit.Limiter
+	deviceChecks   *ratelimit.Limiter
 	registrations  *ratelimit.Limiter // per client address, an hour
 	keyChanges     *ratelimit.Limiter // key creations and rotations per account, an hour
 	lockout        *password.Lockout
@@ -59,6 +61,7 @@ func newLimits(cfg *Config) *limits {
 		keys:           ratelimit.NewSize(rateWindow, n),
 		accounts:       ratelimit.NewSize(rateWindow, n),
 		passwordChecks: ratelimit.NewSize(time.Minute, n),
+		deviceChecks:   ratelimit.NewSize(time.Minute, n),
 		registrations:  ratelimit.NewSize(time.Hour, n),
 		keyChanges:     ratelimit.NewSize(time.Hour, n),
 		lockout:        password.NewLockout(cfg.Lockout),
@@ -82,7 +85,7 @@ func (l *limits) table(k ratelimit.Key) *ratelimit.Limiter {
 
 // sweep drops ended windows and lockout entries.
 func (l *limits) sweep(now time.Time) {
-	for _, t := range []*ratelimit.Limiter{l.anonV4, l.anonV6, l.keys, l.accounts, l.passwordChecks, l.registrations, l.keyChanges} {
+	for _, t := range []*ratelimit.Limiter{l.anonV4, l.anonV6, l.keys, l.accounts, l.passwordChecks, l.deviceChecks, l.registrations, l.keyChanges} {
 		t.Sweep(now)
 	}
 	l.lockout.Sweep(now)
@@ -116,11 +119,11 @@ func (s *Server) once(t *ratelimit.Limiter, k ratelimit.Key, limit int, over fun
 // counted apart from its address, so that others behind the same address
 // cannot use up its checks.
 func (s *Server) allowPasswordCheck(addr netip.Addr, device [16]byte, hasDevice bool) error {
-	k := ratelimit.IPKey(addr)
 	if hasDevice {
-		k = ratelimit.Key{Kind: ratelimit.KindDevice, ID: device}
+		return s.once(s.lim.deviceChecks, ratelimit.Key{Kind: ratelimit.KindDevice, ID: device},
+			s.cfg.PasswordChecksPerMinute, tooManyPasswordChecks)
 	}
-	return s.once(s.lim.passwordChecks, k, s.cfg.PasswordChecksPerMinute, tooManyPasswordChecks)
+	return s.once(s.lim.passwordChecks, ratelimit.IPKey(addr), s.cfg.PasswordChecksPerMinute, tooManyPasswordChecks)
 }
 
 // allowRegistration counts a sign-up from addr.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,4 +217,33 @@ func TestPasswordChecksPerClient(t *testing.T) {
 	ts.expect(ts.loginAs(&client{addr: "198.51.100.2"}, "olive", "password-olive"), http.StatusOK, "")
 	clk.Advance(time.Minute)
 	ts.expect(ts.loginAs(flood, "olive", "password-olive"), http.StatusOK, "")
+}
+
+// TestDeviceLoginSurvivesFullTable: when a flood of fresh addresses fills
+// the table of password checks per address (503 for new addresses), a
+// login with a device cookie, counted in a table of its own, still goes
+// through.
+func TestDeviceLoginSurvivesFullTable(t *testing.T) {
+	// Four windows a shard (see TestLimitTablesApart).
+	ts, _ := newClockServer(t, Config{TrustedProxies: loopbackProxy, ClientsPerTable: 256, PasswordChecksPerMinute: 100}, nil)
+	ts.register("uma")
+	owner := &client{addr: "198.51.100.5"}
+	ts.expect(ts.loginAs(owner, "uma", "password-uma"), http.StatusOK, "")
+	full := false
+	for i := 0; i < 10_000 && !full; i++ {
+		addr := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, byte(i >> 8), byte(i), 15: 1})
+		// A name of its own each, so that no name's failures block first.
+		r := ts.loginAs(&client{addr: addr.String()}, "nobody"+strconv.Itoa(i), "password-x")
+		switch r.status {
+		case http.StatusUnauthorized:
+		case http.StatusServiceUnavailable:
+			full = true
+		default:
+			t.Fatalf("flood: %d %s", r.status, r.body)
+		}
+	}
+	if !full {
+		t.Fatal("10,000 addresses did not fill a table of 256")
+	}
+	ts.expect(ts.loginAs(owner, "uma", "password-uma"), http.StatusOK, "")
 }

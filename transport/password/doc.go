@@ -32,5 +32,15 @@
 //		guard.Fail(name, now) // and 401, the same for an unknown name
 //	}
 //
-// Both types are safe for concurrent use and hold no goroutines.
+// # Lockout
+//
+// The server uses three Guards through a Lockout (lockout.go), after
+// OWASP's device cookies: a login presenting a valid device cookie for the
+// account is counted by that cookie alone; any other is counted per name
+// and client address and per name over all such clients, so that guesses
+// at a name stay bounded and others' guesses cannot lock out an owner's
+// known device. Such trusted logins also have a reserve of the Hasher's
+// admission (NewHasherReserve, CompareTrusted).
+//
+// All these types are safe for concurrent use and hold no goroutines.
 package password
