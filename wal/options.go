@@ -80,10 +80,13 @@ type Observer interface {
 
 // Commit describes one commit of the writer.
 type Commit struct {
-	Records int           // records in the commit
-	Bytes   int           // frame bytes written
-	Fsync   time.Duration // the fsyncs of the segment file and directory; 0 with NoFsync
-	Took    time.Duration // from the write to the last acknowledgement sent
+	Records     int           // records in the commit
+	Bytes       int           // frame bytes written
+	First, Last uint64        // the seqs of its first and last records
+	Began       time.Time     // when the write began, the records gathered
+	Write       time.Duration // tidwall's WriteBatch: the copy into its segment buffer and the write (and a new segment's fsync and creation)
+	Fsync       time.Duration // the fsyncs of the segment file and directory; 0 with NoFsync
+	Took        time.Duration // from the write to the last acknowledgement sent
 }
 
 // withDefaults returns o with zero fields set to their defaults, or an
