@@ -73,8 +73,14 @@ func (e *Engine) CreateKey(ctx context.Context, req NewKey) (Key, error) {
 	t := &e.st.auth
 	t.mu.Lock()
 	if t.activeKeys(req.Account, now) >= MaxActiveKeys {
+		// The refusal rests on the account's keys as they are, some of
+		// them perhaps not durable yet: it waits for them.
+		var lsn uint64
+		for _, ent := range t.byAccount[req.Account] {
+			lsn = max(lsn, ent.lsn)
+		}
 		t.mu.Unlock()
-		return Key{}, ErrKeyLimit
+		return Key{}, e.refuse(ctx, lsn, ErrKeyLimit)
 	}
 	k := Key{ID: e.ids.next(), Account: req.Account, Name: req.Name, Hash: req.Hash, Prefix: req.Prefix,
 		Scopes: req.Scopes, Tier: req.Tier, CreatedAt: now}
@@ -127,8 +133,9 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 		return Key{}, err
 	}
 	if !ent.key.Active(now) {
+		lsn := ent.lsn // a revocation not durable yet must be before the answer
 		t.mu.Unlock()
-		return Key{}, ErrKeyNotFound
+		return Key{}, e.refuse(ctx, lsn, ErrKeyNotFound)
 	}
 	old := ent.current() // the image carries the usage counted so far
 	old.RevokedAt = now

@@ -11,8 +11,7 @@ import (
 // atomic counters, and a collector outside it reads them with
 // Engine.Counters when it is scraped. Every trade pays two uncontended
 // atomic adds on its market's own counters and one shared add for its
-// record's kind, so that the trade path's cost stays a few nanoseconds
-// (docs/PERFORMANCE.md, "Instrumentation").
+// record's kind, and nothing else (docs/PERFORMANCE.md, "Instrumentation").
 type Counters struct {
 	// Trades counts trades by currency, side and type (index 0 buy,
 	// 1 sell).

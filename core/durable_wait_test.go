@@ -75,6 +75,30 @@ func TestRefusalWaitsForDurability(t *testing.T) {
 					return err
 				}
 		}, core.ErrInsufficientShares},
+		{"an 11th key while the 10th is pending", func(h *heldHarness, acct, _ uuid.UUID) (func() error, func() error) {
+			newKey := func(i int) error {
+				_, err := h.e.CreateKey(h.ctx, core.NewKey{Account: acct, Name: "k", Hash: [32]byte{byte(i), 1},
+					Prefix: "svc_live_00000000", Scopes: core.ScopeRead})
+				return err
+			}
+			for i := range core.MaxActiveKeys - 1 {
+				if err := newKey(i); err != nil {
+					h.t.Fatal(err)
+				}
+			}
+			return func() error { return newKey(100) }, func() error { return newKey(101) }
+		}, core.ErrKeyLimit},
+		{"rotation of a key whose revocation is pending", func(h *heldHarness, acct, _ uuid.UUID) (func() error, func() error) {
+			k, err := h.e.CreateKey(h.ctx, core.NewKey{Account: acct, Name: "k", Hash: [32]byte{7}, Prefix: "svc_live_00000000", Scopes: core.ScopeRead})
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			return func() error { _, err := h.e.RevokeKey(h.ctx, acct, k.ID); return err },
+				func() error {
+					_, err := h.e.RotateKey(h.ctx, acct, k.ID, [32]byte{8}, "svc_live_00000001")
+					return err
+				}
+		}, core.ErrKeyNotFound},
 		{"name a pending account took", func(h *heldHarness, _, _ uuid.UUID) (func() error, func() error) {
 			return func() error {
 					_, err := h.e.CreateAccount(h.ctx, core.NewAccount{Name: "Carol", Role: core.RoleSpeculator, PasswordHash: []byte("h")})

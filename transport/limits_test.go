@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"marketd/core"
 )
 
 // Tests of the per-client and per-account limits other than logins
@@ -119,7 +122,9 @@ func TestRotatedKeyKeepsWindow(t *testing.T) {
 // before, with the one shared table shrunk to the same size: every new
 // client got 503.
 func TestLimitTablesApart(t *testing.T) {
-	ts, _ := newClockServer(t, Config{TrustedProxies: loopbackProxy, ClientsPerTable: 64}, nil)
+	// 256 windows are four a shard: the flood fills one, while the test's
+	// few other clients, at most two a table, can never fill theirs.
+	ts, _ := newClockServer(t, Config{TrustedProxies: loopbackProxy, ClientsPerTable: 256}, nil)
 	user := ts.register("nina")
 	key := ts.newKey(user, "read")
 	full := false
@@ -135,7 +140,7 @@ func TestLimitTablesApart(t *testing.T) {
 		}
 	}
 	if !full {
-		t.Fatal("10,000 IPv6 /64s did not fill a table of 64")
+		t.Fatal("10,000 IPv6 /64s did not fill a table of 256")
 	}
 	ts.expect(ts.doAs(&client{addr: "198.51.100.77"}, "GET", "/api/markets", ""), http.StatusOK, "")
 	ts.expect(ts.do("GET", "/api/agents/me", auth{key: key}, ""), http.StatusOK, "")
@@ -197,12 +202,20 @@ func TestClientAddr(t *testing.T) {
 // being served. It failed before, with the one shared table shrunk to the
 // same size: the new session got 503.
 func TestKeyFloodSparesOthers(t *testing.T) {
-	ts, _ := newClockServer(t, Config{ClientsPerTable: 64}, nil)
+	// Four windows a shard (see TestLimitTablesApart).
+	ts, _ := newClockServer(t, Config{ClientsPerTable: 256}, nil)
+	// The keys are made through the engine, so that the only requests
+	// counted are the keys' own: sessions would fill their own table.
 	full := false
 	for a := 0; a < 100 && !full; a++ {
-		session := ts.register(fmt.Sprintf("flood%d", a))
+		_, acct := ts.registerAccount(fmt.Sprintf("flood%d", a))
 		for range 10 {
-			r := ts.do("GET", "/api/agents/me", auth{key: ts.newKey(session, "read")}, "")
+			key, hash, prefix := newKeyLiteral()
+			if _, err := ts.eng.CreateKey(context.Background(), core.NewKey{Account: acct, Name: "k", Hash: hash,
+				Prefix: prefix, Scopes: core.ScopeRead}); err != nil {
+				t.Fatal(err)
+			}
+			r := ts.do("GET", "/api/agents/me", auth{key: key}, "")
 			if r.status == http.StatusServiceUnavailable {
 				full = true
 				break
@@ -211,7 +224,7 @@ func TestKeyFloodSparesOthers(t *testing.T) {
 		}
 	}
 	if !full {
-		t.Fatal("1,000 keys did not fill a table of 64")
+		t.Fatal("1,000 keys did not fill a table of 256")
 	}
 	fresh := ts.register("fresh")
 	ts.expect(ts.do("GET", "/api/agents/me", auth{session: fresh}, ""), http.StatusOK, "")

@@ -224,7 +224,8 @@ func TestPasswordChecksPerClient(t *testing.T) {
 // login with a device cookie, counted in a table of its own, still goes
 // through.
 func TestDeviceLoginSurvivesFullTable(t *testing.T) {
-	ts, _ := newClockServer(t, Config{TrustedProxies: loopbackProxy, ClientsPerTable: 64, PasswordChecksPerMinute: 100}, nil)
+	// Four windows a shard (see TestLimitTablesApart).
+	ts, _ := newClockServer(t, Config{TrustedProxies: loopbackProxy, ClientsPerTable: 256, PasswordChecksPerMinute: 100}, nil)
 	ts.register("uma")
 	owner := &client{addr: "198.51.100.5"}
 	ts.expect(ts.loginAs(owner, "uma", "password-uma"), http.StatusOK, "")
@@ -242,7 +243,7 @@ func TestDeviceLoginSurvivesFullTable(t *testing.T) {
 		}
 	}
 	if !full {
-		t.Fatal("10,000 addresses did not fill a table of 64")
+		t.Fatal("10,000 addresses did not fill a table of 256")
 	}
 	ts.expect(ts.loginAs(owner, "uma", "password-uma"), http.StatusOK, "")
 }

@@ -26,9 +26,9 @@ const (
 )
 
 // latencyBuckets are the request-duration histogram's upper bounds in
-// seconds: 100 us to 10 s, about three per decade, so that the trade path's
-// 1-10 ms (fsync included) and a stalled request both land in a bucket
-// that says which.
+// seconds: 100 us to 10 s, about three per decade, so that the durable
+// trade path's p50 of 3-4 ms and p99 of 10-15 ms (docs/PERFORMANCE.md, "HTTP
+// path") and a stalled request each land in a bucket that says which.
 var latencyBuckets = []float64{
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 	0.1, 0.25, 0.5, 1, 2.5, 5, 10,

@@ -34,6 +34,11 @@ func (n *node) backup(ctx context.Context, cfg config, name string) (transport.B
 		return transport.BackupResult{}, fmt.Errorf("%w: %w", transport.ErrBackupExists, err)
 	}
 	if err != nil {
+		// A half-written backup must not be taken for one: it is a data
+		// directory that a server would start on.
+		if rerr := os.RemoveAll(dst); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("backup: remove the incomplete %s: %w", dst, rerr))
+		}
 		return transport.BackupResult{}, err
 	}
 	abs, err := filepath.Abs(dst)

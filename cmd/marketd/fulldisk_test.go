@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +13,9 @@ import (
 	"testing"
 )
 
-// The full-disk tests run the real server on a small tmpfs, mounted for
-// the test (root needed), and fill it for real: no file system is faked.
+// The full-disk tests run the real server on a small tmpfs or a
+// loop-mounted ext4 image, mounted for the test (root needed), and fill it
+// for real: no file system is faked.
 
 // mountTmpfs mounts a tmpfs of sizeBytes on a new directory and unmounts
 // it when the test ends (after the test's processes are killed: cleanups
@@ -24,6 +27,37 @@ func mountTmpfs(t *testing.T, sizeBytes int) string {
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", sizeBytes), "tmpfs", dir).CombinedOutput()
 	if err != nil {
 		t.Skipf("SKIP: the full-disk tests did not run: mounting a tmpfs was refused (they need root): %v: %s",
+			err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// mountExt4 makes an ext4 file system of sizeBytes in an image file, with
+// no blocks reserved for root (the tests run as root, who could write into
+// them past what statfs calls available), loop-mounts it on a new directory
+// and unmounts it when the test ends. It skips the test, with one message,
+// where mkfs.ext4 is missing or mount is refused.
+func mountExt4(t *testing.T, sizeBytes int) string {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "disk.img")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(f.Truncate(int64(sizeBytes)), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
+		t.Skipf("SKIP: the ext4 full-disk test did not run: mkfs.ext4: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-o", "loop", img, dir).CombinedOutput(); err != nil {
+		t.Skipf("SKIP: the full-disk tests did not run: mounting a loop device was refused (they need root): %v: %s",
 			err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() {
@@ -60,41 +94,52 @@ func fill(t *testing.T, dir string, leaveBytes int64) string {
 }
 
 // TestDiskFull fills the data directory's disk while the server registers
-// accounts and trades: the log write that fails is fail-stop (the waiting
-// operation answered 503 log_failed, exit status 3); after space is freed,
-// the offline checker passes and a restart holds everything acknowledged.
+// accounts and trades, on a tmpfs and on a loop-mounted ext4: the log write
+// or fsync that fails is fail-stop (the waiting operation answered 503
+// log_failed, exit status 3); after space is freed, the offline checker
+// passes and a restart holds everything acknowledged.
 func TestDiskFull(t *testing.T) {
-	mnt := mountTmpfs(t, 4<<20)
-	dir := filepath.Join(mnt, "data")
-	p := startProc(t, "server", procOptions{dataDir: dir})
-	load := newFaultLoad(t, p, "user")
-	for range 5 {
-		if !load.step() {
-			t.Fatalf("step failed before the disk was filled\n%s", p.output())
-		}
+	for _, fs := range []struct {
+		name  string
+		mount func(*testing.T, int) string
+	}{
+		{"tmpfs", mountTmpfs},
+		{"ext4", mountExt4},
+	} {
+		t.Run(fs.name, func(t *testing.T) {
+			mnt := fs.mount(t, 16<<20)
+			dir := filepath.Join(mnt, "data")
+			p := startProc(t, "server", procOptions{dataDir: dir})
+			load := newFaultLoad(t, p, "user")
+			for range 5 {
+				if !load.step() {
+					t.Fatalf("step failed before the disk was filled\n%s", p.output())
+				}
+			}
+			filler := fill(t, mnt, 32<<10)
+			for load.steps < maxFaultSteps && load.step() {
+			}
+			if load.steps >= maxFaultSteps || load.refused != 1 {
+				t.Fatalf("after %d steps, %d answers 503 log_failed; want the disk full and one", load.steps, load.refused)
+			}
+			if code := p.wait(); code != 3 {
+				t.Fatalf("exit status %d, want 3", code)
+			}
+			if !p.stderr.contains("no space left on device") {
+				t.Errorf("no log line names the full disk")
+			}
+			if err := os.Remove(filler); err != nil {
+				t.Fatal(err)
+			}
+			checkAfterCrash(t, dir)
+			q := startProc(t, "restarted", procOptions{dataDir: dir})
+			load.verify(q)
+			if code := q.terminate(); code != 0 {
+				t.Fatalf("restarted server: exit %d", code)
+			}
+			t.Logf("%d steps; %d registrations and %d buys acknowledged before the disk filled", load.steps, len(load.registered), len(load.bought))
+		})
 	}
-	filler := fill(t, mnt, 32<<10)
-	for load.steps < maxFaultSteps && load.step() {
-	}
-	if load.steps >= maxFaultSteps || load.refused != 1 {
-		t.Fatalf("after %d steps, %d answers 503 log_failed; want the disk full and one", load.steps, load.refused)
-	}
-	if code := p.wait(); code != 3 {
-		t.Fatalf("exit status %d, want 3", code)
-	}
-	if !p.stderr.contains("no space left on device") {
-		t.Errorf("no log line names the full disk")
-	}
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
-	checkAfterCrash(t, dir)
-	q := startProc(t, "restarted", procOptions{dataDir: dir})
-	load.verify(q)
-	if code := q.terminate(); code != 0 {
-		t.Fatalf("restarted server: exit %d", code)
-	}
-	t.Logf("%d steps; %d registrations and %d buys acknowledged before the disk filled", load.steps, len(load.registered), len(load.bought))
 }
 
 // TestDiskFullForSnapshot leaves room for the log but not for a snapshot:
@@ -122,7 +167,9 @@ func TestDiskFullForSnapshot(t *testing.T) {
 		largest = max(largest, len(b))
 	}
 	// A snapshot once 10 records were logged, checked every second.
-	p := startProc(t, "server", procOptions{dataDir: dir, args: []string{"-snapshot-every", "1h", "-snapshot-every-records", "10"}})
+	backups := filepath.Join(mnt, "backups")
+	p := startProc(t, "server", procOptions{dataDir: dir, args: []string{"-snapshot-every", "1h", "-snapshot-every-records", "10",
+		"-backup-dir", backups}})
 	load.c = p.client(nil)
 	step := func(what string) {
 		t.Helper()
@@ -156,6 +203,16 @@ func TestDiskFullForSnapshot(t *testing.T) {
 	for range 3 {
 		step("after the failed snapshot")
 	}
+	// A backup has no room either: it fails and leaves nothing behind that
+	// could be taken for a data directory.
+	r := load.c.do(http.MethodPost, "/api/admin/backup", sessionCred(load.c.login("admin", testAdminPassword)), map[string]any{"name": "full"})
+	if r.status != http.StatusInternalServerError {
+		t.Errorf("backup on a full disk: %d %s, want 500", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(backups, "full")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed backup left %s: %v", filepath.Join(backups, "full"), err)
+	}
+	step("after the failed backup")
 	p.kill()
 	checkAfterCrash(t, dir)
 	q := startProc(t, "restarted", procOptions{dataDir: dir})

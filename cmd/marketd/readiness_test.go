@@ -52,7 +52,7 @@ func TestReadiness(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatalf("mkfifo: %v", err)
 	}
-	p := startProc(t, "recovering", procOptions{dataDir: dir, noWaitReady: true, args: []string{"-drain-delay", "5s"}})
+	p := startProc(t, "recovering", procOptions{dataDir: dir, noWaitReady: true, args: []string{"-drain-delay", "8s"}})
 	c = p.client(nil)
 	expect := func(what, path string, status int, msg string) {
 		t.Helper()
@@ -106,7 +106,7 @@ func TestReadiness(t *testing.T) {
 	if _, err := p.stderr.waitFor(regexp.MustCompile(`msg=draining `).MatchString, startTimeout); err != nil {
 		t.Fatalf("no draining line: %v", err)
 	}
-	// The drain delay (5 s) keeps the listener open: not ready, still
+	// The drain delay (8 s) keeps the listener open: not ready, still
 	// serving.
 	expect("draining", "/readyz", 503, "Draining")
 	expect("draining", "/healthz", 200, "")
