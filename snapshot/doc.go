@@ -25,4 +25,10 @@
 // the previous snapshot's From and snapshots older than the previous one
 // are deleted, so that a damaged newest snapshot can always be replaced by
 // the previous one plus the longer log.
+//
+// Inspect recovers as Recover does without writing anything (the offline
+// checker); Manager.Backup writes a snapshot and, through a function the
+// caller gives, the log after it into a new data directory while trading
+// goes on. Files go through internal/vfs, so that tests can fail or crash
+// any operation.
 package snapshot

@@ -25,6 +25,11 @@
 // while worker goroutines decode the chunks ahead (pipeline.go) and the next
 // segment file is read in the background.
 //
+// Reader (reader.go) reads a log directory without writing anything, for
+// the offline checker: the same segments and checks as Open and Replay, a
+// torn tail reported instead of cut. CopyLog (copy.go) copies a live log
+// for an online backup, cutting the copy after the last whole frame.
+//
 // # Commit pipeline
 //
 //	actor:  Next (seq reserved under the actor's locks)

@@ -34,16 +34,16 @@ const (
 // -dump-from, prints the log's records in a range. It returns the exit
 // status.
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("marketd check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "./data", "data directory to check (read only)")
-	dumpFrom := fs.Uint64("dump-from", 0, "print the log's records from this sequence number instead of checking (1: from the first)")
-	dumpTo := fs.Uint64("dump-to", 0, "with -dump-from: the last sequence number to print (0: to the end)")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("marketd check", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	dataDir := flags.String("data", "./data", "data directory to check (read only)")
+	dumpFrom := flags.Uint64("dump-from", 0, "print the log's records from this sequence number instead of checking (1: from the first)")
+	dumpTo := flags.Uint64("dump-to", 0, "with -dump-from: the last sequence number to print (0: to the end)")
+	if err := flags.Parse(args); err != nil {
 		return checkUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "marketd check: unexpected arguments %q\n", fs.Args())
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "marketd check: unexpected arguments %q\n", flags.Args())
 		return checkUsage
 	}
 	if *dumpTo != 0 && *dumpTo < *dumpFrom {
@@ -139,18 +139,30 @@ func printState(p func(string, ...any), img *core.Record) {
 	p("accounts: %d, api keys: %d, sessions: %d", len(img.Accounts), len(img.Keys), len(img.Sessions))
 	var byStatus [core.NumStatuses]int
 	var balances, collateral [money.NumCurrencies]money.Amount
+	var overflow error
+	add := func(sum *money.Amount, a money.Amount) {
+		s, err := sum.Add(a)
+		if err != nil {
+			overflow = errors.Join(overflow, err)
+			return
+		}
+		*sum = s
+	}
 	for _, m := range img.Markets {
 		if m.Info != nil && int(m.Info.Status) < core.NumStatuses {
 			byStatus[m.Info.Status]++
 		}
 		for _, b := range m.Books {
-			collateral[b.Currency] += b.Collateral
+			add(&collateral[b.Currency], b.Collateral)
 		}
 	}
 	for _, a := range img.Accounts {
 		for _, b := range a.Balances {
-			balances[b.Currency] += b.After
+			add(&balances[b.Currency], b.After)
 		}
+	}
+	if overflow != nil {
+		p("totals: %v (the invariant checker reports the same)", overflow)
 	}
 	var parts []string
 	for s := range core.NumStatuses {
