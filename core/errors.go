@@ -83,9 +83,6 @@ var (
 	// balance, the supply, a market's collateral) past what it may hold;
 	// nothing changed.
 	ErrTotalLimit = errors.New("total limit exceeded")
-	// ErrTooManyHolders reports a market with more holders than one
-	// oracle record can notify (MaxNotifiedHolders); nothing changed.
-	ErrTooManyHolders = errors.New("market has too many holders to notify at once")
 	// ErrBusy reports a market inbox that stayed full for the engine's
 	// InboxWait: the caller should retry later (503).
 	ErrBusy = errors.New("market busy")

@@ -24,7 +24,8 @@ const maxReported = 20
 //     a settlement, the shares held plus those its steps closed (paid, on
 //     the winning side) equal that, and the collateral covers the winning
 //     shares still held;
-//   - a market not closing or settling has a zero Step;
+//   - a market not closing or settling has a zero Step, or one of an
+//     oracle notification (a Step with a Note);
 //   - a resolved market holds no collateral and nobody holds its shares;
 //   - every ledger chain is consistent: each entry's balance_after is the
 //     previous one plus its amount, starting from zero, ending at the
@@ -151,7 +152,7 @@ func (c *checker) market(v *MarketView) {
 	if open > 1 || open == 1 && v.Info.Status == StatusResolved {
 		c.failf(invProposals, "market %s (%s): %d open proposals", v.ID, v.Info.Status, open)
 	}
-	if s := v.Info.Status; s != StatusClosing && s != StatusSettling && v.Info.Step != (Step{}) {
+	if s := v.Info.Status; s != StatusClosing && s != StatusSettling && v.Info.Step != (Step{}) && v.Info.Step.Note.Kind == 0 {
 		c.failf(invPositions, "market %s (%s): step in progress %+v", v.ID, s, v.Info.Step)
 	}
 	for cur := range money.NumCurrencies {

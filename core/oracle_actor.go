@@ -27,22 +27,6 @@ func (m *market) findProposal(id uuid.UUID) (Proposal, bool) {
 	return Proposal{}, false
 }
 
-// MaxNotifiedHolders bounds the holders an oracle proposal or challenge
-// notifies, all in its one record: a change of about 100 bytes each keeps
-// the record far inside the log's limit. A close or a settlement has no
-// such bound: it walks the holders in steps (steps.go).
-const MaxNotifiedHolders = 200_000
-
-// holderAccounts returns the market's holders, bounded so that a
-// notification to each fits in one record.
-// Runs on the market's goroutine.
-func (e *Engine) holderAccounts(m *market) ([]*account, error) {
-	if len(m.holders) > MaxNotifiedHolders {
-		return nil, fmt.Errorf("%w: %d holders, at most %d", ErrTooManyHolders, len(m.holders), MaxNotifiedHolders)
-	}
-	return e.holdersOf(m), nil
-}
-
 // holdersOf returns the market's holders, in no set order.
 // Runs on the market's goroutine.
 func (e *Engine) holdersOf(m *market) []*account {
@@ -91,16 +75,12 @@ func (e *Engine) propose(m *market, c *command) {
 		c.done <- ErrProposalOpen
 		return
 	}
-	holders, err := e.holderAccounts(m)
-	if err != nil {
-		c.done <- err
-		return
-	}
+	holders, more := e.firstHolders(m)
 	a := c.acct
 	unlock := lockAccounts(append(holders, a)...)
-	defer unlock()
 	bond := e.cfg.OracleBond
 	if a.balances[money.KP] < bond {
+		unlock()
 		c.done <- ErrInsufficientBalance
 		return
 	}
@@ -108,8 +88,9 @@ func (e *Engine) propose(m *market, c *command) {
 		Bond: bond, ChallengeDeadline: now + int64(e.cfg.ChallengeWindow), CreatedAt: now}
 	st := newOracleRecord(m, KindOracleProposed, now, p)
 	st.payRef(a, money.KP, TxOracleBond, -bond, p.ID)
-	st.notifyAll(holders, Note{Kind: NoteOracleProposed, Time: now, Market: m.id, Ref: p.ID, Outcome: p.Outcome})
-	e.commitOracle(st, c, p)
+	note := Note{Kind: NoteOracleProposed, Time: now, Market: m.id, Ref: p.ID, Outcome: p.Outcome}
+	st.notifyAll(holders, note)
+	e.commitOracleSteps(m, st, c, p, holders, more, note, uuid.Nil, unlock)
 }
 
 // challenge is the actor's side of Challenge. Runs on the market's
@@ -132,24 +113,20 @@ func (e *Engine) challenge(m *market, c *command) {
 		c.done <- ErrSelfChallenge
 		return
 	}
-	holders, err := e.holderAccounts(m)
-	if err != nil {
-		c.done <- err
-		return
-	}
+	holders, more := e.firstHolders(m)
 	proposer := e.st.account(p.Proposer)
 	unlock := lockAccounts(append(holders, a, proposer)...)
-	defer unlock()
 	if a.balances[money.KP] < p.Bond {
+		unlock()
 		c.done <- ErrInsufficientBalance
 		return
 	}
 	p.Status, p.Challenger, p.VoteDeadline = ProposalChallenged, a.id, now+int64(e.cfg.VoteWindow)
 	st := newOracleRecord(m, KindOracleChallenge, now, p)
 	st.payRef(a, money.KP, TxOracleBond, -p.Bond, p.ID)
-	st.notifyAll(append([]*account{proposer}, holders...),
-		Note{Kind: NoteOracleChallenged, Time: now, Market: m.id, Ref: p.ID, Outcome: p.Outcome})
-	e.commitOracle(st, c, p)
+	note := Note{Kind: NoteOracleChallenged, Time: now, Market: m.id, Ref: p.ID, Outcome: p.Outcome}
+	st.notifyAll(append([]*account{proposer}, holders...), note)
+	e.commitOracleSteps(m, st, c, p, holders, more, note, p.ID, unlock)
 }
 
 // vote is the actor's side of Vote. Runs on the market's goroutine. The
@@ -202,6 +179,35 @@ func (e *Engine) vote(m *market, c *command) {
 
 // commitOracle answers c with p and commits the record, unless building it
 // overflowed. Runs on the market's goroutine.
+// commitOracleSteps commits the record of a proposal or a challenge that
+// notified the market's first holders, then releases its accounts
+// (unlock). When more holders remain, the rest hear of it in steps
+// (runNotify) and c.done answers the last of them; oracle names the
+// proposal whose proposer the record notified already. Runs on the
+// market's goroutine.
+func (e *Engine) commitOracleSteps(m *market, st *settlement, c *command, p Proposal, first []*account, more bool, note Note, oracle uuid.UUID, unlock func()) {
+	if !more {
+		e.commitOracle(st, c, p)
+		unlock()
+		return
+	}
+	if st.s.err != nil {
+		unlock()
+		c.done <- fmt.Errorf("core: oracle: %w", st.s.err)
+		return
+	}
+	info := continueNotify(m, st, first, st.rec.Kind, note, oracle)
+	c.proposalRes = p
+	stepDone := make(chan error, 1)
+	ok := e.commit(&st.pending, stepDone, nil)
+	unlock()
+	if !ok {
+		c.done <- <-stepDone
+		return
+	}
+	e.runNotify(m, info, c.done)
+}
+
 func (e *Engine) commitOracle(st *settlement, c *command, p Proposal) {
 	if st.s.err != nil {
 		c.done <- fmt.Errorf("core: oracle: %w", st.s.err)

@@ -3,7 +3,6 @@ package core_test
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -473,38 +472,5 @@ func TestOracleDeadlinePassedWhileDown(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-	}
-}
-
-// TestOracleDueCountsWhatItApplied: two calls of OracleDue that both find a
-// proposal past its challenge window apply it once between them, and only
-// the one that applied it counts it (the first is stalled inside the
-// deadline's record, at the journal's gate, while the second finds it due).
-// It failed before: each call returned how many it found due, 1 and 1.
-func TestOracleDueCountsWhatItApplied(t *testing.T) {
-	s := newOracleSetup(t)
-	s.propose(core.Yes)
-	s.clock.Advance(s.challengeWin)
-	open := s.j.Gate()
-	counts := make(chan int, 2)
-	due := func() {
-		n, err := s.e.OracleDue(s.ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		counts <- n
-	}
-	go due()
-	s.j.WaitUntil(func(js memjournal.State) bool { return js.AtGate == 1 })
-	go due()
-	for core.InboxLen(s.e, s.mkt) == 0 {
-		runtime.Gosched()
-	}
-	open()
-	if total := <-counts + <-counts; total != 1 {
-		t.Fatalf("the two OracleDue calls counted %d deadlines, want 1", total)
-	}
-	if got := s.proposal().Status; got != core.ProposalAccepted {
-		t.Fatalf("proposal %v, want accepted", got)
 	}
 }

@@ -102,37 +102,43 @@ func TestClosesAtBounded(t *testing.T) {
 
 // TestCloseDueCountsWhatItClosed: two calls of CloseDue that both find a
 // market due close it once between them, and only the one that closed it
-// counts it. The second call is made while the first is stalled inside the
-// close (Next waits at the journal's gate), so both see the market active.
-// It failed before: each call returned how many markets it found due, 1
-// and 1.
+// counts it. It failed before: each call returned how many markets it
+// found due, 1 and 1.
 func TestCloseDueCountsWhatItClosed(t *testing.T) {
 	h := newHarness(t)
 	mkt := h.market("m", 0, 100)
 	h.clock.Advance(25 * time.Hour)
-	open := h.j.Gate()
-	counts := make(chan int, 2)
-	closeDue := func() {
-		n, err := h.e.CloseDue(h.ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		counts <- n
-	}
-	go closeDue()
-	h.j.WaitUntil(func(s memjournal.State) bool { return s.AtGate == 1 })
-	go closeDue()
-	// The second call found the market due too once its command waits in
-	// the market's inbox behind the stalled one.
-	for core.InboxLen(h.e, mkt) == 0 {
-		runtime.Gosched()
-	}
-	open()
-	total := <-counts + <-counts
+	total := countBothStalled(t, h.j, h.e, mkt, func() (int, error) { return h.e.CloseDue(h.ctx) })
 	if total != 1 {
 		t.Fatalf("the two CloseDue calls counted %d closes, want 1", total)
 	}
 	if v, _ := h.e.Market(mkt); v.Info.Status != core.StatusClosed {
 		t.Fatalf("market %v, want closed", v.Info.Status)
 	}
+}
+
+// countBothStalled runs call twice so that both find the same work due on
+// market mkt: the first is stalled inside its record (Next waits at the
+// journal's gate), the second's command then waits in the market's inbox
+// behind it, having found the market's view unchanged. It returns the sum
+// of the two counts.
+func countBothStalled(t *testing.T, j *memjournal.Journal, e *core.Engine, mkt uuid.UUID, call func() (int, error)) int {
+	t.Helper()
+	open := j.Gate()
+	counts := make(chan int, 2)
+	run := func() {
+		n, err := call()
+		if err != nil {
+			t.Error(err)
+		}
+		counts <- n
+	}
+	go run()
+	j.WaitUntil(func(s memjournal.State) bool { return s.AtGate == 1 })
+	go run()
+	for core.InboxLen(e, mkt) == 0 {
+		runtime.Gosched()
+	}
+	open()
+	return <-counts + <-counts
 }

@@ -185,15 +185,17 @@ type MarketInfo struct {
 	Status      Status
 	Outcome     Side // meaningful when Status is StatusResolved or StatusSettling
 	ResolvedAt  int64
-	// Step is the progress of a close or settlement in bounded steps; the
-	// zero Step unless Status is StatusClosing or StatusSettling.
+	// Step is the progress of a close, a settlement or an oracle
+	// notification in bounded steps; the zero Step when none runs.
 	Step Step
 }
 
-// Step is the durable progress of a close or a settlement done in bounded
-// steps (docs/ARCHITECTURE.md, "Bounded steps"): the holders are walked in
-// ascending ID order, at most Config.StepAccounts of them per record, and
-// Cursor is the last one done, so that a restart resumes after it.
+// Step is the durable progress of work over a market's holders done in
+// bounded steps (docs/ARCHITECTURE.md, "Bounded steps"): a close, a
+// settlement, the notifications of an oracle proposal or challenge. The
+// holders are walked in ascending ID order, at most Config.StepAccounts of
+// them per record, and Cursor is the last one done, so that a restart
+// resumes after it.
 type Step struct {
 	Kind   Kind      // the kind of every record of the steps
 	Cursor uuid.UUID // the last holder done; Nil before the first
@@ -208,6 +210,10 @@ type Step struct {
 	// that the invariant checker can hold paid plus held to what the
 	// market owes in the middle of a settlement.
 	Closed [money.NumCurrencies][NumSides]money.Amount
+	// Note is the notification each holder gets in a walk that only
+	// notifies (a close, an oracle proposal or challenge); zero in a
+	// settlement.
+	Note Note
 }
 
 // Book is one currency's LS-LMSR state and money in a market.

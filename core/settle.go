@@ -210,8 +210,9 @@ func (e *Engine) closeMarket(m *market, sc *scratch, c *command) {
 		e.commit(&sc.pending, c.done, nil)
 		return
 	}
-	info.Status, info.Step = StatusClosing, Step{Kind: KindMarketClosed}
-	e.runClose(m, info, c.done)
+	info.Status = StatusClosing
+	info.Step = Step{Kind: KindMarketClosed, Note: Note{Kind: NoteMarketClosed, Time: now, Market: m.id}}
+	e.runNotify(m, info, c.done)
 }
 
 // CloseDue closes every active market past its closing time and returns how

@@ -47,26 +47,37 @@ func (e *Engine) holdersAfter(m *market, cursor uuid.UUID) []*account {
 	return out
 }
 
-// resume runs the close or settlement that a restart found in progress to
-// its end. Nobody waits for it: whoever asked was answered by the crash.
+// resume runs the close, settlement or notification that a restart found
+// in progress to its end. Nobody waits for it: whoever asked was answered by the crash.
 // Runs on the market's goroutine, before its first command.
 func (e *Engine) resume(m *market) {
 	switch m.info.Status {
-	case StatusClosing:
-		done := make(chan error, 1)
-		e.runClose(m, m.info, done)
 	case StatusSettling:
 		c := &command{op: opSettle, done: make(chan error, 1)}
 		e.runSettlement(m, m.info, nil, c)
+	default:
+		if m.info.Step.Kind != 0 { // a close or an oracle notification
+			done := make(chan error, 1)
+			e.runNotify(m, m.info, done)
+		}
 	}
 	e.payStakes(m)
 }
 
-// runClose commits the close's steps from info, its after-image in status
-// closing, until the market is closed; done receives the outcome of the
-// last record, or the first error. Runs on the market's goroutine.
-func (e *Engine) runClose(m *market, info MarketInfo, done chan<- error) {
+// runNotify commits the steps of a walk that notifies every holder of
+// info.Step.Note, from info (the market's after-image with its Step) on:
+// a close (status closing, closed at the last step) or an oracle proposal
+// or challenge (its status unchanged). done receives the outcome of the
+// last record, or the first error. The proposer of the proposal
+// info.Step.Oracle, notified by a challenge's first record, is skipped.
+// Runs on the market's goroutine.
+func (e *Engine) runNotify(m *market, info MarketInfo, done chan<- error) {
 	holders := e.holdersAfter(m, info.Step.Cursor)
+	note := info.Step.Note
+	skip := uuid.Nil // the proposer a challenge's first record notified
+	if p, ok := m.findProposal(info.Step.Oracle); ok && info.Step.Oracle != uuid.Nil {
+		skip = p.Proposer
+	}
 	for {
 		n := min(len(holders), e.cfg.StepAccounts)
 		chunk := holders[:n]
@@ -77,7 +88,10 @@ func (e *Engine) runClose(m *market, info MarketInfo, done chan<- error) {
 		st.rec = Record{Kind: info.Step.Kind, Time: now}
 		mc := st.addMarket(m)
 		if last {
-			info.Status, info.Step = StatusClosed, Step{}
+			if info.Status == StatusClosing {
+				info.Status = StatusClosed
+			}
+			info.Step = Step{}
 		} else {
 			info.Step.Cursor = chunk[n-1].id
 		}
@@ -87,7 +101,12 @@ func (e *Engine) runClose(m *market, info MarketInfo, done chan<- error) {
 		if n > 0 {
 			unlock = lockAccounts(chunk...)
 		}
-		st.notifyAll(chunk, Note{Kind: NoteMarketClosed, Time: now, Market: m.id})
+		for _, h := range chunk {
+			// As notifyAll: nothing for the house or who turned them off.
+			if h.id != skip && h.id != HouseID && !h.info.Settings.NotificationsOff {
+				st.notify(h, st.change(h), note)
+			}
+		}
 		if last {
 			e.commit(&st.pending, done, nil)
 			unlock()
@@ -101,6 +120,28 @@ func (e *Engine) runClose(m *market, info MarketInfo, done chan<- error) {
 			return
 		}
 	}
+}
+
+// firstHolders returns the market's first Config.StepAccounts holders in
+// ID order, which an oracle proposal or challenge notifies in its own
+// record, and whether more remain for runNotify. Runs on the market's
+// goroutine.
+func (e *Engine) firstHolders(m *market) (first []*account, more bool) {
+	holders := e.holdersAfter(m, uuid.Nil)
+	n := min(len(holders), e.cfg.StepAccounts)
+	return holders[:n], n < len(holders)
+}
+
+// continueNotify gives an oracle record whose first holders were
+// notified of note the market's after-image with the Step of the rest,
+// and returns it for runNotify. oracle names the proposal whose parties
+// the record notified, to be skipped; Nil: none.
+func continueNotify(m *market, st *settlement, first []*account, kind Kind, note Note, oracle uuid.UUID) MarketInfo {
+	info := m.info
+	info.Step = Step{Kind: kind, Cursor: first[len(first)-1].id, Oracle: oracle, Note: note}
+	after := info
+	st.rec.Markets[0].Info = &after
+	return info
 }
 
 // runSettlement commits the settlement's steps from info, its after-image
@@ -205,12 +246,14 @@ func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, part
 }
 
 // refuseInSteps refuses a trade, split or merge at once, once durable, on
-// a market in the middle of a close or settlement: its goroutine is busy
+// a market in the middle of a close, a settlement or an oracle
+// notification: its goroutine is busy
 // with the steps, and the command would wait for all of them only to be
 // refused then.
 func (e *Engine) refuseInSteps(ctx context.Context, m *market) error {
 	v := m.view.Load()
-	if s := v.Info.Status; s == StatusClosing || s == StatusSettling {
+	// An oracle notification's Step runs only past the closing time.
+	if s := v.Info.Status; s == StatusClosing || s == StatusSettling || v.Info.Step != (Step{}) {
 		return e.refuse(ctx, v.LSN, ErrMarketNotActive)
 	}
 	return nil

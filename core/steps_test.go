@@ -379,3 +379,73 @@ func TestResolvedMarketKeepsNoGoroutine(t *testing.T) {
 		t.Fatalf("trade on an active market after restart: %v", err)
 	}
 }
+
+// countNotes returns how many notifications of kind about mkt each of ids
+// holds.
+func countNotes(h *harness, ids []uuid.UUID, kind core.NoteKind, mkt uuid.UUID) map[int]int {
+	h.t.Helper()
+	counts := make(map[int]int) // notes held -> accounts
+	for _, id := range ids {
+		page, _ := h.e.Notes(id, false, core.MaxNotes)
+		n := 0
+		for _, note := range page.Notes {
+			if note.Kind == kind && note.Market == mkt {
+				n++
+			}
+		}
+		counts[n]++
+	}
+	return counts
+}
+
+// TestOracleNotifiesHoldersInSteps proposes and challenges on a market of
+// a few thousand holders with a small step bound: each holder hears of
+// each once, in records within the bound, and so does the proposer, a
+// holder too; a crash at every step of the challenge's notifications
+// resumes to the state acknowledged. (The code before the steps refused
+// more than 200,000 holders.)
+func TestOracleNotifiesHoldersInSteps(t *testing.T) {
+	cfg := core.Config{CloseInterval: -1, UsageFlushInterval: -1, OracleInterval: -1, StepAccounts: stepTestAccounts}
+	h := newHarnessConfig(t, cfg)
+	mkt, ids := stepScenario(h, stepTestHolders)
+	proposer := h.account("proposer", core.RoleSpeculator, 1000)
+	if _, err := h.buy(proposer, mkt, core.Yes, money.Units(1)); err != nil {
+		t.Fatal(err)
+	}
+	holders := append(ids[3:], proposer)
+	challenger := h.account("challenger", core.RoleSpeculator, 1000)
+	h.clock.Advance(25 * time.Hour)
+
+	p, err := h.e.Propose(h.ctx, core.ProposeRequest{Account: proposer, Market: mkt, Outcome: core.Yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.check()
+	if c := countNotes(h, holders, core.NoteOracleProposed, mkt); c[1] != len(holders) {
+		t.Fatalf("oracle_proposed notes held by the holders: %v, want one each", c)
+	}
+	recs := h.j.Records(t)
+	_, steps := recordsOfKind(recs, core.KindOracleProposed)
+	if want := (len(holders) + stepTestAccounts - 1) / stepTestAccounts; len(steps) != want {
+		t.Fatalf("%d proposal records, want %d", len(steps), want)
+	}
+	for i, r := range steps {
+		if len(r.Accounts) > stepTestAccounts+1 { // and the proposer's bond
+			t.Fatalf("proposal record %d changes %d accounts, bound %d", i, len(r.Accounts), stepTestAccounts)
+		}
+	}
+	if v, _ := h.e.Market(mkt); v.Info.Step != (core.Step{}) {
+		t.Fatalf("step left after the notifications: %+v", v.Info.Step)
+	}
+
+	h.clock.SetStep(0)
+	at := h.clock.Now()
+	if _, err := h.e.Challenge(h.ctx, core.ChallengeRequest{Account: challenger, Proposal: p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	h.check()
+	if c := countNotes(h, holders, core.NoteOracleChallenged, mkt); c[1] != len(holders) {
+		t.Fatalf("oracle_challenged notes held by the holders and the proposer: %v, want one each", c)
+	}
+	resumeAtEveryCut(t, h, cfg, at, core.KindOracleChallenge, core.StatusActive)
+}

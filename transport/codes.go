@@ -81,7 +81,6 @@ var errorCodes = []errorCode{
 	{"transfer_final", fasthttp.StatusBadRequest, "the deposit is not pending or the withdrawal not queued: it is final"},
 	{"transfers_open", fasthttp.StatusBadRequest, "a wallet with pending deposits or queued withdrawals cannot be unlinked"},
 	{"total_limit", fasthttp.StatusBadRequest, "the operation would take a balance, the supply or a market's collateral past its bound"},
-	{"too_many_holders", fasthttp.StatusConflict, "the market has too many holders to settle at once"},
 	{"market_moved", fasthttp.StatusConflict, "expect_seq is no longer the book's market_seq: the quoted price is gone; nothing changed"},
 	{"invalid_idempotency_key", fasthttp.StatusBadRequest, "Idempotency-Key is not 1 to 255 printable ASCII characters"},
 	{"idempotency_not_supported", fasthttp.StatusBadRequest, "the endpoint does not take an Idempotency-Key"},

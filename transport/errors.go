@@ -133,7 +133,6 @@ var errorTable = []struct {
 	{core.ErrTransferFinal, fasthttp.StatusBadRequest, "transfer_final", "Transfer is final", 0},
 	{core.ErrTransfersOpen, fasthttp.StatusBadRequest, "transfers_open", "Pending deposits or queued withdrawals remain", 0},
 	{core.ErrTotalLimit, fasthttp.StatusBadRequest, "total_limit", "Total limit exceeded", 0},
-	{core.ErrTooManyHolders, fasthttp.StatusConflict, "too_many_holders", "Market has too many holders to notify at once", 0},
 	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "shutting_down", "Server is shutting down", 1},
 	{ErrBackupExists, fasthttp.StatusConflict, "backup_exists", "A backup of this name exists", 0},

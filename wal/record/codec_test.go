@@ -123,7 +123,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	market := func(status, outcome byte) enc { return marketStep(status, outcome, enc{0}) }
 	// step is a present Step of the kind given, cursor byte c, zero else.
 	step := func(kind, c byte) enc {
-		return enc{1, kind}.b(c).zeros(15).zeros(16).i(0).i(0).i(0).i(0).i(0).i(0)
+		return enc{1, kind}.b(c).zeros(15).zeros(16).i(0).i(0).i(0).i(0).i(0).i(0).b(0)
 	}
 	if _, err := Decode(marketStep(4, 1, step(6, 1))); err != nil {
 		t.Fatalf("hand-built settling market record: %v", err)
@@ -183,6 +183,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 		{"step flag 2", marketStep(4, 0, enc{2}), "market step: flag byte 2"},
 		{"step of kind 99", marketStep(4, 0, step(99, 1)), "step of unknown kind 99"},
 		{"zero step present", marketStep(4, 0, step(0, 0)), "zero market step present"},
+		{"step note flag 2", marketStep(4, 0, append(step(6, 1)[:len(step(6, 1))-1], 2)), "market step note: flag byte 2"},
 		{"version-2 market read as version 3", marketStep(2, 0, nil), "truncated"},
 		{"side 2", market(0, 2), "unknown side 2"},
 		{"scopes 8", key(8, 0), "unknown scopes 0x8"},

@@ -10,8 +10,8 @@ import (
 )
 
 // The market's Step (format version 3), at the end of its info: a presence
-// byte, then the kind, the cursor, the oracle proposal, the vig pools and
-// the closed shares. The zero Step is absent, so that a market not in the
+// byte, then the kind, the cursor, the oracle proposal, the vig pools, the
+// closed shares and the note (a presence byte and a note). The zero Step is absent, so that a market not in the
 // middle of a close or settlement pays one byte for it; a present Step
 // that is zero is rejected, keeping the encoding canonical.
 
@@ -33,7 +33,10 @@ func appendStep(dst []byte, market uuid.UUID, s *core.Step) []byte {
 			dst = appendAmount(dst, s.Closed[c][side])
 		}
 	}
-	return dst
+	if s.Note == (core.Note{}) {
+		return append(dst, flagAbsent)
+	}
+	return appendNote(append(dst, flagPresent), &s.Note)
 }
 
 func (d *decoder) step(s *core.Step) {
@@ -52,6 +55,12 @@ func (d *decoder) step(s *core.Step) {
 	for c := range money.NumCurrencies {
 		for side := range core.NumSides {
 			s.Closed[c][side] = d.amount()
+		}
+	}
+	if d.flag("market step note") {
+		d.note(&s.Note)
+		if d.err == nil && s.Note == (core.Note{}) {
+			d.fail("zero market step note present", 1)
 		}
 	}
 	if d.err == nil && *s == (core.Step{}) {

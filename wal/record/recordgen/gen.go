@@ -182,6 +182,10 @@ func (g *Gen) marketChange() core.MarketChange {
 			if g.r.IntN(2) == 0 {
 				s.Oracle = g.uuid()
 			}
+			if g.r.IntN(2) == 0 {
+				s.Note = core.Note{ID: g.Uint64(), Kind: core.NoteKind(1 + g.r.IntN(int(core.NoteWithdrawalQueued))),
+					Time: g.i64(), Market: g.uuid(), Ref: g.uuid(), Currency: g.currency(), Outcome: core.Side(g.r.IntN(2))}
+			}
 			for c := range money.NumCurrencies {
 				s.Pool[c] = g.amount()
 				for side := range core.NumSides {
