@@ -18,8 +18,9 @@ func (c *commitLog) ObserveCommit(cm Commit) {
 }
 
 // TestObserver checks that the observer is told of every commit: as many
-// as the log counts, their records and bytes summing to the log's, an
-// fsync time with fsync on and none with it off.
+// as the log counts, their records and bytes summing to the log's, their
+// seqs following each other, a write time within the commit's, an fsync
+// time with fsync on and none with it off.
 func TestObserver(t *testing.T) {
 	for _, noFsync := range []bool{false, true} {
 		obs := &commitLog{}
@@ -42,7 +43,14 @@ func TestObserver(t *testing.T) {
 		st := l.Stats()
 		obs.mu.Lock()
 		var records, bytes uint64
+		nextSeq := uint64(1)
 		for _, c := range obs.commits {
+			// The commits cover the seqs in order, without gap or overlap.
+			if c.First != nextSeq || c.Last != c.First+uint64(c.Records)-1 ||
+				c.Began.IsZero() || c.Write <= 0 || c.Write+c.Fsync > c.Took {
+				t.Errorf("NoFsync %v: commit %+v, want it to start at seq %d", noFsync, c, nextSeq)
+			}
+			nextSeq = c.Last + 1
 			records += uint64(c.Records)
 			bytes += uint64(c.Bytes)
 			if c.Records <= 0 || c.Took <= 0 || (c.Fsync > 0) == noFsync || c.Fsync > c.Took {

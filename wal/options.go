@@ -10,11 +10,22 @@ import (
 
 // Defaults of Options, used for fields left zero.
 const (
-	// DefaultSegmentSizeBytes is tidwall's default. Tidwall reads the whole
-	// last segment into memory at Open and keeps it there while appending,
-	// plus the previous segment in its cache, so the log's resident size is
-	// about twice this.
-	DefaultSegmentSizeBytes = 20 << 20
+	// DefaultSegmentSizeBytes bounds the longest stall of the writer.
+	// Tidwall keeps the whole current segment in a byte slice that it grows
+	// by append inside WriteBatch, so the writer now and then stops to copy
+	// the segment so far into a larger slice, and a new segment begins
+	// with an fsync of the full one and a file creation. Both stalls grow
+	// with the segment: the largest reallocation took 14-18 ms of the
+	// writer's CPU at tidwall's default of 20 MiB, 2-8 ms at 4 MiB and
+	// under 0.8 ms at 1 MiB, and a WriteBatch starting a new segment
+	// 2.1-3.2, 1.2-1.9 and 0.7-0.8 ms (BenchmarkSegmentBuffer,
+	// docs/PERFORMANCE.md). Every segment costs the same 4.6-6.4 times its
+	// size in allocations whatever the size. A new segment every 1 MiB
+	// (about 3,600 trade records) costs one more file creation and
+	// directory fsync per 3,600 records. Tidwall also reads the whole last
+	// segment into memory at Open and keeps the previous one in its cache,
+	// so the log's resident size is about twice this.
+	DefaultSegmentSizeBytes = 1 << 20
 	// DefaultMaxBatchRecords bounds one commit. At 4096 records per fsync
 	// the disk here sustains about 1.4M records/s (shared/notes).
 	DefaultMaxBatchRecords = 4096
@@ -80,10 +91,13 @@ type Observer interface {
 
 // Commit describes one commit of the writer.
 type Commit struct {
-	Records int           // records in the commit
-	Bytes   int           // frame bytes written
-	Fsync   time.Duration // the fsyncs of the segment file and directory; 0 with NoFsync
-	Took    time.Duration // from the write to the last acknowledgement sent
+	Records     int           // records in the commit
+	Bytes       int           // frame bytes written
+	First, Last uint64        // the seqs of its first and last records
+	Began       time.Time     // when the write began, the records gathered
+	Write       time.Duration // tidwall's WriteBatch: the copy into its segment buffer and the write (and a new segment's fsync and creation)
+	Fsync       time.Duration // the fsyncs of the segment file and directory; 0 with NoFsync
+	Took        time.Duration // from the write to the last acknowledgement sent
 }
 
 // withDefaults returns o with zero fields set to their defaults, or an

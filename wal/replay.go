@@ -60,7 +60,8 @@ func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, la
 		}
 		return -1
 	}
-	// Segment i+1 is read while segment i is decoded: reading 20 MB takes
+	// Segment i+1 is read while segment i is decoded: reading a large
+	// segment (20 MiB in logs written before the default was 1 MiB) takes
 	// long enough for the decoding workers to run dry otherwise.
 	next := readSegment(fsys, dir, segs[i], limit(i))
 	defer func() {

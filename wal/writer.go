@@ -111,6 +111,7 @@ func (l *Log) commit() (int, error) {
 	if err := l.tw.WriteBatch(&l.batch); err != nil {
 		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
 	}
+	write := time.Since(began)
 	l.lastSeq.Store(last)
 	if !l.opts.NoFsync {
 		start := time.Now()
@@ -147,7 +148,8 @@ func (l *Log) commit() (int, error) {
 	l.mu.Unlock()
 	l.wakeWaiters()
 	if l.opts.Observer != nil {
-		l.opts.Observer.ObserveCommit(Commit{Records: n, Bytes: bytes, Fsync: fsync, Took: time.Since(began)})
+		l.opts.Observer.ObserveCommit(Commit{Records: n, Bytes: bytes, First: first, Last: last,
+			Began: began, Write: write, Fsync: fsync, Took: time.Since(began)})
 	}
 	return n, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,7 +167,9 @@ func TestDiskFullForSnapshot(t *testing.T) {
 		largest = max(largest, len(b))
 	}
 	// A snapshot once 10 records were logged, checked every second.
-	p := startProc(t, "server", procOptions{dataDir: dir, args: []string{"-snapshot-every", "1h", "-snapshot-every-records", "10"}})
+	backups := filepath.Join(mnt, "backups")
+	p := startProc(t, "server", procOptions{dataDir: dir, args: []string{"-snapshot-every", "1h", "-snapshot-every-records", "10",
+		"-backup-dir", backups}})
 	load.c = p.client(nil)
 	step := func(what string) {
 		t.Helper()
@@ -200,6 +203,16 @@ func TestDiskFullForSnapshot(t *testing.T) {
 	for range 3 {
 		step("after the failed snapshot")
 	}
+	// A backup has no room either: it fails and leaves nothing behind that
+	// could be taken for a data directory.
+	r := load.c.do(http.MethodPost, "/api/admin/backup", sessionCred(load.c.login("admin", testAdminPassword)), map[string]any{"name": "full"})
+	if r.status != http.StatusInternalServerError {
+		t.Errorf("backup on a full disk: %d %s, want 500", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(backups, "full")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed backup left %s: %v", filepath.Join(backups, "full"), err)
+	}
+	step("after the failed backup")
 	p.kill()
 	checkAfterCrash(t, dir)
 	q := startProc(t, "restarted", procOptions{dataDir: dir})
