@@ -34,11 +34,15 @@ func newHarness(t testing.TB) *harness {
 	return newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, OracleInterval: -1})
 }
 
-// newHarnessConfig runs an engine with cfg and the harness's clock.
+// newHarnessConfig runs an engine with cfg and the harness's clock. The
+// oracle's loop is off unless cfg sets its interval (see newHarness).
 func newHarnessConfig(t testing.TB, cfg core.Config) *harness {
 	t.Helper()
 	h := &harness{t: t, ctx: context.Background(), j: memjournal.New(), clock: newClock()}
 	cfg.Now = h.clock.Now
+	if cfg.OracleInterval == 0 {
+		cfg.OracleInterval = -1
+	}
 	h.e = core.NewEngine(core.NewState(), h.j, cfg)
 	t.Cleanup(h.e.Close)
 	h.admin = h.account("admin", core.RoleAdmin, 0)

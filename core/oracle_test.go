@@ -39,7 +39,7 @@ func newOracleSetupVoters(t *testing.T, n int) *oracleSetup {
 	t.Helper()
 	// A quorum the three voters' least stakes reach (the vote's weight
 	// rules have tests of their own).
-	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1,
+	h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, OracleInterval: -1,
 		VoteQuorum: core.DefaultVoteStake, MinVoters: 1})
 	s := &oracleSetup{harness: h, challengeWin: core.DefaultChallengeWindow, voteWin: core.DefaultVoteWindow}
 	s.holder = h.account("holder", core.RoleSpeculator, 1000)
@@ -472,5 +472,22 @@ func TestOracleDeadlinePassedWhileDown(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestOracleDueCountsWhatItApplied: two calls of OracleDue that both find a
+// proposal past its challenge window apply it once between them, and only
+// the one that applied it counts it. It failed before: each call returned
+// how many it found due, 1 and 1.
+func TestOracleDueCountsWhatItApplied(t *testing.T) {
+	s := newOracleSetup(t)
+	s.propose(core.Yes)
+	s.clock.Advance(s.challengeWin)
+	total := countBothStalled(t, s.j, s.e, s.mkt, func() (int, error) { return s.e.OracleDue(s.ctx) })
+	if total != 1 {
+		t.Fatalf("the two OracleDue calls counted %d deadlines, want 1", total)
+	}
+	if got := s.proposal().Status; got != core.ProposalAccepted {
+		t.Fatalf("proposal %v, want accepted", got)
 	}
 }
