@@ -16,6 +16,7 @@ import (
 	"marketd/bench/baseline"
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/internal/apiclient"
 	"marketd/internal/fstype"
 	"marketd/internal/metrics"
 	"marketd/transport"
@@ -33,9 +34,7 @@ const (
 	signupBonusUnits = 1_000_000
 	// shutdownTimeout bounds a server's shutdown at the end of a benchmark.
 	shutdownTimeout = 10 * time.Second
-	// Names of the cookie that carries a session, and of the benchmark's
-	// admin account and its password.
-	sessionCookie = "session"
+	// The benchmark's admin account and its password.
 	adminName     = "admin"
 	adminPassword = "admin-password"
 )
@@ -300,7 +299,7 @@ func (c *setupClient) call(path, session string, body any, status int, out any) 
 	req.SetRequestURI("http://" + c.hc.Addr + path)
 	req.Header.SetContentType("application/json")
 	if session != "" {
-		req.Header.SetCookie(sessionCookie, session)
+		req.Header.SetCookie(apiclient.SessionCookie, session)
 	}
 	req.SetBodyRaw(raw)
 	if err := c.hc.Do(req, resp); err != nil {
@@ -314,7 +313,7 @@ func (c *setupClient) call(path, session string, body any, status int, out any) 
 	}
 	cookie := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(cookie)
-	cookie.SetKey(sessionCookie)
+	cookie.SetKey(apiclient.SessionCookie)
 	if !resp.Header.Cookie(cookie) {
 		return ""
 	}
@@ -328,7 +327,7 @@ func (c *setupClient) session(path, name, pw string, status int) string {
 	var ignored map[string]any
 	token := c.call(path, "", map[string]string{"name": name, "password": pw}, status, &ignored)
 	if token == "" {
-		c.b.Fatalf("POST %s as %s: no %s cookie in the answer", path, name, sessionCookie)
+		c.b.Fatalf("POST %s as %s: no %s cookie in the answer", path, name, apiclient.SessionCookie)
 	}
 	return token
 }
