@@ -107,6 +107,10 @@ func TestScaleMillionHolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkt := mv.ID
+	proposer, err := e.CreateAccount(ctx, core.NewAccount{Name: "proposer", PasswordHash: []byte("h"), Bonus: money.Units(1000)})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	began := time.Now()
 	const workers = 256
@@ -150,7 +154,18 @@ func TestScaleMillionHolders(t *testing.T) {
 	t.Logf("close: %v, %d records, peak RSS %d MiB, heap %.0f MiB",
 		time.Since(began).Round(time.Millisecond), log.Durable()-before, peakRSS(t)>>20, heapMiB())
 
-	// The settlement: a payout per holder, in steps.
+	// An oracle proposal: a notification per holder, in steps.
+	runtime.GC()
+	resetPeakRSS(t)
+	before, began = log.Durable(), time.Now()
+	if _, err := e.Propose(ctx, core.ProposeRequest{Account: proposer.ID, Market: mkt, Outcome: core.Yes}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("oracle proposal: %v, %d records, peak RSS %d MiB, heap %.0f MiB",
+		time.Since(began).Round(time.Millisecond), log.Durable()-before, peakRSS(t)>>20, heapMiB())
+
+	// The settlement: a payout per holder, in steps (it cancels the
+	// proposal and returns its bond).
 	runtime.GC()
 	resetPeakRSS(t)
 	before, began = log.Durable(), time.Now()

@@ -27,16 +27,6 @@ func (m *market) findProposal(id uuid.UUID) (Proposal, bool) {
 	return Proposal{}, false
 }
 
-// holdersOf returns the market's holders, in no set order.
-// Runs on the market's goroutine.
-func (e *Engine) holdersOf(m *market) []*account {
-	out := make([]*account, 0, len(m.holders))
-	for id := range m.holders {
-		out = append(out, e.st.account(id))
-	}
-	return out
-}
-
 // notifyAll adds the note for each account, once each, skipping those
 // that turned notifications off. Caller holds the mu of every account in
 // accts.

@@ -38,7 +38,7 @@
 //	writer: take the ready records following the last one written, in seq
 //	        order, up to MaxBatchRecords / MaxBatchBytes
 //	        one tidwall WriteBatch (one write)
-//	        fsync the segment file, fsync the directory
+//	        fsync the segment file (and the directory after a new segment)
 //	        send nil on each record's done, in seq order; loop
 //
 // Why this shape:
@@ -60,10 +60,12 @@
 //   - The queue is bounded: Next blocks once QueueRecords records are
 //     reserved and not written, which pushes back on the actors instead of
 //     growing memory without limit.
-//   - The directory is fsynced after every commit because tidwall creates a
-//     new segment file without ever syncing the directory: without it, a
-//     crash could lose a whole acknowledged segment. Syncing an unchanged
-//     directory costs next to nothing.
+//   - The directory is fsynced after a commit that wrote to a segment file
+//     created since its last fsync, because tidwall creates segment files
+//     without ever syncing the directory: without it, a crash could lose a
+//     whole acknowledged segment. The writer tells such commits from the
+//     segment file's size (segtrack.go); an fsync of an unchanged directory
+//     after every commit cost a device flush each time.
 //   - Tidwall is opened with NoSync and the writer calls Sync itself after
 //     WriteBatch: the same single fsync per batch that tidwall would do (and
 //     tidwall still fsyncs a full segment before starting the next), but

@@ -29,6 +29,7 @@ type Log struct {
 	batch     tidwall.Batch // reused for every commit
 	pending   []*entry      // the records of the commit in progress
 	writeNext uint64        // the next seq to write
+	seg       segmentTracker
 
 	// Published by the writer goroutine (or by Open), read by anyone.
 	firstSeq atomic.Uint64

@@ -12,7 +12,7 @@ type Stats struct {
 	Bytes           uint64        // frame bytes written (without tidwall's length prefixes)
 	MaxBatchRecords uint64        // records in the largest commit
 	Fsyncs          uint64        // segment file fsyncs, one per commit
-	DirFsyncs       uint64        // directory fsyncs, one per commit and truncation
+	DirFsyncs       uint64        // directory fsyncs: after Open, a truncation, or a commit that wrote to a new segment
 	FsyncTotal      time.Duration // time spent in the fsyncs of all commits
 	FsyncMax        time.Duration // longest fsync time of one commit (file and directory)
 	TornTailRepairs uint64        // torn tails cut by Open

@@ -71,6 +71,8 @@ func (l *Log) serveTruncate(req truncRequest) error {
 		}
 		l.counters.dirFsyncs.Add(1)
 	}
+	// A truncation inside the last segment rewrites it under a new name.
+	l.seg.reload(l)
 	l.firstSeq.Store(req.seq)
 	req.reply <- nil
 	return nil

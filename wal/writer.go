@@ -76,12 +76,12 @@ func (l *Log) commitAll() error {
 
 // commit writes the ready records that follow the last one written, up to
 // the batch bounds, as one tidwall batch: one write, then one fsync of the
-// segment file and one of the directory (which makes a segment created by
-// this write durable). Only then does it acknowledge the records, in
+// segment file and, when the write may have gone to a segment file created
+// since the last directory fsync, one of the directory (segtrack.go). Only then does it acknowledge the records, in
 // sequence order. It returns the number of records committed and, on
 // failure, the sticky error (see fail).
 func (l *Log) commit() (int, error) {
-	bytes := 0
+	bytes, stored := 0, 0 // frame bytes; the same as tidwall stores them
 	for len(l.pending) < l.opts.MaxBatchRecords {
 		slot := &l.slots[l.writeNext&l.slotMask]
 		e := slot.Load()
@@ -97,6 +97,7 @@ func (l *Log) commit() (int, error) {
 		slot.Store(nil)
 		l.batch.Write(e.seq, e.frame) // copies the frame
 		bytes += len(e.frame)
+		stored += tidwallEntryBytes(e.frame)
 		l.pending = append(l.pending, e)
 		l.writeNext++
 	}
@@ -119,10 +120,13 @@ func (l *Log) commit() (int, error) {
 			return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
 		}
 		l.counters.fsyncs.Add(1)
-		if err := l.dirFile.Sync(); err != nil {
-			return 0, l.fail(fmt.Errorf("fsync directory %s after seq %d..%d: %w", l.dir, first, last, err))
+		if !l.seg.unchanged(stored) { // see segtrack.go
+			if err := l.dirFile.Sync(); err != nil {
+				return 0, l.fail(fmt.Errorf("fsync directory %s after seq %d..%d: %w", l.dir, first, last, err))
+			}
+			l.counters.dirFsyncs.Add(1)
+			l.seg.reload(l)
 		}
-		l.counters.dirFsyncs.Add(1)
 		fsync = time.Since(start)
 		l.observeFsync(fsync, n)
 	}

@@ -30,14 +30,16 @@ func TestOracleAcrossRestart(t *testing.T) {
 	first := startProc(t, "first run", opts)
 	c := first.client(nil)
 	admin := sessionCred(c.login("admin", testAdminPassword))
-	closesAt := time.Now().Add(time.Second)
-	extra := map[string]any{"closes_at": closesAt.UTC().Format(time.RFC3339Nano)}
 	// Accounts made after a market cannot vote on it: register first.
 	var creds []cred
 	for _, name := range []string{"oracle_alice", "oracle_bob", "oracle_carol"} {
 		tok, _ := c.register(name)
 		creds = append(creds, sessionCred(tok))
 	}
+	// The markets are created and traded before they close: on a loaded
+	// machine (CI beside other work) a second was not always enough.
+	closesAt := time.Now().Add(3 * time.Second)
+	extra := map[string]any{"closes_at": closesAt.UTC().Format(time.RFC3339Nano)}
 	voted := c.createMarket(admin, "oracle voted", extra)
 	undisputed := c.createMarket(admin, "oracle undisputed", extra)
 	alice, bob, carol := creds[0], creds[1], creds[2]

@@ -43,7 +43,7 @@ func NewLog(reg prometheus.Registerer) *Log {
 		}),
 		fsync: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "marketd_wal_fsync_duration_seconds",
-			Help:    "Time of one commit's fsyncs (the segment file, then the log directory).",
+			Help:    "Time of one commit's fsyncs (the segment file, and the log directory after a new segment).",
 			Buckets: durationBuckets,
 		}),
 		took: prometheus.NewHistogram(prometheus.HistogramOpts{

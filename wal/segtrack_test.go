@@ -1,0 +1,129 @@
+package wal
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"marketd/internal/vfs"
+)
+
+// dirSyncFS is the os-backed FS that notes, at every fsync of a directory,
+// which files the directory held: their entries are durable from then on.
+type dirSyncFS struct {
+	vfs.FS
+	mu      sync.Mutex
+	durable map[string]bool // file names in the log directory
+	syncs   int
+}
+
+func (f *dirSyncFS) OpenDir(dir string) (vfs.File, error) {
+	d, err := f.FS.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &dirSyncFile{File: d, fs: f, dir: dir}, nil
+}
+
+type dirSyncFile struct {
+	vfs.File
+	fs  *dirSyncFS
+	dir string
+}
+
+func (d *dirSyncFile) Sync() error {
+	// Listed before the fsync: a file created meanwhile may not be covered.
+	ents, err := os.ReadDir(d.dir)
+	if err != nil {
+		return err
+	}
+	if err := d.File.Sync(); err != nil {
+		return err
+	}
+	d.fs.mu.Lock()
+	defer d.fs.mu.Unlock()
+	d.fs.syncs++
+	for _, e := range ents {
+		d.fs.durable[e.Name()] = true
+	}
+	return nil
+}
+
+// segmentCheck is an Observer that, after every commit (its records
+// acknowledged), checks that every segment file holding a record has a
+// durable directory entry.
+type segmentCheck struct {
+	t   *testing.T
+	dir string
+	fs  *dirSyncFS
+}
+
+func (c *segmentCheck) ObserveCommit(cm Commit) {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		c.t.Error(err)
+		return
+	}
+	c.fs.mu.Lock()
+	defer c.fs.mu.Unlock()
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			c.t.Error(err)
+			return
+		}
+		if fi.Size() > 0 && !c.fs.durable[e.Name()] {
+			c.t.Errorf("after the commit of seq %d..%d: segment %s holds %d bytes and its directory entry was never fsynced",
+				cm.First, cm.Last, e.Name(), fi.Size())
+		}
+	}
+}
+
+// TestDirectoryFsyncCoversEverySegment writes records one at a time and in
+// batches into small segments, with a truncation in the middle, and checks
+// after every commit that each segment file holding records had its
+// directory entry fsynced before the records were acknowledged; and that
+// the directory is fsynced about once per segment, not once per commit.
+func TestDirectoryFsyncCoversEverySegment(t *testing.T) {
+	dir := t.TempDir()
+	fsys := &dirSyncFS{FS: vfs.Default(), durable: map[string]bool{}}
+	opts := testOptions()
+	opts.FS = fsys
+	opts.SegmentSizeBytes = 64 << 10 // about 17 of these records
+	opts.Observer = &segmentCheck{t: t, dir: dir, fs: fsys}
+	l := mustOpen(t, dir, opts)
+	l.Start()
+	writeRecords(t, l, 60) // one record per commit
+	var dones []chan error
+	for range 200 {
+		_, done := appendSeq(t, l)
+		dones = append(dones, done)
+	}
+	for _, done := range dones {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.TruncateFront(context.Background(), l.LastSeq()-3); err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, l, 60)
+	st := l.Stats()
+	mustClose(t, l)
+	fsys.mu.Lock()
+	defer fsys.mu.Unlock()
+	segments := 0 // segment files ever in the directory at an fsync of it
+	for name := range fsys.durable {
+		if len(name) == segmentNameLen {
+			segments++
+		}
+	}
+	// One directory fsync per segment the writer began, plus Open's, the
+	// first commit's (which cannot know the segment yet) and the
+	// truncation's with the commit after it.
+	t.Logf("%d commits, %d directory fsyncs, %d segments", st.Batches, st.DirFsyncs, segments)
+	if st.DirFsyncs > uint64(segments)+4 || segments < 10 {
+		t.Errorf("%d directory fsyncs for %d commits and %d segments: want one per segment", st.DirFsyncs, st.Batches, segments)
+	}
+}
