@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 )
@@ -50,6 +51,41 @@ func (p *pending) answer(ctx context.Context, outcome any) {
 	if ic := idemCallOf(ctx); ic != nil {
 		p.idem, p.outcome = ic, outcome
 	}
+}
+
+// answerAs is answer for an operation whose record need not change the
+// caller's account: a, the caller's account, joins the record with no
+// change but the entry when the record does not change it already. Call it
+// once every other change is in the record (it may move p.rec.Accounts).
+// Caller holds a.mu, taken in the lock order (doc.go) when the request has
+// a key (lockCaller).
+func (p *pending) answerAs(ctx context.Context, a *account, outcome any) {
+	ic := idemCallOf(ctx)
+	if ic == nil {
+		return
+	}
+	if a == nil || a.id != ic.Account {
+		panic(fmt.Sprintf("BUG: idempotent answer of account %s stored as another's", ic.Account))
+	}
+	if !slices.ContainsFunc(p.rec.Accounts, func(ch AccountChange) bool { return ch.ID == a.id }) {
+		p.addAccount(a)
+	}
+	p.idem, p.outcome = ic, outcome
+}
+
+// idemCaller returns the caller's account when ctx holds an idempotent
+// request, which then joins the operation's record (answerAs); nil without
+// one.
+func (e *Engine) idemCaller(ctx context.Context) (*account, error) {
+	ic := idemCallOf(ctx)
+	if ic == nil {
+		return nil, nil
+	}
+	a := e.st.account(ic.Account)
+	if a == nil {
+		return nil, ErrAccountNotFound
+	}
+	return a, nil
 }
 
 // attachIdem runs in commit before anything is applied: it checks the key

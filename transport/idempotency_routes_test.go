@@ -30,17 +30,12 @@ var secretRoutes = map[routeKey]bool{
 // an entry is kept (docs/API.md, "Idempotent requests"). They refuse the
 // key as the secret ones do.
 var unstoredRoutes = map[routeKey]bool{
-	{fasthttp.MethodDelete, "/api/keys/{id}"}:                   true,
-	{fasthttp.MethodPost, "/api/markets"}:                       true,
-	{fasthttp.MethodPost, "/api/oracle/propose"}:                true,
-	{fasthttp.MethodPost, "/api/oracle/challenge"}:              true,
-	{fasthttp.MethodPost, "/api/oracle/vote"}:                   true,
-	{fasthttp.MethodPost, "/api/admin/settle"}:                  true,
-	{fasthttp.MethodPost, "/api/admin/deposits/{id}/confirm"}:   true,
-	{fasthttp.MethodPost, "/api/admin/deposits/{id}/reject"}:    true,
-	{fasthttp.MethodPost, "/api/admin/withdrawals/{id}/sent"}:   true,
-	{fasthttp.MethodPost, "/api/admin/withdrawals/{id}/failed"}: true,
-	{fasthttp.MethodPost, "/api/admin/backup"}:                  true,
+	{fasthttp.MethodPost, "/api/markets"}:          true,
+	{fasthttp.MethodPost, "/api/oracle/propose"}:   true,
+	{fasthttp.MethodPost, "/api/oracle/challenge"}: true,
+	{fasthttp.MethodPost, "/api/oracle/vote"}:      true,
+	{fasthttp.MethodPost, "/api/admin/settle"}:     true,
+	{fasthttp.MethodPost, "/api/admin/backup"}:     true,
 }
 
 // idemState is what a repeat must leave as it was: the log's last record
@@ -74,75 +69,106 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 		Code string `json:"code"`
 	}
 	ts.decode(ts.do("GET", "/api/referral/code", auth{session: refSess}, ""), http.StatusOK, &code)
-	admSess := ts.admin()
+	admSess, admID := ts.adminWithID()
 	mkt := ts.createMarket(admSess, nil).ID
 	trade := `{"market_id":"` + mkt + `","side":"yes","type":"buy","shares":2}`
 
 	adm := auth{session: admSess}
-	var deposit depositOut
-	// The stored routes in an order in which each changes something;
-	// after, when not nil, runs once the case is done.
+	ts.newKey(sess, "read")
+	var keyID string
+	for _, k := range ts.do("GET", "/api/keys", me, "").json(t)["keys"].([]any) {
+		keyID = k.(map[string]any)["id"].(string)
+	}
+	// IDs the cases learn from earlier ones, put in paths at run time.
+	ids := map[string]string{"{key}": keyID}
+	transferID := func(name string) func(first response) {
+		return func(first response) {
+			var out depositOut
+			ts.decode(first, http.StatusOK, &out)
+			ids[name] = out.Deposit.ID + out.Withdrawal.ID
+		}
+	}
+	// The stored routes in an order in which each changes something: by
+	// the caller a (me when zero) whose account holds the answer, path's
+	// {names} taken from ids; after, when not nil, runs once the case is
+	// done.
 	stored := []struct {
 		method, path, body string
+		a                  auth
 		after              func(first response)
 	}{
-		{"PATCH", "/api/settings", `{"theme":"dark"}`, nil},
-		{"POST", "/api/profile/persona", `{"persona":"a careful bot"}`, nil},
-		{"POST", "/api/profile/accept-tos", `{"version":"v1"}`, nil},
-		{"POST", "/api/referral/apply", `{"code":"` + code.Code + `"}`, nil},
-		{"PATCH", "/api/notifications", `{"all":true}`, nil},
-		{"POST", pathTrade, trade, nil},
-		{"POST", pathSplitMerge, `{"market_id":"` + mkt + `","type":"split","amount":3}`, nil},
-		{"POST", pathBatch, `{"trades":[` + trade + `,` + trade + `]}`, nil},
-		{"POST", "/api/wallet", `{"address":"` + walletA + `"}`, nil},
-		{"POST", "/api/profile/trading-mode", `{"mode":"usdc"}`, nil},
-		{"POST", "/api/token/deposit", `{"amount":50,"tx_hash":"` + hash64("a") + `"}`, func(first response) {
-			ts.decode(first, http.StatusOK, &deposit)
-			ts.expect(ts.do("POST", "/api/admin/deposits/"+deposit.Deposit.ID+"/confirm", adm, `{"amount":50}`), http.StatusOK, "")
+		{"PATCH", "/api/settings", `{"theme":"dark"}`, auth{}, nil},
+		{"POST", "/api/profile/persona", `{"persona":"a careful bot"}`, auth{}, nil},
+		{"POST", "/api/profile/accept-tos", `{"version":"v1"}`, auth{}, nil},
+		{"POST", "/api/referral/apply", `{"code":"` + code.Code + `"}`, auth{}, nil},
+		{"PATCH", "/api/notifications", `{"all":true}`, auth{}, nil},
+		{"POST", pathTrade, trade, auth{}, nil},
+		{"POST", pathSplitMerge, `{"market_id":"` + mkt + `","type":"split","amount":3}`, auth{}, nil},
+		{"POST", pathBatch, `{"trades":[` + trade + `,` + trade + `]}`, auth{}, nil},
+		{"DELETE", "/api/keys/{key}", "", auth{}, nil},
+		{"POST", "/api/wallet", `{"address":"` + walletA + `"}`, auth{}, nil},
+		{"POST", "/api/profile/trading-mode", `{"mode":"usdc"}`, auth{}, nil},
+		{"POST", "/api/token/deposit", `{"amount":150,"tx_hash":"` + hash64("a") + `"}`, auth{}, transferID("{deposit}")},
+		{"POST", "/api/admin/deposits/{deposit}/confirm", `{"amount":150}`, adm, nil},
+		{"POST", "/api/token/withdraw", `{"amount":50}`, auth{}, transferID("{withdrawal}")},
+		{"POST", "/api/admin/withdrawals/{withdrawal}/sent", `{"tx_hash":"` + hash64("b") + `"}`, adm, func(response) {
+			var out depositOut
+			ts.decode(ts.do("POST", "/api/token/withdraw", me, `{"amount":50}`), http.StatusOK, &out)
+			ids["{withdrawal}"] = out.Withdrawal.ID
 		}},
-		{"POST", "/api/token/withdraw", `{"amount":50}`, func(first response) {
-			var w struct {
-				Withdrawal struct {
-					ID string `json:"id"`
-				} `json:"withdrawal"`
-			}
-			ts.decode(first, http.StatusOK, &w)
-			ts.expect(ts.do("POST", "/api/admin/withdrawals/"+w.Withdrawal.ID+"/sent", adm, `{"tx_hash":"`+hash64("b")+`"}`), http.StatusOK, "")
+		{"POST", "/api/admin/withdrawals/{withdrawal}/failed", "", adm, func(response) {
+			var out depositOut
+			ts.decode(ts.do("POST", "/api/token/deposit", me, `{"amount":5,"tx_hash":"`+hash64("c")+`"}`), http.StatusOK, &out)
+			ids["{deposit}"] = out.Deposit.ID
 		}},
-		{"DELETE", "/api/wallet", "", nil},
+		{"POST", "/api/admin/deposits/{deposit}/reject", "", adm, func(response) {
+			var out depositOut
+			ts.decode(ts.do("POST", "/api/token/withdraw", me, `{"amount":100}`), http.StatusOK, &out)
+			ts.expect(ts.do("POST", "/api/admin/withdrawals/"+out.Withdrawal.ID+"/sent", adm, `{"tx_hash":"`+hash64("d")+`"}`), http.StatusOK, "")
+		}},
+		{"DELETE", "/api/wallet", "", auth{}, nil},
 	}
+	pattern := strings.NewReplacer("{key}", "{id}", "{deposit}", "{id}", "{withdrawal}", "{id}")
 	covered := map[routeKey]bool{}
 	for i, tc := range stored {
-		k := routeKey{tc.method, tc.path}
+		k := routeKey{tc.method, pattern.Replace(tc.path)}
 		covered[k] = true
-		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+		t.Run(tc.method+" "+k.path, func(t *testing.T) {
 			ts := ts.sub(t)
+			a, owner := tc.a, admID
+			if a == (auth{}) {
+				a, owner = me, id
+			}
+			path := tc.path
+			for name, v := range ids {
+				path = strings.ReplaceAll(path, name, v)
+			}
 			key := "walk-" + string(rune('a'+i))
-			before := ts.idemStateOf(id)
-			first := ts.doHeaders(tc.method, tc.path, me, tc.body, withKey(key))
+			before := ts.idemStateOf(owner)
+			first := ts.doHeaders(tc.method, path, a, tc.body, withKey(key))
 			ts.expect(first, http.StatusOK, "")
 			if first.header.Get(HeaderReplayed) != "" {
 				t.Errorf("first answer marked %s", HeaderReplayed)
 			}
-			changed := ts.idemStateOf(id)
+			changed := ts.idemStateOf(owner)
 			if changed.lastSeq == before.lastSeq {
 				t.Fatalf("first request wrote no record: the case must change something")
 			}
-			again := ts.doHeaders(tc.method, tc.path, me, tc.body, withKey(key))
+			again := ts.doHeaders(tc.method, path, a, tc.body, withKey(key))
 			if again.status != http.StatusOK || !bytes.Equal(again.body, first.body) || again.header.Get(HeaderReplayed) != "true" {
 				t.Fatalf("repeat: %d %s (replayed %q); want 200, %s, replayed true", again.status, again.body,
 					again.header.Get(HeaderReplayed), first.body)
 			}
-			if after := ts.idemStateOf(id); !reflect.DeepEqual(after, changed) {
+			if after := ts.idemStateOf(owner); !reflect.DeepEqual(after, changed) {
 				t.Fatalf("the repeat changed the state:\n got %+v\nwant %+v", after, changed)
 			}
 			other := tc.body + " "
 			if tc.body == "" {
 				other = "{}"
 			}
-			ts.expectError(ts.doHeaders(tc.method, tc.path, me, other, withKey(key)),
+			ts.expectError(ts.doHeaders(tc.method, path, a, other, withKey(key)),
 				http.StatusUnprocessableEntity, "Idempotency-Key reused with a different request", "")
-			if after := ts.idemStateOf(id); !reflect.DeepEqual(after, changed) {
+			if after := ts.idemStateOf(owner); !reflect.DeepEqual(after, changed) {
 				t.Fatalf("the reused key changed the state")
 			}
 			if tc.after != nil {

@@ -43,6 +43,21 @@ func storedAnswers() map[routeKey]answerFunc {
 		},
 		{fasthttp.MethodPost, "/api/referral/apply"}: func(o any) any { return referralAppliedOf(o.(core.ReferralApplied)) },
 		{fasthttp.MethodPatch, "/api/notifications"}: func(o any) any { return markNotesJSON{Updated: o.(int)} },
+		{fasthttp.MethodDelete, "/api/keys/{id}"}: func(o any) any {
+			return revokedKey{ID: o.(core.Key).ID, Status: "revoked"}
+		},
+		{fasthttp.MethodPost, "/api/admin/deposits/{id}/confirm"}: func(o any) any {
+			return depositDecisionOf(o.(core.TransferDecided))
+		},
+		{fasthttp.MethodPost, "/api/admin/deposits/{id}/reject"}: func(o any) any {
+			return depositDecisionOf(o.(core.TransferDecided))
+		},
+		{fasthttp.MethodPost, "/api/admin/withdrawals/{id}/sent"}: func(o any) any {
+			return withdrawalDecisionOf(o.(core.TransferDecided))
+		},
+		{fasthttp.MethodPost, "/api/admin/withdrawals/{id}/failed"}: func(o any) any {
+			return withdrawalDecisionOf(o.(core.TransferDecided))
+		},
 	}
 }
 
