@@ -146,7 +146,7 @@ func (e *Engine) decideTransfer(ctx context.Context, d TransferDecision, kind Tr
 	t := a.transfers[i]
 	t.ResolvedAt, t.ResolvedBy = e.now(), d.Admin
 	recKind, tx, signed, note := decide(&t)
-	after, done, err := e.commitTransferRecord(a, recKind, t, true, tx, signed, note)
+	after, done, err := e.commitTransferRecord(ctx, a, recKind, t, true, tx, signed, note)
 	a.mu.Unlock()
 	if err != nil {
 		return AccountTransfer{}, 0, err

@@ -120,7 +120,7 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		e.st.custodyMu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, refusal)
 	}
-	after, done, err := e.commitTransfer(a, t)
+	after, done, err := e.commitTransfer(ctx, a, t)
 	a.mu.Unlock()
 	e.st.custodyMu.Unlock()
 	if err != nil {
@@ -139,7 +139,8 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 // withdrawal), its ledger entry and the amount minted or burned. It
 // returns the USDC balance after it and the channel of the journal's
 // answer. The caller holds a's lock (and custodyMu for a deposit).
-func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan error, error) {
+// ctx carries the request's Idempotency-Key, if any.
+func (e *Engine) commitTransfer(ctx context.Context, a *account, t Transfer) (money.Amount, <-chan error, error) {
 	kind, tx, signed := KindDeposit, TxDeposit, t.Amount
 	note := map[TransferStatus]NoteKind{TransferPending: NoteDepositPending, TransferCredited: NoteDepositCredited,
 		TransferQueued: NoteWithdrawalQueued, TransferSent: NoteWithdrawalSent}[t.Status]
@@ -149,7 +150,7 @@ func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan er
 	if t.Status == TransferPending {
 		signed = 0
 	}
-	return e.commitTransferRecord(a, kind, t, false, tx, signed, note)
+	return e.commitTransferRecord(ctx, a, kind, t, false, tx, signed, note)
 }
 
 // commitTransferRecord logs one change of a transfer of a: new (appended)
@@ -160,7 +161,7 @@ func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan er
 // anything is applied: a balance or a supply that would overflow refuses
 // the operation (ErrTotalLimit). The caller holds a's lock (and custodyMu
 // for a deposit).
-func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update bool, tx TxType, signed money.Amount, note NoteKind) (money.Amount, <-chan error, error) {
+func (e *Engine) commitTransferRecord(ctx context.Context, a *account, kind Kind, t Transfer, update bool, tx TxType, signed money.Amount, note NoteKind) (money.Amount, <-chan error, error) {
 	e.st.supply.mu.Lock()
 	defer e.st.supply.mu.Unlock()
 	p := &pending{}
@@ -191,6 +192,9 @@ func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update 
 	p.notify(a, ac, Note{Kind: note, Time: now, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
 	if s.err != nil {
 		return 0, nil, fmt.Errorf("core: transfer: %w", s.err)
+	}
+	if !update {
+		p.answer(ctx, TransferResult{Transfer: t, USDCBalance: after})
 	}
 	done := make(chan error, 1)
 	e.commit(p, done, nil)
@@ -256,7 +260,7 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 	if e.cfg.CustodyMode == CustodyModeRecord {
 		t.Status = TransferSent // handed to the custody once durable
 	}
-	after, done, err := e.commitTransfer(a, t)
+	after, done, err := e.commitTransfer(ctx, a, t)
 	a.mu.Unlock()
 	if err != nil {
 		return TransferResult{}, err
