@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -99,5 +100,50 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 	}
 	if !reflect.DeepEqual(la.recentTrades(), a.recentTrades()) {
 		t.Fatalf("loaded recent trades differ:\n got %+v\nwant %+v", la.recentTrades(), a.recentTrades())
+	}
+}
+
+// An account's stored idempotent answers are bounded by the configured cap
+// of keys (up to 1,000,000 by -idempotency-keys) times the items of a
+// batch: an image change holds at most a piece of them too, and loading
+// the pieces rebuilds the same entries.
+func TestCaptureSplitsLongIdempotency(t *testing.T) {
+	st := NewState()
+	a := newAccount(uuid.New())
+	a.info = AccountInfo{Name: "retrier"}
+	ch := AccountChange{ID: a.id}
+	for i := range 9 {
+		for item := range 3 {
+			ch.Idem = append(ch.Idem, IdemEntry{Key: fmt.Sprintf("key-%d", i), Index: uint32(item), Time: int64(i + 1),
+				Status: 200, Answer: []byte{byte(i), byte(item)}})
+		}
+	}
+	a.applyLocked(3, &ch, IdempotencyLimits{})
+	st.addAccount(a)
+
+	const piece = 4
+	var images []*Record
+	if _, err := st.capture(1000, piece, func(r *Record) error {
+		for _, ac := range r.Accounts {
+			if len(ac.Idem) > piece {
+				t.Errorf("account %s: an image change of %d idempotency entries, want at most %d", ac.ID, len(ac.Idem), piece)
+			}
+		}
+		images = append(images, r.Clone())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	loaded := NewState()
+	for _, im := range images {
+		if err := loaded.LoadImage(im); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := loaded.Canonical(), st.Canonical(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("loaded state differs:\n got %+v\nwant %+v", got.Accounts, want.Accounts)
+	}
+	if got, want := len(loaded.account(a.id).idem), len(a.idem); got != want {
+		t.Fatalf("loaded %d keys, want %d", got, want)
 	}
 }
