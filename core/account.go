@@ -57,7 +57,7 @@ type account struct {
 	// idem holds the stored answers of idempotent requests by key, each
 	// key's entries in index order (idempotency.go); at most
 	// Config.IdempotencyKeys live keys.
-	idem map[string][]IdemEntry
+	idem map[string]idemKey
 
 	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
 	// are appended (appendLedger) so that the leaderboard never walks a
@@ -275,8 +275,9 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 	if len(a.idem) > 0 {
 		// Entries are replaced in place by putIdem: copy them.
 		start := len(b.idem)
-		for _, es := range a.idem {
-			b.idem = append(b.idem, es...)
+		for _, k := range a.idem {
+			b.idem = append(b.idem, k.first)
+			b.idem = append(b.idem, k.more...)
 		}
 		ch.Idem = b.idem[start:len(b.idem):len(b.idem)]
 	}

@@ -138,6 +138,16 @@ func (e *Engine) accountLSN(id uuid.UUID) uint64 {
 	return a.lsn
 }
 
+// ReferralApplied is the outcome of SetReferrer that an idempotent request
+// stores: the referrer, its code and name, the bonus, and the account's KP
+// balance after it.
+type ReferralApplied struct {
+	Referrer     uuid.UUID
+	Code, Name   string
+	Bonus        money.Amount
+	BalanceAfter money.Amount
+}
+
 // SetReferrer records who referred an account, once, and mints the referral
 // bonus to both (docs/API.md, "POST /api/referral/apply"); from then on the
 // referrer accrues vig from the account's trades.
@@ -191,6 +201,12 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	// Both hear of it; each note names the other account.
 	p.notify(a, ac, Note{Kind: NoteReferralApplied, Time: now, Ref: referrerID, Amount: bonus})
 	p.notify(r, rc, Note{Kind: NoteReferralApplied, Time: now, Ref: accountID, Amount: bonus})
+	after := a.balances[money.KP]
+	if bonus > 0 {
+		after = ac.Balances[0].After // the only balance the change sets
+	}
+	p.answer(ctx, ReferralApplied{Referrer: referrerID, Code: r.info.ReferralCode, Name: r.info.Name,
+		Bonus: bonus, BalanceAfter: after})
 	done := make(chan error, 1)
 	if s.err == nil {
 		e.commit(p, done, nil)

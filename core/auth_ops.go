@@ -98,21 +98,44 @@ func (e *Engine) RevokeKey(ctx context.Context, account, keyID uuid.UUID) (Key, 
 		return Key{}, err
 	}
 	defer e.leave()
+	// With an Idempotency-Key, the caller's account holds the answer: it
+	// is locked before the auth table (doc.go, "Lock order").
+	caller, err := e.idemCaller(ctx)
+	if err != nil {
+		return Key{}, err
+	}
+	if caller != nil {
+		caller.mu.Lock()
+	}
+	unlockCaller := func() {
+		if caller != nil {
+			caller.mu.Unlock()
+		}
+	}
 	now := e.now()
 	t := &e.st.auth
 	ent, err := t.lockOwnKey(account, keyID)
 	if err != nil {
+		unlockCaller()
 		return Key{}, err
 	}
 	k := ent.current() // the image carries the usage counted so far
 	if k.RevokedAt != 0 {
 		lsn := ent.lsn
 		t.mu.Unlock()
+		unlockCaller()
 		return k, e.refuse(ctx, lsn, nil)
 	}
 	k.RevokedAt = now
-	err = e.commitAuth(t, KindKeyRevoked, now, []KeyChange{{Prev: ent.lsn, Key: k}}, nil)
-	return k, err
+	p := &pending{rec: Record{Kind: KindKeyRevoked, Time: now, Keys: []KeyChange{{Prev: ent.lsn, Key: k}}}}
+	if caller != nil {
+		p.answerAs(ctx, caller, k)
+	}
+	done := make(chan error, 1)
+	e.commit(p, done, nil)
+	t.mu.Unlock()
+	unlockCaller()
+	return k, <-done
 }
 
 // RotateKey revokes an active key and stores its replacement, with the same

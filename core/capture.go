@@ -20,8 +20,10 @@ const (
 	// hard limit of a chunk's frame is snapshot.MaxChunkBytes).
 	ChunkTargetBytes = 8 << 20
 	// ledgerPieceEntries bounds the items of each unbounded list (ledger,
-	// positions, vig payments, transfers, votes) in one image change: a
-	// longer list continues in further changes of the same object.
+	// positions, trades, vig payments, transfers, votes) in one image
+	// change, and a tenth of it the idempotency entries, which are up to
+	// about 430 bytes each (a 255-byte key): a longer list continues in
+	// further changes of the same object.
 	ledgerPieceEntries = 100_000
 )
 
@@ -136,15 +138,16 @@ func (c *capturer) flush() {
 }
 
 // account adds an account image. Lists that grow without bound (the
-// ledger, positions, vig payments, transfers) are cut into pieces of at
-// most c.piece items: the first change holds the first piece of each, and
+// ledger, positions, trades, idempotency entries, vig payments, transfers)
+// are cut into pieces of at most c.piece items (idempotency entries a
+// tenth of that): the first change holds the first piece of each, and
 // continuation changes (no Info, same Prev) the rest, which LoadImage
 // appends. A record then stays within the codec's limits whatever the size
 // of one account's lists (an account of a million transfers, say). Pieces
 // that outlive this call in the chunk are in memory that is not reused:
-// the ledger is joined into a slice of its own when it is long, positions
-// are copied out of the reused buffer, and vig payments and transfers are
-// prefixes of append-only slices.
+// the ledger is joined into a slice of its own when it is long, positions,
+// trades and idempotency entries are copied out of the reused buffer, and
+// vig payments and transfers are prefixes of append-only slices.
 func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
 	sortPositions(ch.Positions)
 	n := ledgerEntries(&ledger)
@@ -162,6 +165,17 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]Ledge
 		ps := slices.Clone(ch.Positions)
 		ch.Positions, rest.positions = ps[:c.piece], ps[c.piece:]
 	}
+	if len(ch.Trades) > c.piece {
+		// Oldest first, so that loading the pieces in order rebuilds the
+		// fills and leaves the recent trades last (applyLocked).
+		ts := slices.Clone(ch.Trades)
+		ch.Trades, rest.trades = ts[:c.piece], ts[c.piece:]
+	}
+	idemPiece := max(c.piece/10, 1)
+	if len(ch.Idem) > idemPiece {
+		ies := slices.Clone(ch.Idem)
+		ch.Idem, rest.idem = ies[:idemPiece], ies[idemPiece:]
+	}
 	if len(ch.Vig) > c.piece {
 		ch.Vig, rest.vig = ch.Vig[:c.piece], ch.Vig[c.piece:]
 	}
@@ -174,6 +188,8 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]Ledge
 		cont := AccountChange{ID: ch.ID, Prev: ch.Prev}
 		cont.Ledger, rest.ledger = cut(rest.ledger, c.piece)
 		cont.Positions, rest.positions = cut(rest.positions, c.piece)
+		cont.Trades, rest.trades = cut(rest.trades, c.piece)
+		cont.Idem, rest.idem = cut(rest.idem, idemPiece)
 		cont.Vig, rest.vig = cut(rest.vig, c.piece)
 		cont.Transfers, rest.transfers = cut(rest.transfers, c.piece)
 		c.addAccount(&cont)
@@ -185,12 +201,14 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]Ledge
 type imageRest struct {
 	ledger    []LedgerEntry
 	positions []Position
+	trades    []TradeSummary
+	idem      []IdemEntry
 	vig       []VigPayment
 	transfers []Transfer
 }
 
 func (r *imageRest) empty() bool {
-	return len(r.ledger)+len(r.positions)+len(r.vig)+len(r.transfers) == 0
+	return len(r.ledger)+len(r.positions)+len(r.trades)+len(r.idem)+len(r.vig)+len(r.transfers) == 0
 }
 
 // cut splits at most n items off the front of s; nil when s is empty.
@@ -346,6 +364,8 @@ func joinContinuations(in []AccountChange) []AccountChange {
 			o := &out[n-1]
 			o.Ledger = append(o.Ledger, ch.Ledger...)
 			o.Positions = append(o.Positions, ch.Positions...)
+			o.Trades = append(o.Trades, ch.Trades...)
+			o.Idem = append(o.Idem, ch.Idem...)
 			o.Vig = append(o.Vig, ch.Vig...)
 			o.Transfers = append(o.Transfers, ch.Transfers...)
 			continue

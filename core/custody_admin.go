@@ -137,17 +137,27 @@ func (e *Engine) decideTransfer(ctx context.Context, d TransferDecision, kind Tr
 	if a == nil {
 		return e.findFinal(ctx, d.Transfer, kind)
 	}
-	a.mu.Lock()
+	// With an Idempotency-Key, the admin's account holds the answer and
+	// joins the record: locked with the holder's, in the lock order.
+	admin, err := e.idemCaller(ctx)
+	if err != nil {
+		return AccountTransfer{}, 0, err
+	}
+	locked := []*account{a}
+	if admin != nil {
+		locked = append(locked, admin)
+	}
+	unlock := lockAccounts(locked...)
 	i := slices.IndexFunc(a.transfers, func(t Transfer) bool { return t.ID == d.Transfer })
 	if i < 0 || a.transfers[i].Kind != kind || !a.transfers[i].Status.Open() {
-		a.mu.Unlock()
+		unlock()
 		return e.findFinal(ctx, d.Transfer, kind)
 	}
 	t := a.transfers[i]
 	t.ResolvedAt, t.ResolvedBy = e.now(), d.Admin
 	recKind, tx, signed, note := decide(&t)
-	after, done, err := e.commitTransferRecord(a, recKind, t, true, tx, signed, note)
-	a.mu.Unlock()
+	after, done, err := e.commitTransferRecord(ctx, a, recKind, t, true, tx, signed, note, admin)
+	unlock()
 	if err != nil {
 		return AccountTransfer{}, 0, err
 	}

@@ -87,6 +87,7 @@ func (e *Engine) MarkNotesRead(ctx context.Context, id uuid.UUID, ids []uint64, 
 	p := &pending{}
 	p.rec = Record{Kind: KindNotesRead, Time: e.now()}
 	p.addAccount(a).NotesRead = unread
+	p.answer(ctx, len(unread))
 	done := make(chan error, 1)
 	e.commit(p, done, nil)
 	a.mu.Unlock()

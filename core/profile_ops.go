@@ -145,6 +145,7 @@ func (e *Engine) editInfo(ctx context.Context, id uuid.UUID, held *sync.Mutex, e
 	p := &pending{}
 	p.rec = Record{Kind: KindProfile, Time: e.now()}
 	p.addAccount(a).Info = &info
+	p.answer(ctx, info)
 	done := make(chan error, 1)
 	e.commit(p, done, nil)
 	a.mu.Unlock()

@@ -16,6 +16,10 @@ type pending struct {
 	accts   []*account // parallel to rec.Accounts
 	mkts    []*market  // parallel to rec.Markets
 	entries int        // ledger entries in rec so far: the next one's index
+	// idem, when not nil, is the idempotent request the record answers
+	// with outcome (pending.answer, attachIdem).
+	idem    *IdemCall
+	outcome any
 }
 
 // commit refuses a record the log could not write (CheckRecordSize), then
@@ -30,6 +34,12 @@ type pending struct {
 // snapshot that starts after the journal has a record sees the record's
 // changes (docs/ARCHITECTURE.md).
 func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
+	if p.idem != nil {
+		if err := e.attachIdem(p); err != nil {
+			done <- err
+			return false
+		}
+	}
 	if err := CheckRecordSize(&p.rec); err != nil {
 		done <- err
 		return false

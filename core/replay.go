@@ -201,7 +201,7 @@ func (s *State) LoadImage(rec *Record) error {
 		a := s.account(ch.ID)
 		if ch.Info == nil {
 			// The rest of long lists, continuing the account's image.
-			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Trades)+len(ch.Notes)+len(ch.NotesRead) > 0 {
+			if a == nil || a.lsn != ch.Prev || len(ch.Balances)+len(ch.Notes)+len(ch.NotesRead) > 0 {
 				return fmt.Errorf("core: load image: account %s continued without its image", ch.ID)
 			}
 			a.applyLocked(ch.Prev, ch, s.idemLimits)

@@ -120,7 +120,7 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		e.st.custodyMu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, refusal)
 	}
-	after, done, err := e.commitTransfer(a, t)
+	after, done, err := e.commitTransfer(ctx, a, t)
 	a.mu.Unlock()
 	e.st.custodyMu.Unlock()
 	if err != nil {
@@ -132,6 +132,14 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 	return TransferResult{Transfer: t, USDCBalance: after}, nil
 }
 
+// TransferDecided is the outcome of an admin's decision on a transfer that
+// an idempotent request stores: the transfer after it and the holder's
+// USDC balance.
+type TransferDecided struct {
+	AccountTransfer
+	USDCBalance money.Amount
+}
+
 // commitTransfer logs a new transfer t of a in one record (KindDeposit or
 // KindWithdrawal): the transfer, its notification and, unless it is a
 // pending deposit, which moves no money until an admin confirms it, the
@@ -139,7 +147,10 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 // withdrawal), its ledger entry and the amount minted or burned. It
 // returns the USDC balance after it and the channel of the journal's
 // answer. The caller holds a's lock (and custodyMu for a deposit).
-func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan error, error) {
+// ctx carries the request's Idempotency-Key, if any; an update's answer
+// is stored in admin's account (locked by the caller), a new transfer's in
+// a's.
+func (e *Engine) commitTransfer(ctx context.Context, a *account, t Transfer) (money.Amount, <-chan error, error) {
 	kind, tx, signed := KindDeposit, TxDeposit, t.Amount
 	note := map[TransferStatus]NoteKind{TransferPending: NoteDepositPending, TransferCredited: NoteDepositCredited,
 		TransferQueued: NoteWithdrawalQueued, TransferSent: NoteWithdrawalSent}[t.Status]
@@ -149,7 +160,7 @@ func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan er
 	if t.Status == TransferPending {
 		signed = 0
 	}
-	return e.commitTransferRecord(a, kind, t, false, tx, signed, note)
+	return e.commitTransferRecord(ctx, a, kind, t, false, tx, signed, note, nil)
 }
 
 // commitTransferRecord logs one change of a transfer of a: new (appended)
@@ -160,7 +171,7 @@ func (e *Engine) commitTransfer(a *account, t Transfer) (money.Amount, <-chan er
 // anything is applied: a balance or a supply that would overflow refuses
 // the operation (ErrTotalLimit). The caller holds a's lock (and custodyMu
 // for a deposit).
-func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update bool, tx TxType, signed money.Amount, note NoteKind) (money.Amount, <-chan error, error) {
+func (e *Engine) commitTransferRecord(ctx context.Context, a *account, kind Kind, t Transfer, update bool, tx TxType, signed money.Amount, note NoteKind, admin *account) (money.Amount, <-chan error, error) {
 	e.st.supply.mu.Lock()
 	defer e.st.supply.mu.Unlock()
 	p := &pending{}
@@ -191,6 +202,11 @@ func (e *Engine) commitTransferRecord(a *account, kind Kind, t Transfer, update 
 	p.notify(a, ac, Note{Kind: note, Time: now, Ref: t.ID, Currency: money.USDC, Amount: t.Amount})
 	if s.err != nil {
 		return 0, nil, fmt.Errorf("core: transfer: %w", s.err)
+	}
+	if update {
+		p.answerAs(ctx, admin, TransferDecided{AccountTransfer: AccountTransfer{Account: a.id, Transfer: t}, USDCBalance: after})
+	} else {
+		p.answer(ctx, TransferResult{Transfer: t, USDCBalance: after})
 	}
 	done := make(chan error, 1)
 	e.commit(p, done, nil)
@@ -256,7 +272,7 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 	if e.cfg.CustodyMode == CustodyModeRecord {
 		t.Status = TransferSent // handed to the custody once durable
 	}
-	after, done, err := e.commitTransfer(a, t)
+	after, done, err := e.commitTransfer(ctx, a, t)
 	a.mu.Unlock()
 	if err != nil {
 		return TransferResult{}, err

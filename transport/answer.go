@@ -26,6 +26,9 @@ import (
 const (
 	answerTrade = 'T'
 	answerSplit = 'S'
+	// answerJSON: the JSON answer itself follows, as written (the routes
+	// of storedAnswers, whose answers are small and rare).
+	answerJSON = 'J'
 	// answerNewline: the JSON ends with a newline, as writeJSON writes it
 	// (single answers); batch items have none.
 	answerNewline = 1
@@ -78,8 +81,16 @@ func boolByte(v bool) byte {
 	return 0
 }
 
+// storeJSON encodes a JSON answer for its record.
+func storeJSON(answer []byte) []byte {
+	return append([]byte{answerJSON}, answer...)
+}
+
 // renderStored returns the JSON answer a stored answer was made from.
 func renderStored(b []byte) ([]byte, error) {
+	if len(b) > 0 && b[0] == answerJSON {
+		return b[1:], nil
+	}
 	d := answerDecoder{b: b}
 	kind, fl := d.byte(), d.byte()
 	var v any

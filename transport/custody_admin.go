@@ -171,11 +171,19 @@ func decodeEmpty(ctx *fasthttp.RequestCtx) error {
 }
 
 func writeDepositDecision(ctx *fasthttp.RequestCtx, r core.AccountTransfer, bal money.Amount) error {
-	return writeJSON(ctx, fasthttp.StatusOK, depositDecisionResponse{
-		Deposit: custodyDepositJSON{AgentID: r.Account, depositJSON: depositOf(r.Transfer)}, USDCBalance: bal})
+	return writeJSON(ctx, fasthttp.StatusOK, depositDecisionOf(core.TransferDecided{AccountTransfer: r, USDCBalance: bal}))
+}
+
+func depositDecisionOf(d core.TransferDecided) depositDecisionResponse {
+	return depositDecisionResponse{
+		Deposit: custodyDepositJSON{AgentID: d.Account, depositJSON: depositOf(d.Transfer)}, USDCBalance: d.USDCBalance}
 }
 
 func writeWithdrawalDecision(ctx *fasthttp.RequestCtx, r core.AccountTransfer, bal money.Amount) error {
-	return writeJSON(ctx, fasthttp.StatusOK, withdrawalDecisionResponse{
-		Withdrawal: custodyWithdrawalJSON{AgentID: r.Account, withdrawalJSON: withdrawalOf(r.Transfer)}, USDCBalance: bal})
+	return writeJSON(ctx, fasthttp.StatusOK, withdrawalDecisionOf(core.TransferDecided{AccountTransfer: r, USDCBalance: bal}))
+}
+
+func withdrawalDecisionOf(d core.TransferDecided) withdrawalDecisionResponse {
+	return withdrawalDecisionResponse{
+		Withdrawal: custodyWithdrawalJSON{AgentID: d.Account, withdrawalJSON: withdrawalOf(d.Transfer)}, USDCBalance: d.USDCBalance}
 }

@@ -121,6 +121,9 @@ func (s *Server) handleIdempotent(ctx *fasthttp.RequestCtx, rt *route, c *caller
 	}
 	defer s.release(req)
 	c.idem = req
+	if req != nil && rt.answer != nil {
+		return s.storedCall(ctx, rt, c)
+	}
 	return rt.handle(ctx, c)
 }
 

@@ -27,6 +27,7 @@ type testServer struct {
 	eng    *core.Engine
 	srv    *Server
 	client *http.Client
+	log    *wal.Log
 }
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -105,7 +106,7 @@ func startTestServerEngine(t *testing.T, cfg Config, ecfg core.Config, clk *manu
 		}
 	})
 	return &testServer{t: t, url: "http://" + ln.Addr().String(), eng: eng, srv: srv,
-		client: &http.Client{Timeout: 10 * time.Second}}
+		client: &http.Client{Timeout: 10 * time.Second}, log: log}
 }
 
 // sub returns a copy of ts that reports to t, for use inside t.Run.

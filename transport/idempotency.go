@@ -67,6 +67,8 @@ func idemSupportOf(rt *route) idemSupport {
 		return idemIgnored
 	case rt.method == fasthttp.MethodPost && (rt.path == pathTrade || rt.path == pathSplitMerge || rt.path == pathBatch):
 		return idemStored
+	case rt.answer != nil:
+		return idemStored
 	default:
 		return idemRefused
 	}

@@ -99,7 +99,11 @@ func (s *Server) acceptTOS(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, tosJSON{TOSVersion: info.TOSVersion, TOSAcceptedAt: timestamp(info.TOSAcceptedAt)})
+	return writeJSON(ctx, fasthttp.StatusOK, tosOf(info))
+}
+
+func tosOf(info core.AccountInfo) tosJSON {
+	return tosJSON{TOSVersion: info.TOSVersion, TOSAcceptedAt: timestamp(info.TOSAcceptedAt)}
 }
 
 type tradingModeRequest struct {

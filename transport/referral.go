@@ -53,8 +53,13 @@ func (s *Server) applyReferral(ctx *fasthttp.RequestCtx, c *caller) error {
 		return err
 	}
 	r, _ := s.eng.Account(referrer)
-	return writeJSON(ctx, fasthttp.StatusOK, applyReferralJSON{Code: r.Info.ReferralCode, ReferrerID: referrer,
-		ReferrerName: r.Info.Name, Bonus: referralBonus, BalanceAfter: a.Balances[money.KP]})
+	return writeJSON(ctx, fasthttp.StatusOK, referralAppliedOf(core.ReferralApplied{Referrer: referrer,
+		Code: r.Info.ReferralCode, Name: r.Info.Name, Bonus: referralBonus, BalanceAfter: a.Balances[money.KP]}))
+}
+
+func referralAppliedOf(r core.ReferralApplied) applyReferralJSON {
+	return applyReferralJSON{Code: r.Code, ReferrerID: r.Referrer, ReferrerName: r.Name, Bonus: r.Bonus,
+		BalanceAfter: r.BalanceAfter}
 }
 
 type referralStatsJSON struct {

@@ -34,6 +34,9 @@ type route struct {
 	// credentials.
 	admin  bool
 	handle func(ctx *fasthttp.RequestCtx, c *caller) error
+	// answer, when not nil, stores the route's answers under an
+	// Idempotency-Key (storedAnswers).
+	answer answerFunc
 }
 
 // Paths that the handling of Idempotency-Keys and rate limits names.
@@ -49,72 +52,76 @@ const (
 func (s *Server) routes() []route {
 	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
 	rs := []route{
-		{post, "/api/auth/register", public, 0, false, s.register},
-		{post, "/api/auth/login", public, 0, false, s.login},
-		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout},
-		{post, "/api/auth/password", sessionOnly, 0, false, s.changePassword},
+		{post, "/api/auth/register", public, 0, false, s.register, nil},
+		{post, "/api/auth/login", public, 0, false, s.login, nil},
+		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout, nil},
+		{post, "/api/auth/password", sessionOnly, 0, false, s.changePassword, nil},
 
-		{post, "/api/keys", sessionOnly, 0, false, s.createKey},
-		{get, "/api/keys", keyOrSession, core.ScopeRead, false, s.listKeys},
-		{del, "/api/keys/{id}", sessionOnly, 0, false, s.revokeKey},
-		{post, "/api/keys/{id}/rotate", sessionOnly, 0, false, s.rotateKey},
+		{post, "/api/keys", sessionOnly, 0, false, s.createKey, nil},
+		{get, "/api/keys", keyOrSession, core.ScopeRead, false, s.listKeys, nil},
+		{del, "/api/keys/{id}", sessionOnly, 0, false, s.revokeKey, nil},
+		{post, "/api/keys/{id}/rotate", sessionOnly, 0, false, s.rotateKey, nil},
 
-		{get, "/api/agents/me", keyOrSession, core.ScopeRead, false, s.me},
-		{get, "/api/portfolio", keyOrSession, core.ScopeRead, false, s.portfolio},
-		{get, "/api/points", keyOrSession, core.ScopeRead, false, s.points},
+		{get, "/api/agents/me", keyOrSession, core.ScopeRead, false, s.me, nil},
+		{get, "/api/portfolio", keyOrSession, core.ScopeRead, false, s.portfolio, nil},
+		{get, "/api/points", keyOrSession, core.ScopeRead, false, s.points, nil},
 
-		{get, "/api/settings", keyOrSession, core.ScopeRead, false, s.getSettings},
-		{patch, "/api/settings", keyOrSession, core.ScopeTrade, false, s.patchSettings},
-		{post, "/api/profile/persona", keyOrSession, core.ScopeTrade, false, s.setPersona},
-		{post, "/api/profile/accept-tos", keyOrSession, core.ScopeTrade, false, s.acceptTOS},
-		{post, "/api/profile/trading-mode", keyOrSession, core.ScopeTrade, false, s.setTradingMode},
+		{get, "/api/settings", keyOrSession, core.ScopeRead, false, s.getSettings, nil},
+		{patch, "/api/settings", keyOrSession, core.ScopeTrade, false, s.patchSettings, nil},
+		{post, "/api/profile/persona", keyOrSession, core.ScopeTrade, false, s.setPersona, nil},
+		{post, "/api/profile/accept-tos", keyOrSession, core.ScopeTrade, false, s.acceptTOS, nil},
+		{post, "/api/profile/trading-mode", keyOrSession, core.ScopeTrade, false, s.setTradingMode, nil},
 
-		{post, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.linkWallet},
-		{del, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.unlinkWallet},
-		{post, "/api/token/deposit", keyOrSession, core.ScopeTrade, false, s.deposit},
-		{post, "/api/token/withdraw", keyOrSession, core.ScopeTrade, false, s.withdraw},
-		{get, "/api/token/balance", keyOrSession, core.ScopeRead, false, s.tokenBalance},
+		{post, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.linkWallet, nil},
+		{del, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.unlinkWallet, nil},
+		{post, "/api/token/deposit", keyOrSession, core.ScopeTrade, false, s.deposit, nil},
+		{post, "/api/token/withdraw", keyOrSession, core.ScopeTrade, false, s.withdraw, nil},
+		{get, "/api/token/balance", keyOrSession, core.ScopeRead, false, s.tokenBalance, nil},
 
-		{get, "/api/markets/active", public, 0, false, s.activeMarkets},
-		{get, "/api/markets", public, 0, false, s.listMarkets},
-		{get, "/api/markets/{id}", public, 0, false, s.getMarket},
-		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, s.createMarket},
-		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade},
-		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge},
-		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote},
-		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch},
-		{get, "/api/trades", keyOrSession, core.ScopeRead, false, s.listFills},
-		{get, "/api/trades/{id}", keyOrSession, core.ScopeRead, false, s.getFill},
-		{get, "/api/idempotency", keyOrSession, core.ScopeRead, false, s.lookupKey},
+		{get, "/api/markets/active", public, 0, false, s.activeMarkets, nil},
+		{get, "/api/markets", public, 0, false, s.listMarkets, nil},
+		{get, "/api/markets/{id}", public, 0, false, s.getMarket, nil},
+		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, s.createMarket, nil},
+		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade, nil},
+		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge, nil},
+		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote, nil},
+		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch, nil},
+		{get, "/api/trades", keyOrSession, core.ScopeRead, false, s.listFills, nil},
+		{get, "/api/trades/{id}", keyOrSession, core.ScopeRead, false, s.getFill, nil},
+		{get, "/api/idempotency", keyOrSession, core.ScopeRead, false, s.lookupKey, nil},
 
-		{get, "/api/leaderboard", public, 0, false, s.leaderboard},
-		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig},
-		{get, "/api/notifications", keyOrSession, core.ScopeRead, false, s.notifications},
-		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, s.markNotifications},
+		{get, "/api/leaderboard", public, 0, false, s.leaderboard, nil},
+		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig, nil},
+		{get, "/api/notifications", keyOrSession, core.ScopeRead, false, s.notifications, nil},
+		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, s.markNotifications, nil},
 
-		{get, "/api/referral/code", keyOrSession, core.ScopeRead, false, s.referralCode},
+		{get, "/api/referral/code", keyOrSession, core.ScopeRead, false, s.referralCode, nil},
 		// Either scope suffices (docs/API.md, "POST /api/referral/apply").
-		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral},
-		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats},
+		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral, nil},
+		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats, nil},
 
-		{post, "/api/oracle/propose", keyOrSession, core.ScopeTrade, false, s.propose},
-		{post, "/api/oracle/challenge", keyOrSession, core.ScopeTrade, false, s.challenge},
-		{post, "/api/oracle/vote", keyOrSession, core.ScopeTrade, false, s.vote},
-		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus},
+		{post, "/api/oracle/propose", keyOrSession, core.ScopeTrade, false, s.propose, nil},
+		{post, "/api/oracle/challenge", keyOrSession, core.ScopeTrade, false, s.challenge, nil},
+		{post, "/api/oracle/vote", keyOrSession, core.ScopeTrade, false, s.vote, nil},
+		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus, nil},
 
-		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle},
+		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle, nil},
 		// Custody: a session only, so that a leaked admin key cannot mint
 		// (docs/API.md, "Custody").
-		{get, "/api/admin/deposits", sessionOnly, 0, true, s.listDeposits},
-		{post, "/api/admin/deposits/{id}/confirm", sessionOnly, 0, true, s.confirmDeposit},
-		{post, "/api/admin/deposits/{id}/reject", sessionOnly, 0, true, s.rejectDeposit},
-		{get, "/api/admin/withdrawals", sessionOnly, 0, true, s.listWithdrawals},
-		{post, "/api/admin/withdrawals/{id}/sent", sessionOnly, 0, true, s.withdrawalSent},
-		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed},
-		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats},
+		{get, "/api/admin/deposits", sessionOnly, 0, true, s.listDeposits, nil},
+		{post, "/api/admin/deposits/{id}/confirm", sessionOnly, 0, true, s.confirmDeposit, nil},
+		{post, "/api/admin/deposits/{id}/reject", sessionOnly, 0, true, s.rejectDeposit, nil},
+		{get, "/api/admin/withdrawals", sessionOnly, 0, true, s.listWithdrawals, nil},
+		{post, "/api/admin/withdrawals/{id}/sent", sessionOnly, 0, true, s.withdrawalSent, nil},
+		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed, nil},
+		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats, nil},
 	}
 	if s.cfg.Backup != nil {
-		rs = append(rs, route{post, "/api/admin/backup", keyOrSession, core.ScopeAdmin, true, s.backup})
+		rs = append(rs, route{post, "/api/admin/backup", keyOrSession, core.ScopeAdmin, true, s.backup, nil})
+	}
+	answers := storedAnswers()
+	for i := range rs {
+		rs[i].answer = answers[routeKey{rs[i].method, rs[i].path}]
 	}
 	return rs
 }

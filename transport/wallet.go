@@ -2,6 +2,8 @@ package transport
 
 import (
 	"github.com/valyala/fasthttp"
+
+	"marketd/core"
 )
 
 type linkWalletRequest struct {
@@ -39,5 +41,9 @@ func (s *Server) unlinkWallet(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, unlinkedJSON{WalletAddress: optionalString(info.Wallet), TradingMode: info.Mode.String()})
+	return writeJSON(ctx, fasthttp.StatusOK, unlinkedOf(info))
+}
+
+func unlinkedOf(info core.AccountInfo) unlinkedJSON {
+	return unlinkedJSON{WalletAddress: optionalString(info.Wallet), TradingMode: info.Mode.String()}
 }

@@ -11,15 +11,22 @@ import (
 // idemRetry sends body to path with an Idempotency-Key.
 func (c *client) idemRetry(path string, cr cred, key string, body []byte) reply {
 	c.t.Helper()
-	r, err := c.tryRaw(http.MethodPost, path, cr, body, map[string]string{"Idempotency-Key": key})
+	return c.idemSend(http.MethodPost, path, cr, key, body)
+}
+
+// idemSend sends body to path by method with an Idempotency-Key.
+func (c *client) idemSend(method, path string, cr cred, key string, body []byte) reply {
+	c.t.Helper()
+	r, err := c.tryRaw(method, path, cr, body, map[string]string{"Idempotency-Key": key})
 	if err != nil {
-		c.t.Fatalf("POST %s with key %s: %v", path, key, err)
+		c.t.Fatalf("%s %s with key %s: %v", method, path, key, err)
 	}
 	return r
 }
 
-// TestIdempotentRetryAfterKill: a trade, a split and a batch of trades
-// across two markets are answered, the server is killed with SIGKILL
+// TestIdempotentRetryAfterKill: a trade, a split, a batch of trades
+// across two markets, a settings PATCH and a persona (endpoints of the
+// generic path) are answered, the server is killed with SIGKILL
 // before the client's retries, each retry after restart gets the same
 // answer byte for byte (the same trade_id) marked replayed, and the balance
 // is charged once; the same after a clean stop, whose final
@@ -42,6 +49,13 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 	answer := c.idemRetry("/api/markets/trade", bot, "retry-1", trade)
 	splitAnswer := c.idemRetry("/api/markets/split-merge", bot, "retry-2", split)
 	batchAnswer := c.idemRetry("/api/markets/trades", bot, "retry-3", batch)
+	settings := []byte(`{"theme":"dark","notifications":false}`)
+	settingsAnswer := c.idemSend(http.MethodPatch, "/api/settings", bot, "retry-4", settings)
+	persona := []byte(`{"persona":"retries after a crash"}`)
+	personaAnswer := c.idemRetry("/api/profile/persona", bot, "retry-5", persona)
+	if settingsAnswer.status != http.StatusOK || personaAnswer.status != http.StatusOK {
+		t.Fatalf("first answers: %d %s; %d %s", settingsAnswer.status, settingsAnswer.body, personaAnswer.status, personaAnswer.body)
+	}
 	if answer.status != http.StatusOK || splitAnswer.status != http.StatusOK || batchAnswer.status != http.StatusOK ||
 		bytes.Contains(batchAnswer.body, []byte(`"code"`)) {
 		t.Fatalf("first answers: %d %s; %d %s; %d %s", answer.status, answer.body, splitAnswer.status, splitAnswer.body,
@@ -61,15 +75,17 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 	check := func(c *client, when string) {
 		t.Helper()
 		for _, tc := range []struct {
-			path, key string
-			body      []byte
-			want      reply
+			method, path, key string
+			body              []byte
+			want              reply
 		}{
-			{"/api/markets/trade", "retry-1", trade, answer},
-			{"/api/markets/split-merge", "retry-2", split, splitAnswer},
-			{"/api/markets/trades", "retry-3", batch, batchAnswer},
+			{http.MethodPost, "/api/markets/trade", "retry-1", trade, answer},
+			{http.MethodPost, "/api/markets/split-merge", "retry-2", split, splitAnswer},
+			{http.MethodPost, "/api/markets/trades", "retry-3", batch, batchAnswer},
+			{http.MethodPatch, "/api/settings", "retry-4", settings, settingsAnswer},
+			{http.MethodPost, "/api/profile/persona", "retry-5", persona, personaAnswer},
 		} {
-			r := c.idemRetry(tc.path, bot, tc.key, tc.body)
+			r := c.idemSend(tc.method, tc.path, bot, tc.key, tc.body)
 			if r.status != http.StatusOK || !bytes.Equal(r.body, tc.want.body) || r.header.Get("Idempotent-Replayed") != "true" {
 				t.Fatalf("%s: retry of %s: %d %s replayed %q; want 200 %s replayed", when, tc.key, r.status, r.body,
 					r.header.Get("Idempotent-Replayed"), tc.want.body)
@@ -87,6 +103,13 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 		r := c.idemRetry("/api/markets/trade", bot, "retry-1", split)
 		if r.status != http.StatusUnprocessableEntity {
 			t.Fatalf("%s: key reused with another body: %d %s", when, r.status, r.body)
+		}
+		if r := c.idemSend(http.MethodPatch, "/api/settings", bot, "retry-4", []byte(`{"theme":"light"}`)); r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: settings key reused with another body: %d %s", when, r.status, r.body)
+		}
+		// The settings the first PATCH set, unchanged by the replays.
+		if got := c.must(http.MethodGet, "/api/settings", bot, nil, http.StatusOK, nil).body; !bytes.Equal(got, settingsAnswer.body) {
+			t.Fatalf("%s: GET /api/settings %s, want %s", when, got, settingsAnswer.body)
 		}
 	}
 

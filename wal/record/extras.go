@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/google/uuid"
 
@@ -127,7 +128,7 @@ func (d *decoder) profile(in *core.AccountInfo) {
 }
 
 // accountExtras decodes the lists that follow an account change's trades.
-func (d *decoder) accountExtras(a *core.AccountChange) {
+func (d *decoder) accountExtras(a *core.AccountChange, blk **accountBlock) {
 	if n := d.count(minNoteBytes, "notes"); n > 0 {
 		a.Notes = make([]core.Note, n)
 		for i := range a.Notes {
@@ -165,7 +166,10 @@ func (d *decoder) accountExtras(a *core.AccountChange) {
 		return
 	}
 	if n := d.count(minIdemEntryBytes, "idempotency entries"); n > 0 {
-		a.Idem = make([]core.IdemEntry, n)
+		a.Idem = d.block(blk).idem[:]
+		if n > 1 {
+			a.Idem = make([]core.IdemEntry, n)
+		}
 		for i := range a.Idem {
 			d.idemEntry(&a.Idem[i])
 		}
@@ -200,11 +204,18 @@ func appendIdemEntry(dst []byte, e *core.IdemEntry) []byte {
 	return appendBytes(dst, e.Answer, "idempotent answer")
 }
 
+// idemEntry decodes a stored answer. The key and the answer share one
+// allocation, the key a string viewing its first bytes: replay of a log of
+// keyed trades spent two allocations per record on them
+// (docs/PERFORMANCE.md). Nothing writes to the answer's bytes
+// (core.IdemEntry), so the key cannot change under its string.
 func (d *decoder) idemEntry(e *core.IdemEntry) {
 	start := d.off
-	e.Key = d.string("idempotency key")
-	if d.err == nil && (len(e.Key) == 0 || len(e.Key) > core.MaxIdempotencyKeyBytes) {
-		d.fail(fmt.Sprintf("idempotency key of %d bytes", len(e.Key)), d.off-start)
+	kn := d.length("idempotency key")
+	keyAt := d.off
+	d.off += kn
+	if d.err == nil && (kn == 0 || kn > core.MaxIdempotencyKeyBytes) {
+		d.fail(fmt.Sprintf("idempotency key of %d bytes", kn), d.off-start)
 	}
 	idx := d.uvarint()
 	if d.err == nil && idx > math.MaxUint32 {
@@ -219,9 +230,20 @@ func (d *decoder) idemEntry(e *core.IdemEntry) {
 	}
 	e.Status = uint16(status)
 	start = d.off
-	e.Answer = d.bytes("idempotent answer")
-	if d.err == nil && len(e.Answer) > core.MaxIdemAnswerBytes {
-		d.fail(fmt.Sprintf("idempotent answer of %d bytes", len(e.Answer)), d.off-start)
+	an := d.length("idempotent answer")
+	if d.err == nil && an > core.MaxIdemAnswerBytes {
+		d.fail(fmt.Sprintf("idempotent answer of %d bytes", an), d.off-start)
+	}
+	if d.err != nil {
+		return
+	}
+	buf := make([]byte, kn+an)
+	copy(buf, d.b[keyAt:keyAt+kn])
+	copy(buf[kn:], d.b[d.off:d.off+an])
+	d.off += an
+	e.Key = unsafe.String(unsafe.SliceData(buf), kn)
+	if an > 0 {
+		e.Answer = buf[kn : kn+an : kn+an]
 	}
 }
 
