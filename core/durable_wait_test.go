@@ -99,6 +99,26 @@ func TestRefusalWaitsForDurability(t *testing.T) {
 					return err
 				}
 		}, core.ErrKeyNotFound},
+		{"a vote whose stake a pending trade spent", func(h *heldHarness, acct, _ uuid.UUID) (func() error, func() error) {
+			voted := h.market("voted", 0, 100) // after the voter
+			proposer := h.account("proposer", core.RoleSpeculator, 1000)
+			challenger := h.account("challenger", core.RoleSpeculator, 1000)
+			h.clock.Advance(25 * time.Hour)
+			p, err := h.e.Propose(h.ctx, core.ProposeRequest{Account: proposer, Market: voted, Outcome: core.Yes})
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			if _, err := h.e.Challenge(h.ctx, core.ChallengeRequest{Account: challenger, Proposal: p.ID}); err != nil {
+				h.t.Fatal(err)
+			}
+			active := h.market("active", 0.05, 100)
+			stake := h.balance(acct, money.KP) // all of it: the buy leaves less
+			return func() error { _, err := h.buy(acct, active, core.Yes, money.Units(1)); return err },
+				func() error {
+					_, err := h.e.Vote(h.ctx, core.VoteRequest{Account: acct, Proposal: p.ID, Outcome: core.No, Stake: stake})
+					return err
+				}
+		}, core.ErrInsufficientBalance},
 		{"name a pending account took", func(h *heldHarness, _, _ uuid.UUID) (func() error, func() error) {
 			return func() error {
 					_, err := h.e.CreateAccount(h.ctx, core.NewAccount{Name: "Carol", Role: core.RoleSpeculator, PasswordHash: []byte("h")})
