@@ -196,3 +196,56 @@ func TestMarketBusyAfterBoundedWait(t *testing.T) {
 	}
 	h.check()
 }
+
+// TestFillsWaitForDurability: GET /api/trades is how a bot whose trade
+// timed out finds whether it happened (docs/API.md, "Finding an order"), so
+// a fill is shown only once its trade is durable: shown before, a crash
+// could take back a trade the bot was told it made.
+func TestFillsWaitForDurability(t *testing.T) {
+	for _, lookup := range []string{"Fills", "Fill"} {
+		t.Run(lookup, func(t *testing.T) {
+			h := newHeldHarness(t, core.Config{})
+			acct := h.account("bob", core.RoleSpeculator, 1000)
+			mkt := h.market("m", 0.05, 100)
+			h.hj.Hold()
+			before := h.hj.Appended()
+			traded := make(chan core.TradeResult, 1)
+			go func() {
+				r, err := h.buy(acct, mkt, core.Yes, money.Units(1))
+				if err != nil {
+					t.Error(err)
+				}
+				traded <- r
+			}()
+			h.hj.WaitUntil(func(s memjournal.State) bool { return len(s.Records) > before })
+			var id uuid.UUID
+			for _, e := range h.hj.Records(t) {
+				for _, ch := range e.Accounts {
+					for _, tr := range ch.Trades {
+						id = tr.ID
+					}
+				}
+			}
+			var found int
+			early, err := h.answeredBeforeDurable(func() error {
+				if lookup == "Fill" {
+					_, ok, err := h.e.Fill(h.ctx, acct, id)
+					if ok {
+						found = 1
+					}
+					return err
+				}
+				fills, _, err := h.e.Fills(h.ctx, acct, uuid.Nil, 0, 10)
+				found = len(fills)
+				return err
+			})
+			if early {
+				t.Errorf("%s answered (%d fills) while the trade was not durable", lookup, found)
+			}
+			if err != nil || found != 1 {
+				t.Errorf("%s: %d fills, %v; want the trade", lookup, found, err)
+			}
+			<-traded
+		})
+	}
+}
