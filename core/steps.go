@@ -61,7 +61,7 @@ func (e *Engine) resume(m *market) {
 			e.runNotify(m, m.info, done)
 		}
 	}
-	e.payStakes(m)
+	_ = e.payStakes(m) // nobody waits, and a failed log stops the engine
 }
 
 // runNotify commits the steps of a walk that notifies every holder of
