@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
@@ -30,7 +31,6 @@ var secretRoutes = map[routeKey]bool{
 // an entry is kept (docs/API.md, "Idempotent requests"). They refuse the
 // key as the secret ones do.
 var unstoredRoutes = map[routeKey]bool{
-	{fasthttp.MethodPost, "/api/markets"}:          true,
 	{fasthttp.MethodPost, "/api/oracle/propose"}:   true,
 	{fasthttp.MethodPost, "/api/oracle/challenge"}: true,
 	{fasthttp.MethodPost, "/api/oracle/vote"}:      true,
@@ -106,6 +106,8 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 		{"POST", pathSplitMerge, `{"market_id":"` + mkt + `","type":"split","amount":3}`, auth{}, nil},
 		{"POST", pathBatch, `{"trades":[` + trade + `,` + trade + `]}`, auth{}, nil},
 		{"DELETE", "/api/keys/{key}", "", auth{}, nil},
+		{"POST", "/api/markets", `{"title":"Will it snow?","description":"Resolves yes if it snows.","category":"weather",` +
+			`"closes_at":"` + iso(later(24*time.Hour)) + `"}`, adm, nil},
 		{"POST", "/api/wallet", `{"address":"` + walletA + `"}`, auth{}, nil},
 		{"POST", "/api/profile/trading-mode", `{"mode":"usdc"}`, auth{}, nil},
 		{"POST", "/api/token/deposit", `{"amount":150,"tx_hash":"` + hash64("a") + `"}`, auth{}, transferID("{deposit}")},
@@ -146,7 +148,11 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 			key := "walk-" + string(rune('a'+i))
 			before := ts.idemStateOf(owner)
 			first := ts.doHeaders(tc.method, path, a, tc.body, withKey(key))
-			ts.expect(first, http.StatusOK, "")
+			status := http.StatusOK
+			if k == (routeKey{fasthttp.MethodPost, "/api/markets"}) {
+				status = http.StatusCreated
+			}
+			ts.expect(first, status, "")
 			if first.header.Get(HeaderReplayed) != "" {
 				t.Errorf("first answer marked %s", HeaderReplayed)
 			}
@@ -155,7 +161,7 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 				t.Fatalf("first request wrote no record: the case must change something")
 			}
 			again := ts.doHeaders(tc.method, path, a, tc.body, withKey(key))
-			if again.status != http.StatusOK || !bytes.Equal(again.body, first.body) || again.header.Get(HeaderReplayed) != "true" {
+			if again.status != status || !bytes.Equal(again.body, first.body) || again.header.Get(HeaderReplayed) != "true" {
 				t.Fatalf("repeat: %d %s (replayed %q); want 200, %s, replayed true", again.status, again.body,
 					again.header.Get(HeaderReplayed), first.body)
 			}
