@@ -54,6 +54,9 @@ func storedAnswers() map[routeKey]answerFunc {
 			v := o.(*core.MarketView)
 			return statusAnswer{fasthttp.StatusCreated, marketOf(v, v.Info.CreatedAt)}
 		},
+		{fasthttp.MethodPost, "/api/oracle/propose"}:   func(o any) any { return proposalOf(o.(core.ProposalView)) },
+		{fasthttp.MethodPost, "/api/oracle/challenge"}: func(o any) any { return proposalOf(o.(core.ProposalView)) },
+		{fasthttp.MethodPost, "/api/oracle/vote"}:      func(o any) any { return proposalOf(o.(core.ProposalView)) },
 		{fasthttp.MethodDelete, "/api/keys/{id}"}: func(o any) any {
 			return revokedKey{ID: o.(core.Key).ID, Status: "revoked"}
 		},
