@@ -102,6 +102,7 @@
 //	auth_purge.go          PurgeAuth: expired sessions and long-dead keys dropped through the log
 //	password.go            ChangePassword: a new password ends the account's sessions
 //	idempotency.go         Idempotency-Key entries: Idempotent, IdempotencyKeys
+//	idempotency_call.go    IdemCall: an Idempotency-Key carried in the context of other operations
 //	leaderboard.go         Leaderboard
 //	stats.go               Stats
 //

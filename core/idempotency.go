@@ -132,11 +132,19 @@ func (k *idemKey) put(ie IdemEntry) {
 // DropExpiredIdempotency forgets every account's keys expired at now. The
 // engine calls it at start; tests call it on a replayed state to compare
 // it, as seen at now, with a live one.
+//
+// A replayed state may hold, under one key, the entries of an expired
+// request and of a later one that reused the key with the same body
+// (putIdem cannot tell them apart without the retention): they are first
+// separated as the live engine separated them, so that the later request's
+// entries are neither dropped with the expired ones nor answered with them.
 func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
 	nowNanos := now.UnixNano()
 	s.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
 		for key, k := range a.idem {
+			k = k.lastRequest(l)
+			a.idem[key] = k
 			if !l.live(k.first.Time, nowNanos) {
 				delete(a.idem, key)
 			}
@@ -146,8 +154,29 @@ func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
 	})
 }
 
-// putIdem stores an entry made by a record, replacing one of the same key
-// and index. A key whose entries expired before the new one is a new key;
+// lastRequest returns the entries of the key's last request: it applies
+// putIdem's rule with the retention of l to the entries in the order they
+// were made, so that an entry made once the request before it had expired
+// starts afresh. The entries of one request are returned as they are.
+func (k idemKey) lastRequest(l IdempotencyLimits) idemKey {
+	if len(k.more) == 0 || l.Retention == 0 {
+		return k
+	}
+	byTime := k.entries()
+	slices.SortStableFunc(byTime, func(x, y IdemEntry) int { return cmp.Compare(x.Time, y.Time) })
+	out := idemKey{first: byTime[0]}
+	for _, ie := range byTime[1:] {
+		if !l.live(out.first.Time, ie.Time) {
+			out = idemKey{first: ie}
+			continue
+		}
+		out.put(ie)
+	}
+	return out
+}
+
+// putIdem stores an entry made by a record. A key whose entries expired
+// before the new one is a new key;
 // a new key that finds the account at its cap first drops every expired
 // key, which checkIdem has found room among. Caller holds a.mu.
 func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
@@ -156,6 +185,14 @@ func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
 	}
 	k, ok := a.idem[ie.Key]
 	if ok && !lim.live(k.first.Time, ie.Time) {
+		ok = false
+	}
+	if ok && lim.Retention == 0 && (k.first.Fingerprint != ie.Fingerprint || k.has(ie.Index)) {
+		// Replay, without the retention: the live engine stored this
+		// entry, so the request before it had expired (a live one would
+		// have refused another body, or answered the same item from its
+		// record). A reuse with the same body and a new item cannot be
+		// told apart here: DropExpiredIdempotency separates it.
 		ok = false
 	}
 	if !ok {

@@ -324,3 +324,51 @@ func TestFillsSurviveImages(t *testing.T) {
 	loaded := fromImage(t, images, recs, uint64(len(recs)))
 	requireEqual(t, loaded, h.e.State())
 }
+
+// TestIdempotencyReusedBatchKeyReplays: a batch key used again once it
+// expired starts afresh live; replay, which keeps every entry, must start
+// afresh too, or the new request's entries join the expired ones, and the
+// engine's drop of expired keys at start (judged by the first entry) forgets
+// a live key: a retry after the restart then runs its trades a second time.
+// The key is reused with another body, and with the same one (whose items
+// fare differently the second time).
+func TestIdempotencyReusedBatchKeyReplays(t *testing.T) {
+	for _, body := range []string{"second", "first"} {
+		t.Run(body, func(t *testing.T) {
+			lim := core.IdempotencyLimits{Retention: time.Hour, Keys: 10}
+			h := newHarnessConfig(t, core.Config{CloseInterval: -1, UsageFlushInterval: -1, Idempotency: lim})
+			a := h.account("bot", core.RoleSpeculator, 1000)
+			mkt := h.market("m", 0.05, 1000)
+			batch := func(body string, shares ...money.Amount) []core.BatchTrade {
+				var items []core.BatchTrade
+				for i, s := range shares {
+					req := idemTrade(a, mkt, "k", body, s)
+					req.Idem.Index = uint32(i)
+					items = append(items, core.BatchTrade{Req: req})
+				}
+				h.e.TradeBatch(h.ctx, items)
+				return items
+			}
+			// Item 1 is refused (more than the balance), item 0 stored.
+			items := batch("first", money.Units(1), money.Units(100_000))
+			if items[0].Err != nil || !errors.Is(items[1].Err, core.ErrInsufficientBalance) {
+				t.Fatalf("first batch: %v, %v", items[0].Err, items[1].Err)
+			}
+			h.clock.Advance(2 * time.Hour) // the key expired
+			// The key again: item 0 is refused, item 1 stored.
+			items = batch(body, money.Units(100_000), money.Units(1))
+			if !errors.Is(items[0].Err, core.ErrInsufficientBalance) || items[1].Err != nil {
+				t.Fatalf("second batch: %v, %v", items[0].Err, items[1].Err)
+			}
+			live, err := h.e.Idempotent(h.ctx, a, "k")
+			if err != nil || len(live) != 1 || live[0].Index != 1 {
+				t.Fatalf("live entries of the key: %+v, %v; want item 1's", live, err)
+			}
+			h.clock.Advance(time.Minute)
+			replayed := h.replayed()
+			replayed.DropExpiredIdempotency(lim, h.clock.Now())
+			h.e.State().DropExpiredIdempotency(lim, h.clock.Now())
+			requireEqual(t, replayed, h.e.State())
+		})
+	}
+}
