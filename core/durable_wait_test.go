@@ -99,6 +99,26 @@ func TestRefusalWaitsForDurability(t *testing.T) {
 					return err
 				}
 		}, core.ErrKeyNotFound},
+		{"a vote whose stake a pending trade spent", func(h *heldHarness, acct, _ uuid.UUID) (func() error, func() error) {
+			voted := h.market("voted", 0, 100) // after the voter
+			proposer := h.account("proposer", core.RoleSpeculator, 1000)
+			challenger := h.account("challenger", core.RoleSpeculator, 1000)
+			h.clock.Advance(25 * time.Hour)
+			p, err := h.e.Propose(h.ctx, core.ProposeRequest{Account: proposer, Market: voted, Outcome: core.Yes})
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			if _, err := h.e.Challenge(h.ctx, core.ChallengeRequest{Account: challenger, Proposal: p.ID}); err != nil {
+				h.t.Fatal(err)
+			}
+			active := h.market("active", 0.05, 100)
+			stake := h.balance(acct, money.KP) // all of it: the buy leaves less
+			return func() error { _, err := h.buy(acct, active, core.Yes, money.Units(1)); return err },
+				func() error {
+					_, err := h.e.Vote(h.ctx, core.VoteRequest{Account: acct, Proposal: p.ID, Outcome: core.No, Stake: stake})
+					return err
+				}
+		}, core.ErrInsufficientBalance},
 		{"name a pending account took", func(h *heldHarness, _, _ uuid.UUID) (func() error, func() error) {
 			return func() error {
 					_, err := h.e.CreateAccount(h.ctx, core.NewAccount{Name: "Carol", Role: core.RoleSpeculator, PasswordHash: []byte("h")})
@@ -175,4 +195,57 @@ func TestMarketBusyAfterBoundedWait(t *testing.T) {
 		}
 	}
 	h.check()
+}
+
+// TestFillsWaitForDurability: GET /api/trades is how a bot whose trade
+// timed out finds whether it happened (docs/API.md, "Finding an order"), so
+// a fill is shown only once its trade is durable: shown before, a crash
+// could take back a trade the bot was told it made.
+func TestFillsWaitForDurability(t *testing.T) {
+	for _, lookup := range []string{"Fills", "Fill"} {
+		t.Run(lookup, func(t *testing.T) {
+			h := newHeldHarness(t, core.Config{})
+			acct := h.account("bob", core.RoleSpeculator, 1000)
+			mkt := h.market("m", 0.05, 100)
+			h.hj.Hold()
+			before := h.hj.Appended()
+			traded := make(chan core.TradeResult, 1)
+			go func() {
+				r, err := h.buy(acct, mkt, core.Yes, money.Units(1))
+				if err != nil {
+					t.Error(err)
+				}
+				traded <- r
+			}()
+			h.hj.WaitUntil(func(s memjournal.State) bool { return len(s.Records) > before })
+			var id uuid.UUID
+			for _, e := range h.hj.Records(t) {
+				for _, ch := range e.Accounts {
+					for _, tr := range ch.Trades {
+						id = tr.ID
+					}
+				}
+			}
+			var found int
+			early, err := h.answeredBeforeDurable(func() error {
+				if lookup == "Fill" {
+					_, ok, err := h.e.Fill(h.ctx, acct, id)
+					if ok {
+						found = 1
+					}
+					return err
+				}
+				fills, _, err := h.e.Fills(h.ctx, acct, uuid.Nil, 0, 10)
+				found = len(fills)
+				return err
+			})
+			if early {
+				t.Errorf("%s answered (%d fills) while the trade was not durable", lookup, found)
+			}
+			if err != nil || found != 1 {
+				t.Errorf("%s: %d fills, %v; want the trade", lookup, found, err)
+			}
+			<-traded
+		})
+	}
 }

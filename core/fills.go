@@ -1,22 +1,27 @@
 package core
 
 import (
+	"context"
+
 	"github.com/google/uuid"
 )
 
 // Fills returns up to limit of an account's trades, newest first, from
 // offset, those of one market only when market is not uuid.Nil, and how
-// many matched in all; ok is false for an unknown account. Reasoning is
-// kept only by the 20 most recent trades (the profile's), so fills carry
-// none.
-func (e *Engine) Fills(id, market uuid.UUID, offset, limit int) (fills []TradeSummary, total int, ok bool) {
+// many matched in all; ErrAccountNotFound for an unknown account. Reasoning
+// is kept only by the 20 most recent trades (the profile's), so fills carry
+// none. It answers once the account's changes it read are durable: a bot
+// whose trade timed out looks for it here (docs/API.md, "Finding an
+// order"), and must never be shown a trade that a crash could take back.
+func (e *Engine) Fills(ctx context.Context, id, market uuid.UUID, offset, limit int) (fills []TradeSummary, total int, err error) {
 	a := e.st.account(id)
 	if a == nil {
-		return nil, 0, false
+		return nil, 0, ErrAccountNotFound
 	}
 	a.mu.Lock()
 	// Append-only: the prefix copied under the lock stays as it is.
 	all := a.fills[:len(a.fills):len(a.fills)]
+	lsn := a.lsn
 	a.mu.Unlock()
 	fills = []TradeSummary{}
 	for i := len(all) - 1; i >= 0; i-- {
@@ -29,23 +34,31 @@ func (e *Engine) Fills(id, market uuid.UUID, offset, limit int) (fills []TradeSu
 		}
 		total++
 	}
-	return fills, total, true
+	if err := e.j.WaitDurable(ctx, lsn); err != nil {
+		return nil, 0, err
+	}
+	return fills, total, nil
 }
 
 // Fill returns an account's trade by its ID: the account's own trades
-// only, so that one account cannot read another's.
-func (e *Engine) Fill(id, trade uuid.UUID) (TradeSummary, bool) {
+// only, so that one account cannot read another's. Like Fills, it answers
+// once the account's changes it read are durable.
+func (e *Engine) Fill(ctx context.Context, id, trade uuid.UUID) (TradeSummary, bool, error) {
 	a := e.st.account(id)
 	if a == nil {
-		return TradeSummary{}, false
+		return TradeSummary{}, false, nil
 	}
 	a.mu.Lock()
 	all := a.fills[:len(a.fills):len(a.fills)]
+	lsn := a.lsn
 	a.mu.Unlock()
 	for i := len(all) - 1; i >= 0; i-- {
 		if all[i].ID == trade {
-			return all[i], true
+			if err := e.j.WaitDurable(ctx, lsn); err != nil {
+				return TradeSummary{}, false, err
+			}
+			return all[i], true, nil
 		}
 	}
-	return TradeSummary{}, false
+	return TradeSummary{}, false, nil
 }

@@ -302,17 +302,17 @@ func TestFillsSurviveImages(t *testing.T) {
 		}
 		ids = append(ids, r.TradeID)
 	}
-	fills, total, ok := h.e.Fills(a, uuid.Nil, 0, 100)
-	if !ok || total != 30 || fills[0].ID != ids[29] || fills[29].ID != ids[0] || fills[0].Reasoning != "" {
-		t.Fatalf("Fills: %d of %d, ok %v", len(fills), total, ok)
+	fills, total, err := h.e.Fills(h.ctx, a, uuid.Nil, 0, 100)
+	if err != nil || total != 30 || fills[0].ID != ids[29] || fills[29].ID != ids[0] || fills[0].Reasoning != "" {
+		t.Fatalf("Fills: %d of %d, %v", len(fills), total, err)
 	}
-	if fills, total, _ := h.e.Fills(a, m2, 2, 3); total != 10 || len(fills) != 3 || fills[0].ID != ids[21] {
+	if fills, total, _ := h.e.Fills(h.ctx, a, m2, 2, 3); total != 10 || len(fills) != 3 || fills[0].ID != ids[21] {
 		t.Fatalf("Fills of m2 from 2: %d of %d", len(fills), total)
 	}
-	if f, ok := h.e.Fill(a, ids[0]); !ok || f.ID != ids[0] {
+	if f, ok, err := h.e.Fill(h.ctx, a, ids[0]); !ok || err != nil || f.ID != ids[0] {
 		t.Fatalf("Fill of the first trade: %v %v", f, ok)
 	}
-	if _, ok := h.e.Fill(h.admin, ids[0]); ok {
+	if _, ok, _ := h.e.Fill(h.ctx, h.admin, ids[0]); ok {
 		t.Fatal("another account's trade found")
 	}
 	requireEqual(t, h.replayed(), h.e.State())

@@ -189,14 +189,17 @@ var oracleRefusals = []error{ErrMarketResolved, ErrMarketNotClosed, ErrProposalO
 	ErrVoterTooNew, ErrVoteLimit}
 
 // submitOracle runs an oracle command and returns the proposal it left.
-// A refusal waits until the state it rests on is durable, as Settle's.
+// A refusal waits until the state it rests on is durable, as a trade's
+// (refuseOn): the market's, and the acting account's, whose balance a
+// bond or a stake needs.
 func (e *Engine) submitOracle(ctx context.Context, m *market, c *command) (ProposalView, error) {
+	a := c.acct
 	err := e.submit(ctx, m, c)
 	p := c.proposalRes
 	e.putCommand(c)
 	if err != nil {
 		if slices.ContainsFunc(oracleRefusals, func(r error) bool { return errors.Is(err, r) }) {
-			return ProposalView{}, e.refuse(ctx, m.view.Load().LSN, err)
+			return ProposalView{}, e.refuseOn(ctx, m, a, err)
 		}
 		return ProposalView{}, err
 	}

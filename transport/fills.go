@@ -61,9 +61,9 @@ func (s *Server) listFills(ctx *fasthttp.RequestCtx, c *caller) error {
 			return err
 		}
 	}
-	fills, total, ok := s.eng.Fills(c.account, market, offset, limit)
-	if !ok {
-		return core.ErrAccountNotFound
+	fills, total, err := s.eng.Fills(ctx, c.account, market, offset, limit)
+	if err != nil {
+		return err
 	}
 	out := fillList{Count: total, Limit: limit, Offset: offset, Trades: make([]fillJSON, len(fills))}
 	for i := range fills {
@@ -78,7 +78,10 @@ func (s *Server) getFill(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	f, ok := s.eng.Fill(c.account, id)
+	f, ok, err := s.eng.Fill(ctx, c.account, id)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return errTradeNotFound
 	}
