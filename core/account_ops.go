@@ -218,3 +218,11 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	}
 	return <-done
 }
+
+// WaitAccountDurable returns once every change of the account applied so
+// far is durable, or the journal's error: a refusal that rests on the
+// account's state (a wrong password against a hash a password change has
+// just replaced) is answered only then (docs/API.md, "Durability").
+func (e *Engine) WaitAccountDurable(ctx context.Context, id uuid.UUID) error {
+	return e.refuse(ctx, e.accountLSN(id), nil)
+}

@@ -121,6 +121,13 @@ func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
 	}
 	if !ok || !known {
 		s.lim.lockout.Fail(att, now)
+		if known {
+			// The hash compared may be a password change's that is not
+			// durable yet: the refusal waits for it, as every answer does.
+			if err := s.eng.WaitAccountDurable(ctx, a.ID); err != nil {
+				return err
+			}
+		}
 		return errCredentials
 	}
 	s.lim.lockout.Succeed(att)

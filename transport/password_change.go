@@ -57,6 +57,10 @@ func (s *Server) changePassword(ctx *fasthttp.RequestCtx, c *caller) error {
 	}
 	if !match {
 		s.lim.lockout.Fail(att, now)
+		// As a login's refusal, it rests on the hash compared.
+		if err := s.eng.WaitAccountDurable(ctx, c.account); err != nil {
+			return err
+		}
 		return fieldError("old_password", "does not match the account's password")
 	}
 	s.lim.lockout.Succeed(att)
