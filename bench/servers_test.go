@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,9 +13,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"marketd/bench/baseline"
+	"marketd/bench/client"
 	"marketd/core"
 	"marketd/core/money"
-	"marketd/internal/apiclient"
 	"marketd/internal/fstype"
 	"marketd/internal/metrics"
 	"marketd/transport"
@@ -182,36 +181,39 @@ func (ts *tradeServer) trades() uint64 {
 }
 
 // setup creates, over HTTP, markets markets and one account with its own
-// trading key per worker, and returns the workers' trade workloads.
+// trading key per worker, through package client (as marketd-load does),
+// and returns the workers' trade workloads.
 func (ts *tradeServer) setup(b *testing.B, markets int) []workload {
 	b.Helper()
-	c := &setupClient{b: b, hc: &fasthttp.HostClient{Addr: ts.addr, Name: "marketd-bench-setup",
-		ReadTimeout: clientTimeout, WriteTimeout: clientTimeout}}
-	defer c.hc.CloseIdleConnections()
+	c := client.New(ts.addr, 1, clientTimeout)
+	defer c.Close()
 
 	if err := ts.srv.CreateAdmin(context.Background(), adminName, adminPassword); err != nil {
 		b.Fatal(err)
 	}
-	admin := c.session("/api/auth/login", adminName, adminPassword, fasthttp.StatusOK)
-	closesAt := time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)
+	admin, _, err := c.Login(adminName, adminPassword)
+	if err != nil {
+		b.Fatal(err)
+	}
 	ids := make([]string, markets)
 	for i := range ids {
-		var m struct {
-			ID string `json:"id"`
+		m, err := c.CreateMarket(client.Credentials{Session: admin}, fmt.Sprintf("Benchmark market %d", i), 24*time.Hour)
+		if err != nil {
+			b.Fatal(err)
 		}
-		c.call("/api/markets", admin, map[string]any{"title": fmt.Sprintf("Benchmark market %d", i),
-			"description": "Created by bench.", "category": "bench", "closes_at": closesAt}, fasthttp.StatusCreated, &m)
 		ids[i] = m.ID
 	}
 	keys := make([]string, driverConns)
 	for i := range keys {
 		name := fmt.Sprintf("bench-%02d", i)
-		session := c.session("/api/auth/register", name, "password-"+name, fasthttp.StatusCreated)
-		var k struct {
-			Key string `json:"key"`
+		session, _, err := c.Register(name, "password-"+name)
+		if err != nil {
+			b.Fatal(err)
 		}
-		c.call("/api/keys", session, map[string]any{"name": "bench", "scopes": []string{"read", "trade"}},
-			fasthttp.StatusCreated, &k)
+		k, err := c.CreateKey(session, client.KeyRequest{Name: "bench", Scopes: []string{"read", "trade"}})
+		if err != nil {
+			b.Fatal(err)
+		}
 		keys[i] = k.Key
 	}
 	return tradeWorkloads(keys, ids)
@@ -274,60 +276,4 @@ func noopWorkloads(markets int) []workload {
 		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012x", i)
 	}
 	return tradeWorkloads(keys, ids)
-}
-
-// setupClient makes the setup's requests, failing the benchmark on any
-// unexpected answer.
-type setupClient struct {
-	b  *testing.B
-	hc *fasthttp.HostClient
-}
-
-// call POSTs body as JSON to path with the session (if any), wants
-// status, decodes the answer into out, and returns the session cookie the
-// answer sets ("" when none).
-func (c *setupClient) call(path, session string, body any, status int, out any) string {
-	c.b.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		c.b.Fatal(err)
-	}
-	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.SetRequestURI("http://" + c.hc.Addr + path)
-	req.Header.SetContentType("application/json")
-	if session != "" {
-		req.Header.SetCookie(apiclient.SessionCookie, session)
-	}
-	req.SetBodyRaw(raw)
-	if err := c.hc.Do(req, resp); err != nil {
-		c.b.Fatalf("POST %s: %v", path, err)
-	}
-	if resp.StatusCode() != status {
-		c.b.Fatalf("POST %s %s: status %d, want %d; answer %s", path, raw, resp.StatusCode(), status, resp.Body())
-	}
-	if err := json.Unmarshal(resp.Body(), out); err != nil {
-		c.b.Fatalf("POST %s: answer %s: %v", path, resp.Body(), err)
-	}
-	cookie := fasthttp.AcquireCookie()
-	defer fasthttp.ReleaseCookie(cookie)
-	cookie.SetKey(apiclient.SessionCookie)
-	if !resp.Header.Cookie(cookie) {
-		return ""
-	}
-	return string(cookie.Value())
-}
-
-// session registers or logs in (by path) and returns the session token
-// the answer's cookie carries.
-func (c *setupClient) session(path, name, pw string, status int) string {
-	c.b.Helper()
-	var ignored map[string]any
-	token := c.call(path, "", map[string]string{"name": name, "password": pw}, status, &ignored)
-	if token == "" {
-		c.b.Fatalf("POST %s as %s: no %s cookie in the answer", path, name, apiclient.SessionCookie)
-	}
-	return token
 }

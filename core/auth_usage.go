@@ -142,3 +142,22 @@ func raiseUint64(v *atomic.Uint64, x uint64) {
 		}
 	}
 }
+
+// WaitAuthDurable returns once the key or the session of hash, as last
+// changed, is durable (at once when there is none), or the journal's
+// error. A request refused for a key whose revocation, or a session whose
+// end, is not durable yet is answered only then, as every refusal that
+// rests on a change; the accepting path never calls it.
+func (e *Engine) WaitAuthDurable(ctx context.Context, hash [32]byte) error {
+	t := &e.st.auth
+	t.mu.RLock()
+	var lsn uint64
+	if ent := t.byHash[hash]; ent != nil {
+		lsn = ent.lsn
+	}
+	if ent := t.sessions[hash]; ent != nil {
+		lsn = max(lsn, ent.lsn)
+	}
+	t.mu.RUnlock()
+	return e.refuse(ctx, lsn, nil)
+}

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"strconv"
@@ -98,10 +99,10 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 // the cookie of a session that expired, and must still be able to log in.
 func (s *Server) authenticate(ctx *fasthttp.RequestCtx, publicRoute bool) (*caller, error) {
 	if h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization); len(h) > 0 {
-		return s.authenticateKey(h)
+		return s.authenticateKey(ctx, h)
 	}
 	if tok := ctx.Request.Header.Cookie(sessionCookie); len(tok) > 0 {
-		c, err := s.authenticateSession(tok)
+		c, err := s.authenticateSession(ctx, tok)
 		if err != nil && publicRoute {
 			return &caller{method: anonymous}, nil
 		}
@@ -110,7 +111,7 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx, publicRoute bool) (*call
 	return &caller{method: anonymous}, nil
 }
 
-func (s *Server) authenticateKey(header []byte) (*caller, error) {
+func (s *Server) authenticateKey(ctx context.Context, header []byte) (*caller, error) {
 	// The scheme name is case-insensitive (RFC 9110 section 11.1).
 	if len(header) < len(bearerPrefix) || !bytes.EqualFold(header[:len(bearerPrefix)], bearerPrefix) {
 		return nil, errAuthRequired
@@ -119,9 +120,15 @@ func (s *Server) authenticateKey(header []byte) (*caller, error) {
 	if !validKeyLiteral(key) {
 		return nil, errAuthRequired
 	}
-	k, err := s.eng.AuthenticateKey(sha256.Sum256(key))
+	hash := sha256.Sum256(key)
+	k, err := s.eng.AuthenticateKey(hash)
 	switch {
 	case errors.Is(err, core.ErrKeyNotFound):
+		// A revocation not yet durable is waited for (docs/API.md,
+		// "Durability"); an unknown key waits for nothing.
+		if err := s.eng.WaitAuthDurable(ctx, hash); err != nil {
+			return nil, err
+		}
 		return nil, errAuthRequired
 	case err != nil:
 		return nil, err // the engine is closing: 503, not a bad key
@@ -143,10 +150,14 @@ func validKeyLiteral(b []byte) bool {
 	return true
 }
 
-func (s *Server) authenticateSession(token []byte) (*caller, error) {
+func (s *Server) authenticateSession(ctx context.Context, token []byte) (*caller, error) {
 	h := sha256.Sum256(token)
 	sess, ok := s.eng.SessionByHash(h)
 	if !ok || !sess.Active(s.now().UnixNano()) {
+		// As for a key: an end not yet durable is waited for.
+		if err := s.eng.WaitAuthDurable(ctx, h); err != nil {
+			return nil, err
+		}
 		return nil, errAuthRequired
 	}
 	return &caller{method: bySession, account: sess.Account, scopes: core.AllScopes, session: h}, nil

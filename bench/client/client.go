@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"marketd/internal/apiclient"
 )
 
-const (
-	// sessionCookie is the cookie that carries a session (docs/API.md,
-	// "Authentication").
-	sessionCookie = "session"
-	// maxQuotedBytes bounds the answer quoted in a StatusError.
-	maxQuotedBytes = 256
-)
+// maxQuotedBytes bounds the answer quoted in a StatusError.
+const maxQuotedBytes = 256
+
+// sessionCookie is the cookie that carries a session (docs/API.md,
+// "Authentication").
+const sessionCookie = apiclient.SessionCookie
 
 // Client talks to one marketd server.
 type Client struct {
