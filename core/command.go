@@ -27,6 +27,9 @@ const (
 type command struct {
 	op   opKind
 	acct *account
+	// idem is the idempotent request an oracle command answers, nil
+	// when none (IdemCall).
+	idem *IdemCall
 
 	trade  TradeRequest
 	split  SplitRequest
