@@ -55,7 +55,8 @@ const (
 	// idemRefused: the header is refused with 400: the routes whose
 	// answer holds a secret or sets a cookie (register, login, logout,
 	// password change, key create and rotate), which must never be stored,
-	// and admin settle and backup (docs/API.md, "Idempotent requests").
+	// and admin backup, which writes no record (docs/API.md, "Idempotent
+	// requests").
 	idemRefused
 	// idemStored: the route stores its answer under the key: trades,
 	// split-merges and batches by their own compact answers, every other

@@ -72,6 +72,9 @@ func storedAnswers() map[routeKey]answerFunc {
 		{fasthttp.MethodPost, "/api/admin/withdrawals/{id}/failed"}: func(o any) any {
 			return withdrawalDecisionOf(o.(core.TransferDecided))
 		},
+		// A settlement stores its answer in its first record, before its
+		// other steps pay (core's Settle).
+		{fasthttp.MethodPost, "/api/admin/settle"}: func(o any) any { return settleResponseOf(o.(core.SettleResult)) },
 	}
 }
 
