@@ -27,6 +27,9 @@ const (
 type command struct {
 	op   opKind
 	acct *account
+	// idem is the idempotent request an oracle command answers, nil
+	// when none (IdemCall).
+	idem *IdemCall
 
 	trade  TradeRequest
 	split  SplitRequest
@@ -66,8 +69,7 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 	case opSplitMerge:
 		e.splitMerge(m, sc, c)
 	case opSettle:
-		e.settle(m, c)
-		e.payStakes(m) // of a proposal the settlement cancelled
+		e.answerAfterStakes(m, c, e.settle) // of a proposal the settlement cancelled
 	case opClose:
 		e.closeMarket(m, sc, c)
 	case opPropose:
@@ -77,8 +79,7 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 	case opVote:
 		e.vote(m, c)
 	case opOracleDeadline:
-		e.decide(m, c)
-		e.payStakes(m)
+		e.answerAfterStakes(m, c, e.decide)
 	default:
 		panic(fmt.Sprintf("BUG: unknown op %d", c.op))
 	}

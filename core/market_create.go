@@ -90,9 +90,19 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 		return nil, err
 	}
 	defer e.leave()
+	// With an Idempotency-Key, the creator's account holds the answer: it
+	// joins the record, locked with the house's in the lock order.
+	creator, err := e.idemCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
 	m := newMarket(e.ids.next())
 	house := e.st.account(HouseID)
-	house.mu.Lock()
+	locked := []*account{house}
+	if creator != nil {
+		locked = append(locked, creator)
+	}
+	unlock := lockAccounts(locked...)
 	p := &pending{}
 	p.rec = Record{Kind: KindMarketCreated, Time: now.UnixNano()}
 	mc := p.addMarket(m)
@@ -105,17 +115,24 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 	var s sums
 	after := s.sub(house.balances[money.KP], subsidy)
 	if s.err != nil {
-		house.mu.Unlock()
+		unlock()
 		return nil, s.err
 	}
 	p.credit(p.addAccount(house), money.KP, TxMarketSubsidy, -subsidy, after, m.id, now.UnixNano())
+	if creator != nil {
+		// The market's view once the record is applied, but for its LSN,
+		// which an answer does not show.
+		v := &MarketView{ID: m.id, Info: *mc.Info}
+		v.Books[money.KP], v.Open[money.KP] = mc.Books[0], true
+		p.answerAs(ctx, creator, v)
+	}
 	done := make(chan error, 1)
 	e.commit(p, done, func() {
 		// The actor must exist before anyone can find the market.
 		e.start(m)
 		e.st.addMarket(m)
 	})
-	house.mu.Unlock()
+	unlock()
 	if err := <-done; err != nil {
 		return nil, err
 	}

@@ -188,6 +188,7 @@ func (e *Engine) commitOracleSteps(m *market, st *settlement, c *command, p Prop
 	}
 	info := continueNotify(m, st, first, st.rec.Kind, note, oracle)
 	c.proposalRes = p
+	answerOracle(st, c, p)
 	stepDone := make(chan error, 1)
 	ok := e.commit(&st.pending, stepDone, nil)
 	unlock()
@@ -205,5 +206,17 @@ func (e *Engine) commitOracle(st *settlement, c *command, p Proposal) {
 	}
 	// c belongs to its caller again once the journal has the record.
 	c.proposalRes = p
+	answerOracle(st, c, p)
 	e.commit(&st.pending, c.done, nil)
+}
+
+// answerOracle makes the record the answer of c's idempotent request, if
+// any: the proposal after it, which the caller's change (the bond or the
+// stake it pays) holds. A proposal or a challenge told in steps stores it
+// in its first record, the one that makes the change. Runs on the
+// market's goroutine.
+func answerOracle(st *settlement, c *command, p Proposal) {
+	if c.idem != nil {
+		st.pending.idem, st.pending.outcome = c.idem, ProposalView{Market: st.rec.Markets[0].ID, Proposal: p}
+	}
 }

@@ -105,6 +105,7 @@ func (e *Engine) Propose(ctx context.Context, req ProposeRequest) (ProposalView,
 	}
 	c := e.getCommand(opPropose)
 	c.acct, c.oracle.outcome = a, req.Outcome
+	c.idem = idemCallOf(ctx)
 	return e.submitOracle(ctx, m, c)
 }
 
@@ -117,6 +118,7 @@ func (e *Engine) Challenge(ctx context.Context, req ChallengeRequest) (ProposalV
 	}
 	c := e.getCommand(opChallenge)
 	c.acct, c.oracle.proposal = a, req.Proposal
+	c.idem = idemCallOf(ctx)
 	return e.submitOracle(ctx, m, c)
 }
 
@@ -138,6 +140,7 @@ func (e *Engine) Vote(ctx context.Context, req VoteRequest) (ProposalView, error
 	}
 	c := e.getCommand(opVote)
 	c.acct, c.oracle = a, oracleRequest{proposal: req.Proposal, outcome: req.Outcome, stake: stake}
+	c.idem = idemCallOf(ctx)
 	return e.submitOracle(ctx, m, c)
 }
 

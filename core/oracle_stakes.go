@@ -84,23 +84,46 @@ func (m *market) votesOf(id uuid.UUID) []Vote {
 	return out
 }
 
+// answerAfterStakes runs op (a settlement or an oracle deadline), then
+// pays out the stakes its records freed, and only then answers on c.done:
+// the payouts are part of the settlement's steps (docs/ARCHITECTURE.md,
+// "Bounded steps"), and docs/API.md promises the answer once the last step
+// is durable, so that nobody reads a settled market whose voters' stakes
+// are still moving. op's own outcome comes first; a failed payout record
+// turns a success into that error. Runs on the market's goroutine.
+func (e *Engine) answerAfterStakes(m *market, c *command, op func(*market, *command)) {
+	// op answers a copy: the caller reads c.done while it waits, so the
+	// actor must not write it; the results come back before the answer.
+	inner := *c
+	inner.done = make(chan error, 1)
+	op(m, &inner)
+	stakesErr := e.payStakes(m)
+	err := <-inner.done
+	if err == nil {
+		err = stakesErr
+	}
+	c.settleRes, c.proposalRes, c.oracle, c.acted = inner.settleRes, inner.proposalRes, inner.oracle, inner.acted
+	c.done <- err
+}
+
 // payStakes pays out the stakes of every proposal of the market whose vote
 // is over, one bounded record at a time, each durable before the next. It
-// stops at the first error (the log failed: the engine stops). Runs on the
-// market's goroutine, after an oracle deadline or a settlement, and at
-// start for payouts a restart interrupted.
-func (e *Engine) payStakes(m *market) {
+// stops at the first error (the log failed: the engine stops) and returns
+// it. Runs on the market's goroutine, after an oracle deadline or a
+// settlement, and at start for payouts a restart interrupted.
+func (e *Engine) payStakes(m *market) error {
 	for i := range m.proposals {
 		for m.proposals[i].stakesDue() {
 			done := make(chan error, 1)
 			if !e.stakeStep(m, m.proposals[i], done) {
-				return
+				return <-done
 			}
 			if err := <-done; err != nil {
-				return
+				return err
 			}
 		}
 	}
+	return nil
 }
 
 // stakeStep builds and commits the next record of p's stake payouts: the

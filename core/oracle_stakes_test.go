@@ -309,3 +309,45 @@ func TestPropertyVoteStakes(t *testing.T) {
 	}
 	t.Logf("seed %#x: %d rounds, %d votes, the checker after each vote and round", seed, rounds, votes)
 }
+
+// TestOracleSettleAnswersAfterStakes holds the answers of docs/API.md
+// ("POST /api/admin/settle": the answer comes once the last step is
+// durable; "The oracle": the stake payouts): the admin's settlement of a
+// challenged market cancels its proposal, and every vote stake is back in
+// its voter's account, in the state and in the log, by the time Settle
+// answers, though the payouts take one record per voter. Before, the
+// answer came with the settlement's record and the payouts went on after
+// it, so a reader saw the proposals change after the answer.
+func TestOracleSettleAnswersAfterStakes(t *testing.T) {
+	const stake = 10
+	s, voters := newStakeMarket(t, core.Config{VoteQuorum: money.Units(1_000_000), MinVoters: 1, StepAccounts: 1},
+		make([]uuid.UUID, 0, 64), nil)
+	before := make([]money.Amount, len(voters))
+	for i, v := range voters {
+		before[i] = s.balance(v, money.KP)
+		if err := s.vote(v, core.Side(i%2), money.Units(stake)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.e.Settle(s.ctx, core.SettleRequest{Market: s.mkt, Outcome: core.No}); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range voters {
+		if got := s.balance(v, money.KP); got != before[i] {
+			t.Errorf("voter %d holds %s KP when Settle answers, want %s (its stake of %d returned)", i, got, before[i], stake)
+		}
+	}
+	recs := s.j.Records(t)
+	paid := 0
+	for _, r := range recs {
+		if r.Kind == core.KindOracleStakes {
+			paid++
+		}
+	}
+	if paid != len(voters) {
+		t.Errorf("%d stake payout records in the log when Settle answers, want %d (one voter each)", paid, len(voters))
+	}
+	if err := s.e.State().Check(); err != nil {
+		t.Fatal(err)
+	}
+}

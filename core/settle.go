@@ -16,7 +16,9 @@ type SettleRequest struct {
 	Outcome Side
 }
 
-// SettleResult is the outcome of a settlement.
+// SettleResult is the outcome of a settlement. Its payouts are counted
+// when the settlement starts (settleAnswer), so that an idempotent
+// settlement's first record can hold its answer.
 type SettleResult struct {
 	Market        uuid.UUID
 	Outcome       Side
@@ -31,7 +33,10 @@ type SettleResult struct {
 // the house"), what is left returns to the house, and every position in the
 // market is closed. A market with more holders than one record holds is
 // settled in bounded steps, in status settling meanwhile (docs/ARCHITECTURE.md,
-// "Bounded steps"); Settle returns once the last step is durable.
+// "Bounded steps"); Settle returns once the last step is durable. With an
+// Idempotency-Key (IdemCall in ctx), the answer is stored in the
+// settlement's first record, the one that makes it durable and resumable
+// (docs/API.md, "Idempotent requests").
 func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, error) {
 	if req.Outcome != Yes && req.Outcome != No {
 		return SettleResult{}, fieldErr("outcome", "must be yes or no")
@@ -40,8 +45,12 @@ func (e *Engine) Settle(ctx context.Context, req SettleRequest) (SettleResult, e
 	if m == nil {
 		return SettleResult{}, ErrMarketNotFound
 	}
+	if _, err := e.idemCaller(ctx); err != nil {
+		return SettleResult{}, err
+	}
 	c := e.getCommand(opSettle)
 	c.settle = req
+	c.idem = idemCallOf(ctx)
 	err := e.submit(ctx, m, c)
 	res := c.settleRes
 	e.putCommand(c)
@@ -123,8 +132,37 @@ func (e *Engine) settleMarket(m *market, c *command, kind Kind, outcome Side, pc
 		c.done <- fmt.Errorf("core: settle: %w", s.err)
 		return
 	}
-	c.settleRes = SettleResult{Market: m.id, Outcome: outcome}
+	if c.settleRes, s.err = e.settleAnswer(m, outcome); s.err != nil {
+		c.done <- fmt.Errorf("core: settle: %w", s.err)
+		return
+	}
 	e.runSettlement(m, info, pc, c)
+}
+
+// settleAnswer counts, before the settlement's first record, what its
+// steps will pay: per currency, every winning share its holders hold (one
+// unit each), and the positions with winning shares. Only this goroutine
+// changes positions in m, so the counts hold until the steps pay them;
+// each holder's lock guards its positions map against other markets'
+// goroutines. Runs on the market's goroutine.
+func (e *Engine) settleAnswer(m *market, outcome Side) (SettleResult, error) {
+	res := SettleResult{Market: m.id, Outcome: outcome}
+	var s sums
+	for id := range m.holders {
+		h := e.st.account(id)
+		h.mu.Lock()
+		for cur := range money.NumCurrencies {
+			if !m.open[cur] {
+				continue
+			}
+			if p, ok := h.positions[posKey{m.id, money.Currency(cur)}]; ok && p.Shares[outcome] > 0 {
+				res.TotalPaid[cur] = s.add(res.TotalPaid[cur], p.Shares[outcome])
+				res.PositionsPaid++
+			}
+		}
+		h.mu.Unlock()
+	}
+	return res, s.err
 }
 
 // vigPool returns what a book's vig may take at settlement
@@ -157,7 +195,6 @@ func (e *Engine) settleBook(st *settlement, m *market, info *MarketInfo, chunk [
 		if payout > 0 {
 			st.pay(h, cur, TxSettlementPayout, payout)
 			paid = st.s.add(paid, payout)
-			res.PositionsPaid++
 		}
 		st.notify(h, st.change(h), Note{Kind: NoteMarketSettled, Time: st.now, Market: m.id,
 			Currency: cur, Amount: payout, Outcome: outcome})
@@ -173,7 +210,6 @@ func (e *Engine) settleBook(st *settlement, m *market, info *MarketInfo, chunk [
 		ch := st.change(h)
 		ch.Positions = append(ch.Positions, closed)
 	}
-	res.TotalPaid[cur] = st.s.add(res.TotalPaid[cur], paid)
 	book.Collateral = st.s.sub(book.Collateral, paid)
 	if book.Collateral < 0 {
 		panic(fmt.Sprintf("BUG: market %s %s collateral %d below payouts %d", m.id, cur, m.books[cur].Collateral, paid))

@@ -61,7 +61,7 @@ func (e *Engine) resume(m *market) {
 			e.runNotify(m, m.info, done)
 		}
 	}
-	e.payStakes(m)
+	_ = e.payStakes(m) // nobody waits, and a failed log stops the engine
 }
 
 // runNotify commits the steps of a walk that notifies every holder of
@@ -146,10 +146,15 @@ func continueNotify(m *market, st *settlement, first []*account, kind Kind, note
 
 // runSettlement commits the settlement's steps from info, its after-image
 // in status settling, until the market is resolved; pc, when not nil, is
-// applied in the first record. c.settleRes adds up the steps, and c.done
-// receives the outcome of the last record, or the first error. Runs on the
-// market's goroutine.
+// applied in the first record, and so is the answer to c.idem, when not
+// nil: that record makes the settlement durable and resumable, so a
+// repeat after a crash in the middle is answered from it while the resume
+// finishes the steps (docs/API.md, "Idempotent requests"). c.settleRes
+// holds the answer (settleAnswer) and adds up the vig the steps pay, and
+// c.done receives the outcome of the last record, or the first error. Runs
+// on the market's goroutine.
 func (e *Engine) runSettlement(m *market, info MarketInfo, pc *proposalClose, c *command) {
+	idem := c.idem
 	holders := e.holdersAfter(m, info.Step.Cursor)
 	var parties []uuid.UUID // an oracle proposal's proposer and challenger
 	if p, ok := m.findProposal(info.Step.Oracle); ok && info.Step.Oracle != uuid.Nil {
@@ -164,7 +169,7 @@ func (e *Engine) runSettlement(m *market, info MarketInfo, pc *proposalClose, c 
 		if !last {
 			stepDone = make(chan error, 1)
 		}
-		if !e.settleStep(m, &info, pc, parties, chunk, last, c, stepDone) {
+		if !e.settleStep(m, &info, pc, idem, parties, chunk, last, c, stepDone) {
 			if !last {
 				c.done <- <-stepDone
 			}
@@ -173,16 +178,17 @@ func (e *Engine) runSettlement(m *market, info MarketInfo, pc *proposalClose, c 
 		if last {
 			return
 		}
-		pc = nil
+		pc, idem = nil, nil
 	}
 }
 
 // settleStep builds and commits one step of a settlement: the payouts of
 // chunk, their referrers' vig, pc's bonds and notifications when not nil,
-// and in the last step the creator's vig and the house's return. It
-// reports whether the record was committed; otherwise done has the error.
-// Runs on the market's goroutine.
-func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, parties []uuid.UUID, chunk []*account, last bool, c *command, done chan<- error) bool {
+// the answer to idem in the caller's change when not nil, and in the last
+// step the creator's vig and the house's return. It reports whether the
+// record was committed; otherwise done has the error. Runs on the
+// market's goroutine.
+func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, idem *IdemCall, parties []uuid.UUID, chunk []*account, last bool, c *command, done chan<- error) bool {
 	// Only this goroutine changes positions in this market, so the
 	// referrers read here stay valid once every account is locked below.
 	lockSet := slices.Clone(chunk)
@@ -198,6 +204,13 @@ func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, part
 	lockSet = append(lockSet, pc.accounts(e.st)...)
 	if last {
 		lockSet = append(lockSet, e.st.account(HouseID), e.st.account(m.info.Creator))
+	}
+	var caller *account
+	if idem != nil {
+		// Settle checked that the account exists; accounts are never
+		// removed.
+		caller = e.st.account(idem.Account)
+		lockSet = append(lockSet, caller)
 	}
 	unlock := func() {}
 	if len(lockSet) > 0 {
@@ -232,6 +245,15 @@ func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, part
 	after := *info
 	mc.Info = &after
 	pc.apply(e, st, mc, nil)
+	if caller != nil {
+		// The caller joins the record with no change but the entry when
+		// it plays no other part; the answer leaves out the vig, which
+		// the steps are still to pay.
+		st.change(caller)
+		st.pending.idem = idem
+		st.pending.outcome = SettleResult{Market: m.id, Outcome: info.Outcome,
+			PositionsPaid: c.settleRes.PositionsPaid, TotalPaid: c.settleRes.TotalPaid}
+	}
 	if st.s.err != nil {
 		done <- fmt.Errorf("core: settle: %w", st.s.err)
 		return false

@@ -38,13 +38,18 @@ func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, settleResponse{
+	return writeJSON(ctx, fasthttp.StatusOK, settleResponseOf(r))
+}
+
+// settleResponseOf is the answer of POST /api/admin/settle.
+func settleResponseOf(r core.SettleResult) settleResponse {
+	return settleResponse{
 		MarketID:      r.Market,
 		Outcome:       r.Outcome.String(),
 		PositionsPaid: r.PositionsPaid,
 		TotalPaid:     r.TotalPaid[money.KP],
 		TotalPaidUSDC: r.TotalPaid[money.USDC],
-	})
+	}
 }
 
 type perCurrency[T any] struct {

@@ -12,6 +12,16 @@ import (
 // answered 409 backup_exists.
 var ErrBackupExists = errors.New("backup exists")
 
+// ErrBackupLimit is what Config.Backup wraps when the backup directory
+// holds MaxBackups entries already: answered 409 backup_limit, so that
+// backups cannot fill the disk the log lives on.
+var ErrBackupLimit = errors.New("backup limit reached")
+
+// MaxBackups is the number of entries the backup directory may hold before
+// a backup is refused (docs/API.md, "POST /api/admin/backup"): each backup
+// is a whole data directory, and the operator removes old ones.
+const MaxBackups = 32
+
 // BackupResult is what an online backup wrote (POST /api/admin/backup).
 type BackupResult struct {
 	Dir             string // the backup's data directory, on the server's machine

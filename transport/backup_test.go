@@ -9,18 +9,24 @@ import (
 
 // TestBackupRoute walks the backup endpoint's answers: a valid name reaches
 // Config.Backup and is answered 201 with its result; a bad name is 400
-// naming the field; a name in use is 409 backup_exists; a non-admin is 403.
+// naming the field; a name in use is 409 backup_exists; a full backup
+// directory is 409 backup_limit; a non-admin is 403, and so is an admin
+// key (session_required): a leaked key must not fill the disk.
 func TestBackupRoute(t *testing.T) {
 	var got []string
 	ts := newTestServer(t, Config{Backup: func(_ context.Context, name string) (BackupResult, error) {
-		if name == "taken" {
+		switch name {
+		case "taken":
 			return BackupResult{}, fmt.Errorf("wrapped: %w", ErrBackupExists)
+		case "one-too-many":
+			return BackupResult{}, fmt.Errorf("wrapped: %w", ErrBackupLimit)
 		}
 		got = append(got, name)
 		return BackupResult{Dir: "/b/" + name, SnapshotFrom: 7, SnapshotThrough: 9, LogFirstSeq: 1, LogLastSeq: 12, Bytes: 100}, nil
 	}})
 	admin := ts.admin()
 	user := ts.register("backupuser")
+	adminKey := ts.newKey(admin, "admin")
 	for _, tc := range []struct {
 		name   string
 		as     auth
@@ -35,7 +41,9 @@ func TestBackupRoute(t *testing.T) {
 		{"hidden", auth{session: admin}, `{"name":".x"}`, http.StatusBadRequest, "invalid_field"},
 		{"too long", auth{session: admin}, fmt.Sprintf(`{"name":"%065d"}`, 0), http.StatusBadRequest, "invalid_field"},
 		{"in use", auth{session: admin}, `{"name":"taken"}`, http.StatusConflict, "backup_exists"},
+		{"full", auth{session: admin}, `{"name":"one-too-many"}`, http.StatusConflict, "backup_limit"},
 		{"not an admin", auth{session: user}, `{"name":"x"}`, http.StatusForbidden, "admin_required"},
+		{"an admin key", auth{key: adminKey}, `{"name":"by-key"}`, http.StatusForbidden, "session_required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ts.do(http.MethodPost, "/api/admin/backup", tc.as, tc.body)

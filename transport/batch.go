@@ -60,19 +60,9 @@ func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	// A retry of a batch answers the items stored by the first try from
-	// their records and runs the rest.
-	var stored [core.MaxBatchTrades][]byte
-	if c.idem != nil {
-		entries, err := s.eng.Idempotent(ctx, c.account, c.idem.key)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if int(e.Index) < len(trades) {
-				stored[e.Index] = e.Answer
-			}
-		}
+	stored, err := s.batchStored(ctx, c, len(trades))
+	if err != nil {
+		return err
 	}
 	results := make([][]byte, len(trades))
 	items := make([]core.BatchTrade, 0, len(trades))
@@ -102,11 +92,44 @@ func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
 		index = append(index, i)
 	}
 	s.eng.TradeBatch(ctx, items)
+	if err := s.batchResults(ctx, c, items, index, results); err != nil {
+		return err
+	}
+	if replayed == len(trades) {
+		ctx.Response.Header.Set(HeaderReplayed, "true")
+	}
+	writeAnswer(ctx, joinResults(results))
+	return nil
+}
+
+// batchStored returns the stored answers of a batch's items by index: a
+// retry of a batch answers the items stored by the first try from their
+// records and runs the rest. Without an Idempotency-Key there are none.
+func (s *Server) batchStored(ctx *fasthttp.RequestCtx, c *caller, n int) ([core.MaxBatchTrades][]byte, error) {
+	var stored [core.MaxBatchTrades][]byte
+	if c.idem == nil {
+		return stored, nil
+	}
+	entries, err := s.eng.Idempotent(ctx, c.account, c.idem.key)
+	if err != nil {
+		return stored, err
+	}
+	for _, e := range entries {
+		if int(e.Index) < n {
+			stored[e.Index] = e.Answer
+		}
+	}
+	return stored, nil
+}
+
+// batchResults fills results[index[j]] with the answer of items[j] once the
+// batch has run: its result, its refusal, or, when a request that got there
+// first stored it, the stored answer.
+func (s *Server) batchResults(ctx *fasthttp.RequestCtx, c *caller, items []core.BatchTrade, index []int, results [][]byte) error {
 	for j := range items {
 		it := &items[j]
 		switch {
 		case errors.Is(it.Err, core.ErrIdempotencyReplay):
-			// Stored by a request that got there first.
 			b, err := s.storedItem(ctx, c, index[j])
 			if err != nil {
 				return err
@@ -122,10 +145,6 @@ func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
 			results[index[j]] = b
 		}
 	}
-	if replayed == len(trades) {
-		ctx.Response.Header.Set(HeaderReplayed, "true")
-	}
-	writeAnswer(ctx, joinResults(results))
 	return nil
 }
 

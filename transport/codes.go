@@ -36,6 +36,7 @@ var errorCodes = []errorCode{
 	{"recovering", fasthttp.StatusServiceUnavailable, "the server is still recovering its state at start; `/readyz` says when it is done"},
 	{"draining", fasthttp.StatusServiceUnavailable, "`/readyz` only: the server is stopping and takes no new traffic"},
 	{"backup_exists", fasthttp.StatusConflict, "a backup of this name exists already; backups never overwrite"},
+	{"backup_limit", fasthttp.StatusConflict, "the backup directory holds 32 entries already; remove old backups first"},
 	{"log_failed", fasthttp.StatusServiceUnavailable, "the write-ahead log failed: nothing more is acknowledged until the restart that follows"},
 	{"password_checks_busy", fasthttp.StatusServiceUnavailable, "too many password checks are running"},
 	{"password_checks_limited", fasthttp.StatusTooManyRequests, "this client address started too many password checks (login, register, password change) this minute"},

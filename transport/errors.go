@@ -136,6 +136,7 @@ var errorTable = []struct {
 	{core.ErrBusy, fasthttp.StatusServiceUnavailable, "market_busy", "Market busy", 1},
 	{core.ErrClosed, fasthttp.StatusServiceUnavailable, "shutting_down", "Server is shutting down", 1},
 	{ErrBackupExists, fasthttp.StatusConflict, "backup_exists", "A backup of this name exists", 0},
+	{ErrBackupLimit, fasthttp.StatusConflict, "backup_limit", "Too many backups: remove old ones from the backup directory", 0},
 	{core.ErrJournalFailed, fasthttp.StatusServiceUnavailable, "log_failed", "Log failed", 0},
 	{password.ErrBusy, fasthttp.StatusServiceUnavailable, "password_checks_busy", "Too many password checks in progress, retry later", 1},
 	// A request's context ends only when the server shuts down (fasthttp

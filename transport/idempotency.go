@@ -52,11 +52,15 @@ const (
 	// idemIgnored: reads and quotes, which change nothing, ignore the
 	// header.
 	idemIgnored idemSupport = iota
-	// idemRefused: the header is refused with 400; among these, the
-	// routes whose answer holds a secret (register, login, key create and
-	// rotate), which must never be stored.
+	// idemRefused: the header is refused with 400: the routes whose
+	// answer holds a secret or sets a cookie (register, login, logout,
+	// password change, key create and rotate), which must never be stored,
+	// and admin backup, which writes no record (docs/API.md, "Idempotent
+	// requests").
 	idemRefused
-	// idemStored: the route stores its answer under the key.
+	// idemStored: the route stores its answer under the key: trades,
+	// split-merges and batches by their own compact answers, every other
+	// route with an answerFunc (storedAnswers) by the generic path.
 	idemStored
 )
 

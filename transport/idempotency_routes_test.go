@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
@@ -25,17 +26,12 @@ var secretRoutes = map[routeKey]bool{
 	{fasthttp.MethodPost, "/api/keys/{id}/rotate"}: true,
 }
 
-// unstoredRoutes are the state-changing routes that do not store answers
-// yet: their operations' records do not hold the caller's account, where
-// an entry is kept (docs/API.md, "Idempotent requests"). They refuse the
-// key as the secret ones do.
+// unstoredRoutes are the state-changing routes that store no answer: a
+// backup writes no record, its effect is files outside the state
+// (docs/API.md, "Idempotent requests"). They refuse the key as the secret
+// ones do.
 var unstoredRoutes = map[routeKey]bool{
-	{fasthttp.MethodPost, "/api/markets"}:          true,
-	{fasthttp.MethodPost, "/api/oracle/propose"}:   true,
-	{fasthttp.MethodPost, "/api/oracle/challenge"}: true,
-	{fasthttp.MethodPost, "/api/oracle/vote"}:      true,
-	{fasthttp.MethodPost, "/api/admin/settle"}:     true,
-	{fasthttp.MethodPost, "/api/admin/backup"}:     true,
+	{fasthttp.MethodPost, "/api/admin/backup"}: true,
 }
 
 // idemState is what a repeat must leave as it was: the log's last record
@@ -61,10 +57,11 @@ func (ts *testServer) idemStateOf(id uuid.UUID) idemState {
 // cookie, refuses the key with 400 idempotency_not_supported and changes
 // nothing. Reads ignore the key.
 func TestIdempotencyEveryRoute(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts, clk := newClockServer(t, Config{}, nil)
 	sess, id := ts.registerAccount("walker")
 	me := auth{session: sess}
-	refSess, _ := ts.registerAccount("referrer")
+	refSess, refID := ts.registerAccount("referrer")
+	voterSess, voterID := ts.registerAccount("voter")
 	var code struct {
 		Code string `json:"code"`
 	}
@@ -72,8 +69,13 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 	admSess, admID := ts.adminWithID()
 	mkt := ts.createMarket(admSess, nil).ID
 	trade := `{"market_id":"` + mkt + `","side":"yes","type":"buy","shares":2}`
+	// A market that closes in an hour, for the oracle's routes once the
+	// clock has passed it.
+	closing := ts.createMarket(admSess, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
 
 	adm := auth{session: admSess}
+	ref, voter := auth{session: refSess}, auth{session: voterSess}
+	owners := map[auth]uuid.UUID{me: id, adm: admID, ref: refID, voter: voterID}
 	ts.newKey(sess, "read")
 	var keyID string
 	for _, k := range ts.do("GET", "/api/keys", me, "").json(t)["keys"].([]any) {
@@ -106,6 +108,8 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 		{"POST", pathSplitMerge, `{"market_id":"` + mkt + `","type":"split","amount":3}`, auth{}, nil},
 		{"POST", pathBatch, `{"trades":[` + trade + `,` + trade + `]}`, auth{}, nil},
 		{"DELETE", "/api/keys/{key}", "", auth{}, nil},
+		{"POST", "/api/markets", `{"title":"Will it snow?","description":"Resolves yes if it snows.","category":"weather",` +
+			`"closes_at":"` + iso(later(24*time.Hour)) + `"}`, adm, nil},
 		{"POST", "/api/wallet", `{"address":"` + walletA + `"}`, auth{}, nil},
 		{"POST", "/api/profile/trading-mode", `{"mode":"usdc"}`, auth{}, nil},
 		{"POST", "/api/token/deposit", `{"amount":150,"tx_hash":"` + hash64("a") + `"}`, auth{}, transferID("{deposit}")},
@@ -126,7 +130,16 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 			ts.decode(ts.do("POST", "/api/token/withdraw", me, `{"amount":100}`), http.StatusOK, &out)
 			ts.expect(ts.do("POST", "/api/admin/withdrawals/"+out.Withdrawal.ID+"/sent", adm, `{"tx_hash":"`+hash64("d")+`"}`), http.StatusOK, "")
 		}},
-		{"DELETE", "/api/wallet", "", auth{}, nil},
+		{"DELETE", "/api/wallet", "", auth{}, func(response) { clk.Advance(2 * time.Hour) }},
+		{"POST", "/api/oracle/propose", `{"market_id":"` + closing + `","outcome":"yes"}`, auth{}, func(first response) {
+			var p proposalOut
+			ts.decode(first, http.StatusOK, &p)
+			ids["{proposal}"] = p.ID
+		}},
+		{"POST", "/api/oracle/challenge", `{"proposal_id":"{proposal}"}`, ref, nil},
+		{"POST", "/api/oracle/vote", `{"proposal_id":"{proposal}","outcome":"no"}`, voter, nil},
+		// Last: it resolves the market the trades above hold.
+		{"POST", "/api/admin/settle", `{"market_id":"` + mkt + `","outcome":"yes"}`, adm, nil},
 	}
 	pattern := strings.NewReplacer("{key}", "{id}", "{deposit}", "{id}", "{withdrawal}", "{id}")
 	covered := map[routeKey]bool{}
@@ -135,18 +148,24 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 		covered[k] = true
 		t.Run(tc.method+" "+k.path, func(t *testing.T) {
 			ts := ts.sub(t)
-			a, owner := tc.a, admID
+			a := tc.a
 			if a == (auth{}) {
-				a, owner = me, id
+				a = me
 			}
-			path := tc.path
+			owner := owners[a]
+			path, body := tc.path, tc.body
 			for name, v := range ids {
 				path = strings.ReplaceAll(path, name, v)
+				body = strings.ReplaceAll(body, name, v)
 			}
 			key := "walk-" + string(rune('a'+i))
 			before := ts.idemStateOf(owner)
-			first := ts.doHeaders(tc.method, path, a, tc.body, withKey(key))
-			ts.expect(first, http.StatusOK, "")
+			first := ts.doHeaders(tc.method, path, a, body, withKey(key))
+			status := http.StatusOK
+			if k == (routeKey{fasthttp.MethodPost, "/api/markets"}) {
+				status = http.StatusCreated
+			}
+			ts.expect(first, status, "")
 			if first.header.Get(HeaderReplayed) != "" {
 				t.Errorf("first answer marked %s", HeaderReplayed)
 			}
@@ -154,16 +173,16 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 			if changed.lastSeq == before.lastSeq {
 				t.Fatalf("first request wrote no record: the case must change something")
 			}
-			again := ts.doHeaders(tc.method, path, a, tc.body, withKey(key))
-			if again.status != http.StatusOK || !bytes.Equal(again.body, first.body) || again.header.Get(HeaderReplayed) != "true" {
+			again := ts.doHeaders(tc.method, path, a, body, withKey(key))
+			if again.status != status || !bytes.Equal(again.body, first.body) || again.header.Get(HeaderReplayed) != "true" {
 				t.Fatalf("repeat: %d %s (replayed %q); want 200, %s, replayed true", again.status, again.body,
 					again.header.Get(HeaderReplayed), first.body)
 			}
 			if after := ts.idemStateOf(owner); !reflect.DeepEqual(after, changed) {
 				t.Fatalf("the repeat changed the state:\n got %+v\nwant %+v", after, changed)
 			}
-			other := tc.body + " "
-			if tc.body == "" {
+			other := body + " "
+			if body == "" {
 				other = "{}"
 			}
 			ts.expectError(ts.doHeaders(tc.method, path, a, other, withKey(key)),

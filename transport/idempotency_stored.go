@@ -8,9 +8,16 @@ import (
 
 // answerFunc renders a route's answer from its core operation's outcome
 // (the value the operation returns), for the answer an Idempotency-Key
-// stores. It runs under the operation's locks (core.IdemCall): it must
-// only encode, never call the engine.
+// stores: a value to encode as JSON with 200 OK, or a statusAnswer. It
+// runs under the operation's locks (core.IdemCall): it must only encode,
+// never call the engine.
 type answerFunc func(outcome any) any
+
+// statusAnswer is an answer whose status is not 200 OK.
+type statusAnswer struct {
+	status int
+	v      any
+}
 
 // storedAnswers are the routes whose answers are stored under an
 // Idempotency-Key through the one generic path (storedCall): the
@@ -43,6 +50,13 @@ func storedAnswers() map[routeKey]answerFunc {
 		},
 		{fasthttp.MethodPost, "/api/referral/apply"}: func(o any) any { return referralAppliedOf(o.(core.ReferralApplied)) },
 		{fasthttp.MethodPatch, "/api/notifications"}: func(o any) any { return markNotesJSON{Updated: o.(int)} },
+		{fasthttp.MethodPost, "/api/markets"}: func(o any) any {
+			v := o.(*core.MarketView)
+			return statusAnswer{fasthttp.StatusCreated, marketOf(v, v.Info.CreatedAt)}
+		},
+		{fasthttp.MethodPost, "/api/oracle/propose"}:   func(o any) any { return proposalOf(o.(core.ProposalView)) },
+		{fasthttp.MethodPost, "/api/oracle/challenge"}: func(o any) any { return proposalOf(o.(core.ProposalView)) },
+		{fasthttp.MethodPost, "/api/oracle/vote"}:      func(o any) any { return proposalOf(o.(core.ProposalView)) },
 		{fasthttp.MethodDelete, "/api/keys/{id}"}: func(o any) any {
 			return revokedKey{ID: o.(core.Key).ID, Status: "revoked"}
 		},
@@ -58,6 +72,9 @@ func storedAnswers() map[routeKey]answerFunc {
 		{fasthttp.MethodPost, "/api/admin/withdrawals/{id}/failed"}: func(o any) any {
 			return withdrawalDecisionOf(o.(core.TransferDecided))
 		},
+		// A settlement stores its answer in its first record, before its
+		// other steps pay (core's Settle).
+		{fasthttp.MethodPost, "/api/admin/settle"}: func(o any) any { return settleResponseOf(o.(core.SettleResult)) },
 	}
 }
 
@@ -73,10 +90,15 @@ type routeKey struct{ method, path string }
 // there first) is answered from the stored entry.
 func (s *Server) storedCall(ctx *fasthttp.RequestCtx, rt *route, c *caller) error {
 	var stored []byte
+	status := fasthttp.StatusOK
 	ic := &core.IdemCall{Idempotent: c.idem.core(0), Account: c.account,
 		Answer: func(outcome any) (uint16, []byte) {
-			stored = storeJSON(encodeAnswer(rt.answer(outcome)))
-			return fasthttp.StatusOK, stored
+			v := rt.answer(outcome)
+			if sa, ok := v.(statusAnswer); ok {
+				status, v = sa.status, sa.v
+			}
+			stored = storeJSON(encodeAnswer(v))
+			return uint16(status), stored
 		}}
 	ctx.SetUserValue(core.IdemContextKey{}, ic)
 	err := rt.handle(ctx, c)
@@ -93,6 +115,7 @@ func (s *Server) storedCall(ctx *fasthttp.RequestCtx, rt *route, c *caller) erro
 		}
 		ctx.Response.ResetBody()
 		writeAnswer(ctx, body)
+		ctx.SetStatusCode(status)
 	}
 	return nil
 }

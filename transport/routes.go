@@ -117,7 +117,10 @@ func (s *Server) routes() []route {
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats, nil},
 	}
 	if s.cfg.Backup != nil {
-		rs = append(rs, route{post, "/api/admin/backup", keyOrSession, core.ScopeAdmin, true, s.backup, nil})
+		// A session only, as custody: a leaked admin key must not be able
+		// to fill the backup directory's disk (docs/API.md,
+		// "POST /api/admin/backup").
+		rs = append(rs, route{post, "/api/admin/backup", sessionOnly, 0, true, s.backup, nil})
 	}
 	answers := storedAnswers()
 	for i := range rs {

@@ -94,6 +94,7 @@ type StatusError struct {
 	Body string
 }
 
+// Error names the request and the status and body it got.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("client: %s %s: status %d: %s", e.Method, e.Path, e.Status, e.Body)
 }

@@ -23,6 +23,7 @@ const (
 
 var kindNames = [numKinds]string{"buy", "sell", "split", "merge", "deposit", "withdraw", "key-create", "key-revoke"}
 
+// String names the operation kind as the summary prints it.
 func (k kind) String() string { return kindNames[k] }
 
 // weights are the kinds' relative frequencies: mostly trades, some of

@@ -25,6 +25,7 @@ const (
 
 var opNames = [numOps]string{"buy", "sell", "split", "merge", "active", "me", "points", "portfolio"}
 
+// String names the operation as -mix spells it.
 func (o Op) String() string { return opNames[o] }
 
 // DefaultMix is the mix of marketd-load's -mix default: mostly trades,

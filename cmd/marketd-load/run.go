@@ -89,43 +89,14 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		o.Progress = os.Stderr
 	}
 	marketd := load.NewTarget("marketd", c, fx)
-	var cmp *load.Comparison
-	if cfg.compare {
-		targets, closeAll, err := baselineTargets(cfg, fx, dataDir)
-		if err != nil {
-			return err
-		}
-		cmp, err = load.Compare(ctx, append([]*load.Target{marketd}, targets...), cfg.rounds, cfg.warmup, o)
-		err = errors.Join(err, closeAll())
-		if err != nil {
-			return err
-		}
-	} else {
-		if cfg.warmup > 0 {
-			w := o
-			w.Duration, w.Progress = cfg.warmup, nil
-			if _, err := load.Run(ctx, marketd, w); err != nil {
-				return err
-			}
-		}
-		r, err := load.Run(ctx, marketd, o)
-		if err != nil {
-			return err
-		}
-		cmp = load.Single(r)
+	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
+	if err != nil {
+		return err
 	}
 	if err := cmp.WriteText(out); err != nil {
 		return err
 	}
-	checks := load.Check(marketd)
-	failed := 0
-	for _, ch := range checks {
-		verdict := "holds"
-		if !ch.OK {
-			verdict, failed = "VIOLATED", failed+1
-		}
-		fmt.Fprintf(out, "invariant %q %s: %s\n", ch.Name, verdict, ch.Detail)
-	}
+	checks, failed := checkInvariants(out, marketd)
 	if cfg.jsonPath != "" {
 		rep := report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
 			Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
@@ -144,6 +115,46 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		return fmt.Errorf("%d invariants violated", failed)
 	}
 	return nil
+}
+
+// measure runs the load against marketd alone (after its warm-up), or with
+// -compare in alternating rounds against the baselines.
+func measure(ctx context.Context, cfg config, marketd *load.Target, fx *load.Fixture, dataDir string, o load.Options) (*load.Comparison, error) {
+	if cfg.compare {
+		targets, closeAll, err := baselineTargets(cfg, fx, dataDir)
+		if err != nil {
+			return nil, err
+		}
+		cmp, err := load.Compare(ctx, append([]*load.Target{marketd}, targets...), cfg.rounds, cfg.warmup, o)
+		return cmp, errors.Join(err, closeAll())
+	}
+	if cfg.warmup > 0 {
+		w := o
+		w.Duration, w.Progress = cfg.warmup, nil
+		if _, err := load.Run(ctx, marketd, w); err != nil {
+			return nil, err
+		}
+	}
+	r, err := load.Run(ctx, marketd, o)
+	if err != nil {
+		return nil, err
+	}
+	return load.Single(r), nil
+}
+
+// checkInvariants checks the server's invariants through the API after the
+// run, prints each verdict, and returns them with the number violated.
+func checkInvariants(out io.Writer, marketd *load.Target) ([]load.CheckResult, int) {
+	checks := load.Check(marketd)
+	failed := 0
+	for _, ch := range checks {
+		verdict := "holds"
+		if !ch.OK {
+			verdict, failed = "VIOLATED", failed+1
+		}
+		fmt.Fprintf(out, "invariant %q %s: %s\n", ch.Name, verdict, ch.Detail)
+	}
+	return checks, failed
 }
 
 func mode(cfg config) string {

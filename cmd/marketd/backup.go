@@ -23,6 +23,13 @@ func (n *node) backup(ctx context.Context, cfg config, name string) (transport.B
 	if err := vfs.SyncDir(vfs.Default(), filepath.Dir(filepath.Clean(cfg.backupDir))); err != nil {
 		return transport.BackupResult{}, fmt.Errorf("backup: %w", err)
 	}
+	// One backup at a time, so that two cannot both find room for the
+	// last one.
+	n.backupMu.Lock()
+	defer n.backupMu.Unlock()
+	if err := roomForBackup(cfg.backupDir); err != nil {
+		return transport.BackupResult{}, err
+	}
 	dst := filepath.Join(cfg.backupDir, name)
 	var copied wal.CopyResult
 	res, err := n.snaps.Backup(ctx, dst, func(walDir string, from uint64) error {
@@ -47,4 +54,19 @@ func (n *node) backup(ctx context.Context, cfg config, name string) (transport.B
 	}
 	return transport.BackupResult{Dir: abs, SnapshotFrom: res.Snapshot.From, SnapshotThrough: res.Snapshot.Through,
 		LogFirstSeq: copied.FirstSeq, LogLastSeq: copied.LastSeq, Bytes: res.Bytes + copied.Bytes, Took: res.Took}, nil
+}
+
+// roomForBackup refuses a backup when dir holds transport.MaxBackups
+// entries already (docs/API.md, "POST /api/admin/backup"): each backup is
+// a whole data directory, and backups without bound would fill the disk
+// and stop the log. The operator removes old ones.
+func roomForBackup(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if len(entries) >= transport.MaxBackups {
+		return fmt.Errorf("%w: %s holds %d entries, at most %d", transport.ErrBackupLimit, dir, len(entries), transport.MaxBackups)
+	}
+	return nil
 }

@@ -11,14 +11,14 @@ import (
 	"testing"
 )
 
-// runBackupCmd runs `marketd backup` with the key in its environment and
-// returns its exit status and output.
-func runBackupCmd(t *testing.T, key string, args ...string) (int, string) {
+// runBackupCmd runs `marketd backup` with the admin's password in its
+// environment and returns its exit status and output.
+func runBackupCmd(t *testing.T, password string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"backup"}, args...)...)
 	cmd.Env = cleanEnv()
-	if key != "" {
-		cmd.Env = append(cmd.Env, backupKeyEnv+"="+key)
+	if password != "" {
+		cmd.Env = append(cmd.Env, backupPasswordEnv+"="+password)
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -39,6 +39,9 @@ func TestOnlineBackup(t *testing.T) {
 	c := p.client(nil)
 	admin := sessionCred(c.login("admin", testAdminPassword))
 	key := c.createKey(admin, "backups", []string{"admin"}, nil).Key
+	if r, err := c.try(http.MethodPost, "/api/admin/backup", keyCred(key), map[string]any{"name": "by-key"}); err != nil || r.status != http.StatusForbidden {
+		t.Fatalf("a backup with an admin key: %+v %v, want 403 Session required", r, err)
+	}
 
 	// Registrations go on in the background, one at a time.
 	var mu sync.Mutex
@@ -68,7 +71,7 @@ func TestOnlineBackup(t *testing.T) {
 	mu.Lock()
 	before := append([]string(nil), acked...)
 	mu.Unlock()
-	code, out := runBackupCmd(t, key, "-url", "http://"+p.addr, "-name", "b1")
+	code, out := runBackupCmd(t, testAdminPassword, "-url", "http://"+p.addr, "-name", "b1")
 	close(stop)
 	<-done
 	if code != 0 {
@@ -81,11 +84,11 @@ func TestOnlineBackup(t *testing.T) {
 	if code, out := runChecker(t, "-data", copyDir); code != checkOK {
 		t.Fatalf("checker on the backup: exit %d\n%s", code, out)
 	}
-	if code, out := runBackupCmd(t, key, "-url", "http://"+p.addr, "-name", "b1"); code != 1 || !strings.Contains(out, "backup_exists") {
+	if code, out := runBackupCmd(t, testAdminPassword, "-url", "http://"+p.addr, "-name", "b1"); code != 1 || !strings.Contains(out, "backup_exists") {
 		t.Errorf("a second backup named b1: exit %d, want 1 and backup_exists\n%s", code, out)
 	}
-	if code, out := runBackupCmd(t, "", "-url", "http://"+p.addr, "-name", "b2"); code != 2 || !strings.Contains(out, backupKeyEnv) {
-		t.Errorf("backup without a key: exit %d, want 2\n%s", code, out)
+	if code, out := runBackupCmd(t, "", "-url", "http://"+p.addr, "-name", "b2"); code != 2 || !strings.Contains(out, backupPasswordEnv) {
+		t.Errorf("backup without a password: exit %d, want 2\n%s", code, out)
 	}
 	p.kill()
 

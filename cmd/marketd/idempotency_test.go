@@ -25,8 +25,8 @@ func (c *client) idemSend(method, path string, cr cred, key string, body []byte)
 }
 
 // TestIdempotentRetryAfterKill: a trade, a split, a batch of trades
-// across two markets, a settings PATCH and a persona (endpoints of the
-// generic path) are answered, the server is killed with SIGKILL
+// across two markets, a settings PATCH, a persona (endpoints of the
+// generic path) and the admin's settlement of a market are answered, the server is killed with SIGKILL
 // before the client's retries, each retry after restart gets the same
 // answer byte for byte (the same trade_id) marked replayed, and the balance
 // is charged once; the same after a clean stop, whose final
@@ -65,6 +65,11 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 	for range 22 {
 		c.trade(bot, m2.ID, "no", "buy", "0.1")
 	}
+	settle := []byte(fmt.Sprintf(`{"market_id":%q,"outcome":"no"}`, m2.ID))
+	settleAnswer := c.idemRetry("/api/admin/settle", admin, "retry-6", settle)
+	if settleAnswer.status != http.StatusOK || !bytes.Contains(settleAnswer.body, []byte(`"positions_paid":1,`)) {
+		t.Fatalf("first settlement: %d %s; want 200 with the bot's one position paid", settleAnswer.status, settleAnswer.body)
+	}
 	fills := c.must(http.MethodGet, "/api/trades?limit=500", bot, nil, http.StatusOK, nil).body
 	lookup := c.must(http.MethodGet, "/api/idempotency?key=retry-3", bot, nil, http.StatusOK, nil).body
 	balance := c.me(bot).Agent.Balance
@@ -76,16 +81,18 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 		t.Helper()
 		for _, tc := range []struct {
 			method, path, key string
+			cr                cred
 			body              []byte
 			want              reply
 		}{
-			{http.MethodPost, "/api/markets/trade", "retry-1", trade, answer},
-			{http.MethodPost, "/api/markets/split-merge", "retry-2", split, splitAnswer},
-			{http.MethodPost, "/api/markets/trades", "retry-3", batch, batchAnswer},
-			{http.MethodPatch, "/api/settings", "retry-4", settings, settingsAnswer},
-			{http.MethodPost, "/api/profile/persona", "retry-5", persona, personaAnswer},
+			{http.MethodPost, "/api/markets/trade", "retry-1", bot, trade, answer},
+			{http.MethodPost, "/api/markets/split-merge", "retry-2", bot, split, splitAnswer},
+			{http.MethodPost, "/api/markets/trades", "retry-3", bot, batch, batchAnswer},
+			{http.MethodPatch, "/api/settings", "retry-4", bot, settings, settingsAnswer},
+			{http.MethodPost, "/api/profile/persona", "retry-5", bot, persona, personaAnswer},
+			{http.MethodPost, "/api/admin/settle", "retry-6", admin, settle, settleAnswer},
 		} {
-			r := c.idemSend(tc.method, tc.path, bot, tc.key, tc.body)
+			r := c.idemSend(tc.method, tc.path, tc.cr, tc.key, tc.body)
 			if r.status != http.StatusOK || !bytes.Equal(r.body, tc.want.body) || r.header.Get("Idempotent-Replayed") != "true" {
 				t.Fatalf("%s: retry of %s: %d %s replayed %q; want 200 %s replayed", when, tc.key, r.status, r.body,
 					r.header.Get("Idempotent-Replayed"), tc.want.body)

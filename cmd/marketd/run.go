@@ -11,6 +11,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,6 +49,8 @@ type node struct {
 	eng   *core.Engine
 	snaps *snapshot.Manager
 	srv   *transport.Server
+
+	backupMu sync.Mutex // held by backup, one at a time
 }
 
 // run serves until ctx is done, then stops cleanly. out receives the

@@ -328,14 +328,25 @@ type memInfo struct {
 	dir  bool
 }
 
+// Name returns the file's base name.
 func (i memInfo) Name() string { return i.name }
-func (i memInfo) Size() int64  { return i.size }
+
+// Size returns the file's length in bytes, as written (synced or not).
+func (i memInfo) Size() int64 { return i.size }
+
+// Mode returns a directory or a regular file's mode.
 func (i memInfo) Mode() fs.FileMode {
 	if i.dir {
 		return fs.ModeDir | 0o750
 	}
 	return 0o640
 }
+
+// ModTime returns the zero time: nothing in marketd reads it.
 func (i memInfo) ModTime() time.Time { return time.Time{} }
-func (i memInfo) IsDir() bool        { return i.dir }
-func (i memInfo) Sys() any           { return nil }
+
+// IsDir reports whether the entry is a directory.
+func (i memInfo) IsDir() bool { return i.dir }
+
+// Sys returns nil: there is no underlying system value.
+func (i memInfo) Sys() any { return nil }

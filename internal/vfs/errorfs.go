@@ -120,6 +120,8 @@ type nth struct {
 	seen   int
 }
 
+// MaybeError fails the Nth operation its predicate matches (once, or from
+// then on), counting only the matching ones.
 func (f *nth) MaybeError(op Op) error {
 	if !f.pred(op) {
 		return nil
@@ -142,6 +144,8 @@ func FailFrom(p Predicate, n int) Injector { return &nth{pred: p, n: n, sticky: 
 // sees every operation, so that their counts do not depend on each other.
 type anyOf []Injector
 
+// MaybeError asks every injector, so that each counts the operation, and
+// returns the first error.
 func (a anyOf) MaybeError(op Op) error {
 	var first error
 	for _, inj := range a {
@@ -285,6 +289,7 @@ type errorFile struct {
 	path  string
 }
 
+// Write fails when the injector says so, else writes to the wrapped file.
 func (f *errorFile) Write(p []byte) (int, error) {
 	if err := f.fs.Inject(Op{OpWrite, f.path}); err != nil {
 		return 0, err
@@ -292,6 +297,7 @@ func (f *errorFile) Write(p []byte) (int, error) {
 	return f.inner.Write(p)
 }
 
+// Sync fails when the injector says so, else syncs the wrapped file.
 func (f *errorFile) Sync() error {
 	if err := f.fs.Inject(Op{OpSync, f.path}); err != nil {
 		return err
@@ -299,6 +305,7 @@ func (f *errorFile) Sync() error {
 	return f.inner.Sync()
 }
 
+// Truncate fails when the injector says so, else truncates the wrapped file.
 func (f *errorFile) Truncate(size int64) error {
 	if err := f.fs.Inject(Op{OpTruncate, f.path}); err != nil {
 		return err

@@ -97,21 +97,29 @@ func (g *Guard) Check(name string, now time.Time) (retryAfter time.Duration, blo
 
 // check is Check of a key already folded.
 func (g *Guard) check(key string, now time.Time) (retryAfter time.Duration, blocked bool) {
+	retryAfter, blocked, full := g.checkRoom(key, now)
+	return retryAfter, blocked || full
+}
+
+// checkRoom is check telling a key blocked by its own failures (blocked)
+// from an untracked key the Guard has no room to count (full), for a
+// caller that must not refuse the latter (Lockout's device cookies).
+func (g *Guard) checkRoom(key string, now time.Time) (retryAfter time.Duration, blocked, full bool) {
 	nowNanos := now.UnixNano()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if f, ok := g.names[key]; ok {
 		if nowNanos < f.blockedUntilNanos {
-			return time.Duration(f.blockedUntilNanos - nowNanos), true
+			return time.Duration(f.blockedUntilNanos - nowNanos), true, false
 		}
-		return 0, false
+		return 0, false, false
 	}
 	if len(g.names) >= g.maxNames {
 		if retryNanos, full := g.makeRoom(nowNanos); full {
-			return time.Duration(retryNanos), true
+			return time.Duration(retryNanos), false, true
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // Fail records a failed login of name at now. The failure that brings the
@@ -122,8 +130,9 @@ func (g *Guard) Fail(name string, now time.Time) {
 	g.fail(foldName(name), now)
 }
 
-// fail is Fail of a key already folded.
-func (g *Guard) fail(key string, now time.Time) {
+// fail is Fail of a key already folded. It reports whether the failure
+// was counted: false when the key was untracked and the Guard full.
+func (g *Guard) fail(key string, now time.Time) (counted bool) {
 	nowNanos := now.UnixNano()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -132,7 +141,7 @@ func (g *Guard) fail(key string, now time.Time) {
 	case !ok:
 		if len(g.names) >= g.maxNames {
 			if _, full := g.makeRoom(nowNanos); full {
-				return // Check refuses untracked names while the Guard is full
+				return false // Check refuses untracked names while the Guard is full
 			}
 		}
 		// Clone: name may be a slice of a larger string, such as a request
@@ -149,6 +158,7 @@ func (g *Guard) fail(key string, now time.Time) {
 	}
 	g.names[key] = f
 	g.peak = max(g.peak, len(g.names))
+	return true
 }
 
 // Succeed forgets the failures of name, after a successful login.

@@ -56,6 +56,12 @@ type Attempt struct {
 // holds no goroutines; its memory is bounded by its Guards'.
 type Lockout struct {
 	perClient, perName, perDevice *Guard
+	// perNameDevices counts, per name, the failures of device cookies the
+	// full perDevice table could not count (docs/API.md, "Failed logins
+	// and password hashing"), with the PerName limits. Only holders of a
+	// valid cookie bound to the name feed it, so strangers' failures never
+	// block an owner's cookie through it.
+	perNameDevices *Guard
 }
 
 // NewLockout returns a Lockout with the given limits, each Guard tracking
@@ -68,6 +74,8 @@ func NewLockout(l LockoutLimits) *Lockout {
 		perClient: NewGuard(l.PerClient, l.PerClientBlock),
 		perName:   NewGuard(l.PerName, l.PerNameBlock),
 		perDevice: NewGuard(l.PerDevice, l.PerDeviceBlock),
+
+		perNameDevices: NewGuard(l.PerName, l.PerNameBlock),
 	}
 }
 
@@ -84,9 +92,19 @@ func deviceKey(a *Attempt) string { return "device|" + a.Device }
 // hashed, and for how long. With a device cookie only the cookie's own
 // failures count; without one, the name's from this client and the
 // name's from everyone without a cookie.
+//
+// A cookie is never refused because others filled the device table: a
+// cookie the full table does not track has no failures of its own there,
+// and is limited instead by the failures of the name's untracked cookies
+// (perNameDevices), which no stranger can add to.
 func (l *Lockout) Check(a Attempt, now time.Time) (retryAfter time.Duration, blocked bool) {
 	if a.Device != "" {
-		return l.perDevice.check(deviceKey(&a), now)
+		retry, blocked, full := l.perDevice.checkRoom(deviceKey(&a), now)
+		if !full {
+			return retry, blocked
+		}
+		retry, blocked, _ = l.perNameDevices.checkRoom(foldName(a.Name), now)
+		return retry, blocked
 	}
 	if retry, blocked := l.perClient.check(clientKey(&a), now); blocked {
 		return retry, true
@@ -98,7 +116,11 @@ func (l *Lockout) Check(a Attempt, now time.Time) (retryAfter time.Duration, blo
 // attempt had one, else against the name from this client and the name.
 func (l *Lockout) Fail(a Attempt, now time.Time) {
 	if a.Device != "" {
-		l.perDevice.fail(deviceKey(&a), now)
+		if !l.perDevice.fail(deviceKey(&a), now) {
+			// The device table is full: bound the cookie's guesses per
+			// name instead (Check).
+			l.perNameDevices.fail(foldName(a.Name), now)
+		}
 		return
 	}
 	l.perClient.fail(clientKey(&a), now)
@@ -118,10 +140,10 @@ func (l *Lockout) Succeed(a Attempt) {
 
 // Sweep drops the entries whose period and block have ended by now.
 func (l *Lockout) Sweep(now time.Time) int {
-	return l.perClient.Sweep(now) + l.perName.Sweep(now) + l.perDevice.Sweep(now)
+	return l.perClient.Sweep(now) + l.perName.Sweep(now) + l.perDevice.Sweep(now) + l.perNameDevices.Sweep(now)
 }
 
 // Len returns the number of entries tracked, for a gauge.
 func (l *Lockout) Len() int {
-	return l.perClient.Len() + l.perName.Len() + l.perDevice.Len()
+	return l.perClient.Len() + l.perName.Len() + l.perDevice.Len() + l.perNameDevices.Len()
 }
