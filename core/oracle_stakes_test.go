@@ -59,9 +59,8 @@ func (s *stakeMarket) endVote() core.ProposalView {
 	if _, err := s.e.OracleDue(s.ctx); err != nil {
 		s.t.Fatal(err)
 	}
-	// The payouts run on the market's goroutine after the deadline's
-	// answer; a command queued behind them (a vote, refused now) returns
-	// once they are done.
+	// The deadline answered once its payouts were durable; a vote now is
+	// refused.
 	if _, err := s.e.Vote(s.ctx, core.VoteRequest{Account: s.proposer, Proposal: s.proposal, Outcome: core.Yes}); err == nil {
 		s.t.Fatal("a vote after the deadline was taken")
 	}
