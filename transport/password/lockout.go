@@ -103,6 +103,9 @@ func (l *Lockout) Check(a Attempt, now time.Time) (retryAfter time.Duration, blo
 		if !full {
 			return retry, blocked
 		}
+		// Full here too: the name's untracked cookies go uncounted rather
+		// than refuse owners (docs/API.md, "Failed logins and password
+		// hashing").
 		retry, blocked, _ = l.perNameDevices.checkRoom(foldName(a.Name), now)
 		return retry, blocked
 	}
