@@ -81,24 +81,7 @@ func genList[T any](g *Gen, max int, item func() T) []T {
 func (g *Gen) accountChange() core.AccountChange {
 	a := core.AccountChange{ID: g.uuid(), Prev: g.Uint64()}
 	if g.r.IntN(2) == 0 {
-		a.Info = &core.AccountInfo{
-			Name:          g.str(20),
-			Role:          core.Role(g.r.IntN(2)),
-			PasswordHash:  g.Bytes(60),
-			CreatedAt:     g.i64(),
-			Referrer:      g.uuid(),
-			ReferralCode:  g.str(8),
-			Mode:          g.currency(),
-			Wallet:        g.str(42),
-			Persona:       g.str(50),
-			TOSVersion:    g.str(5),
-			TOSAcceptedAt: g.i64(),
-			Settings: core.Settings{
-				NotificationsOff:    g.r.IntN(2) == 0,
-				HideFromLeaderboard: g.r.IntN(2) == 0,
-				Theme:               core.Theme(g.r.IntN(core.NumThemes)),
-			},
-		}
+		a.Info = g.accountInfo()
 	}
 	a.Balances = genList(g, 2, func() core.Balance { return core.Balance{Currency: g.currency(), After: g.amount()} })
 	a.Ledger = genList(g, 4, func() core.LedgerEntry {
@@ -141,23 +124,49 @@ func (g *Gen) accountChange() core.AccountChange {
 		}
 	})
 	a.Transfers = genList(g, 2, g.transfer)
-	a.Idem = genList(g, 2, func() core.IdemEntry {
-		key := g.str(core.MaxIdempotencyKeyBytes)
-		if key == "" {
-			key = "k"
-		}
-		var answer []byte
-		if g.r.IntN(2) == 0 {
-			answer = []byte(g.str(300))
-		}
-		if len(answer) == 0 {
-			answer = nil
-		}
-		return core.IdemEntry{Key: key, Index: uint32(g.Uint64()), Fingerprint: g.hash(), Time: g.i64(),
-			Status: uint16(g.Uint64()), Answer: answer}
-	})
+	a.Idem = genList(g, 2, g.idemEntry)
 	a.TransferUpdates = genList(g, 2, g.transfer)
 	return a
+}
+
+// accountInfo draws an account's scalar fields.
+func (g *Gen) accountInfo() *core.AccountInfo {
+	return &core.AccountInfo{
+		Name:          g.str(20),
+		Role:          core.Role(g.r.IntN(2)),
+		PasswordHash:  g.Bytes(60),
+		CreatedAt:     g.i64(),
+		Referrer:      g.uuid(),
+		ReferralCode:  g.str(8),
+		Mode:          g.currency(),
+		Wallet:        g.str(42),
+		Persona:       g.str(50),
+		TOSVersion:    g.str(5),
+		TOSAcceptedAt: g.i64(),
+		Settings: core.Settings{
+			NotificationsOff:    g.r.IntN(2) == 0,
+			HideFromLeaderboard: g.r.IntN(2) == 0,
+			Theme:               core.Theme(g.r.IntN(core.NumThemes)),
+		},
+	}
+}
+
+// idemEntry draws an Idempotency-Key entry; an empty answer is nil, as the
+// decoder gives it back.
+func (g *Gen) idemEntry() core.IdemEntry {
+	key := g.str(core.MaxIdempotencyKeyBytes)
+	if key == "" {
+		key = "k"
+	}
+	var answer []byte
+	if g.r.IntN(2) == 0 {
+		answer = []byte(g.str(300))
+	}
+	if len(answer) == 0 {
+		answer = nil
+	}
+	return core.IdemEntry{Key: key, Index: uint32(g.Uint64()), Fingerprint: g.hash(), Time: g.i64(),
+		Status: uint16(g.Uint64()), Answer: answer}
 }
 
 func (g *Gen) transfer() core.Transfer {
