@@ -30,6 +30,12 @@ func TestParseConfig(t *testing.T) {
 		{"bad skew", []string{"-spawn", "m", "-skew", "pareto"}, "skew"},
 		{"negative rate", []string{"-spawn", "m", "-rate", "-1"}, "-rate"},
 		{"extra argument", []string{"-spawn", "m", "now"}, "unexpected"},
+		{"accounts", []string{"-spawn", "m", "-accounts", "1000000", "-snapshot-every", "15s", "-trace", "/tmp/x"}, ""},
+		{"accounts without spawn", []string{"-addr", "x:1", "-accounts", "10"}, "-accounts"},
+		{"too many accounts", []string{"-spawn", "m", "-accounts", "10000001"}, "-accounts"},
+		{"negative snapshot interval", []string{"-spawn", "m", "-snapshot-every", "-1s"}, "-snapshot-every"},
+		{"trace without spawn", []string{"-addr", "x:1", "-trace", "/tmp/x"}, "-trace"},
+		{"trace too long", []string{"-spawn", "m", "-trace", "/tmp/x", "-duration", "5m"}, "-trace"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parseConfig(c.args)
@@ -90,6 +96,59 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 			if st, err := os.Stat(filepath.Join(plotDir, name+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("chart %s%s: %v", name, ext, err)
 			}
+		}
+	}
+}
+
+// TestSnapshotRunOnSpawnedServer fills the spawned server's directory with
+// accounts, has it take a snapshot every second during an open-loop run,
+// and checks that the report marks them and names the slowest requests,
+// and that both traces were written.
+func TestSnapshotRunOnSpawnedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns marketd; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "marketd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../marketd").CombinedOutput(); err != nil {
+		t.Fatalf("build marketd: %v\n%s", err, out)
+	}
+	jsonPath, tracePrefix := filepath.Join(dir, "report.json"), filepath.Join(dir, "run")
+	cfg, err := parseConfig([]string{"-spawn", bin, "-accounts", "3000", "-snapshot-every", "1s", "-trace", tracePrefix,
+		"-rate", "200", "-duration", "3s", "-warmup", "0s", "-conns", "4", "-markets", "2", "-mix", "buy=1,sell=1",
+		"-json", jsonPath, "-progress", "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, cfg, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"3000 accounts created", "snapshots, at", "seconds with a snapshot:", "slowest requests of marketd",
+		"-server.trace (the server", `"balance equals ledger" holds`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report without %q:\n%s", want, text)
+		}
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, raw)
+	}
+	r := rep.Comparison.Runs[0]
+	if len(r.Snapshots) == 0 || r.DuringSnapshots == nil || len(r.Slowest) == 0 {
+		t.Errorf("JSON report: %d snapshots, latency during them %v, %d slowest requests; want some of each",
+			len(r.Snapshots), r.DuringSnapshots, len(r.Slowest))
+	}
+	for _, name := range []string{tracePrefix + "-server.trace", tracePrefix + "-client.trace"} {
+		if st, err := os.Stat(name); err != nil || st.Size() == 0 {
+			t.Errorf("trace %s: %v", name, err)
 		}
 	}
 }
