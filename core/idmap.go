@@ -63,9 +63,14 @@ func (m *idMap[V]) reserve(n int) {
 // is copied under its lock and fn runs unlocked, so fn may take other
 // locks; values stored during the walk may or may not be seen, values
 // stored before it are.
-func (m *idMap[V]) rangeValues(fn func(V) bool) {
+func (m *idMap[V]) rangeValues(fn func(V) bool) { m.rangePart(0, 1, fn) }
+
+// rangePart is rangeValues over part of the shards, those whose index is
+// part modulo parts: parts goroutines, one for each part, see every value
+// once between them.
+func (m *idMap[V]) rangePart(part, parts int, fn func(V) bool) {
 	var buf []V
-	for i := range m.shards {
+	for i := part; i < len(m.shards); i += parts {
 		s := &m.shards[i]
 		s.mu.RLock()
 		buf = buf[:0]
