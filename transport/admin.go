@@ -21,11 +21,7 @@ type settleResponse struct {
 	TotalPaidUSDC money.Amount `json:"total_paid_usdc"`
 }
 
-func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller) error {
-	var body settleRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller, body *settleRequest) error {
 	var req core.SettleRequest
 	var err error
 	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
@@ -34,11 +30,7 @@ func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller) error {
 	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
 		return err
 	}
-	r, err := s.eng.Settle(ctx, req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, settleResponseOf(r))
+	return respond(ctx, fasthttp.StatusOK, settleResponseOf)(s.eng.Settle(ctx, req))
 }
 
 // settleResponseOf is the answer of POST /api/admin/settle.

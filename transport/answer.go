@@ -27,7 +27,7 @@ const (
 	answerTrade = 'T'
 	answerSplit = 'S'
 	// answerJSON: the JSON answer itself follows, as written (the routes
-	// of storedAnswers, whose answers are small and rare).
+	// with an answerFunc, whose answers are small and rare).
 	answerJSON = 'J'
 	// answerNewline: the JSON ends with a newline, as writeJSON writes it
 	// (single answers); batch items have none.
@@ -154,24 +154,16 @@ func (d *answerDecoder) float() float64 {
 	return math.Float64frombits(binary.LittleEndian.Uint64(d.take(8)))
 }
 
-func (d *answerDecoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.err = errBadAnswer
-		return 0
-	}
-	d.off += n
-	return v
-}
+func (d *answerDecoder) varint() int64 { return readVarint(d, binary.Varint) }
 
-func (d *answerDecoder) uvarint() uint64 {
+func (d *answerDecoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+
+// readVarint reads one varint with read (binary.Varint or binary.Uvarint).
+func readVarint[T int64 | uint64](d *answerDecoder, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b[d.off:])
+	v, n := read(d.b[d.off:])
 	if n <= 0 {
 		d.err = errBadAnswer
 		return 0

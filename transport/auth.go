@@ -29,11 +29,7 @@ type agentResponse struct {
 	Agent agentJSON `json:"agent"`
 }
 
-func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
-	var req credentials
-	if err := decodeBody(ctx, &req); err != nil {
-		return err
-	}
+func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) error {
 	switch {
 	case req.Name == nil:
 		return fieldError("name", "is required")
@@ -76,11 +72,7 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller) error {
 	return writeJSON(ctx, fasthttp.StatusCreated, agentResponse{Agent: agentOf(&a)})
 }
 
-func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller) error {
-	var req credentials
-	if err := decodeBody(ctx, &req); err != nil {
-		return err
-	}
+func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) error {
 	if req.Name == nil {
 		return fieldError("name", "is required")
 	}

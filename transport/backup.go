@@ -52,21 +52,16 @@ type backupResponse struct {
 
 // backup writes an online backup under the server's backup directory
 // (docs/API.md, "POST /api/admin/backup"); trading goes on meanwhile.
-func (s *Server) backup(ctx *fasthttp.RequestCtx, _ *caller) error {
-	var body backupRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) backup(ctx *fasthttp.RequestCtx, _ *caller, body *backupRequest) error {
 	if err := validBackupName(body.Name); err != nil {
 		return err
 	}
-	r, err := s.cfg.Backup(context.Context(ctx), body.Name)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusCreated, backupResponse{Dir: r.Dir, SnapshotFrom: r.SnapshotFrom,
-		SnapshotThrough: r.SnapshotThrough, LogFirstSeq: r.LogFirstSeq, LogLastSeq: r.LogLastSeq, Bytes: r.Bytes,
-		TookMillis: r.Took.Milliseconds()})
+	return respond(ctx, fasthttp.StatusCreated, backupResponseOf)(s.cfg.Backup(context.Context(ctx), body.Name))
+}
+
+func backupResponseOf(r BackupResult) backupResponse {
+	return backupResponse{Dir: r.Dir, SnapshotFrom: r.SnapshotFrom, SnapshotThrough: r.SnapshotThrough,
+		LogFirstSeq: r.LogFirstSeq, LogLastSeq: r.LogLastSeq, Bytes: r.Bytes, TookMillis: r.Took.Milliseconds()}
 }
 
 // validBackupName accepts 1-64 characters of A-Z, a-z, 0-9, '.', '_' and

@@ -44,11 +44,7 @@ func requestCost(ctx *fasthttp.RequestCtx, rt *route) int {
 // tradeBatch runs up to core.MaxBatchTrades trades in order, each on its
 // own, and answers with one result or error per item, in order, once every
 // applied item is durable (docs/API.md, "POST /api/markets/trades").
-func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body batchRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller, body *batchRequest) error {
 	if body.Trades == nil {
 		return fieldError("trades", "is required")
 	}

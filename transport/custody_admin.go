@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"context"
+
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
@@ -66,98 +68,86 @@ func custodyPage(ctx *fasthttp.RequestCtx) (limit, offset int, err error) {
 }
 
 func (s *Server) listDeposits(ctx *fasthttp.RequestCtx, _ *caller) error {
-	limit, offset, err := custodyPage(ctx)
-	if err != nil {
-		return err
-	}
-	ts, total := s.eng.OpenTransfers(core.TransferDeposit, limit, offset)
-	out := custodyList[custodyDepositJSON]{Count: total, Limit: limit, Offset: offset, Items: []custodyDepositJSON{}}
-	for _, t := range ts {
-		out.Items = append(out.Items, custodyDepositJSON{AgentID: t.Account, depositJSON: depositOf(t.Transfer)})
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, out)
+	return listCustody(ctx, s, core.TransferDeposit, custodyDepositOf)
 }
 
 func (s *Server) listWithdrawals(ctx *fasthttp.RequestCtx, _ *caller) error {
+	return listCustody(ctx, s, core.TransferWithdrawal, custodyWithdrawalOf)
+}
+
+// listCustody answers a page of the open transfers of kind, each rendered
+// by item.
+func listCustody[T any](ctx *fasthttp.RequestCtx, s *Server, kind core.TransferKind, item func(core.AccountTransfer) T) error {
 	limit, offset, err := custodyPage(ctx)
 	if err != nil {
 		return err
 	}
-	ts, total := s.eng.OpenTransfers(core.TransferWithdrawal, limit, offset)
-	out := custodyList[custodyWithdrawalJSON]{Count: total, Limit: limit, Offset: offset, Items: []custodyWithdrawalJSON{}}
+	ts, total := s.eng.OpenTransfers(kind, limit, offset)
+	out := custodyList[T]{Count: total, Limit: limit, Offset: offset, Items: []T{}}
 	for _, t := range ts {
-		out.Items = append(out.Items, custodyWithdrawalJSON{AgentID: t.Account, withdrawalJSON: withdrawalOf(t.Transfer)})
+		out.Items = append(out.Items, item(t))
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, out)
 }
 
 func (s *Server) confirmDeposit(ctx *fasthttp.RequestCtx, c *caller) error {
-	id, err := pathUUID(ctx, "id")
-	if err != nil {
+	return decideTransfer(ctx, c, func(d *core.TransferDecision) error {
+		var body confirmDepositRequest
+		if err := decodeBody(ctx, &body); err != nil {
+			return err
+		}
+		var err error
+		d.Amount, err = positiveAmount("amount", body.Amount)
 		return err
-	}
-	var body confirmDepositRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
-	amount, err := positiveAmount("amount", body.Amount)
-	if err != nil {
-		return err
-	}
-	r, bal, err := s.eng.ConfirmDeposit(ctx, core.TransferDecision{Admin: c.account, Transfer: id, Amount: amount})
-	if err != nil {
-		return err
-	}
-	return writeDepositDecision(ctx, r, bal)
+	}, s.eng.ConfirmDeposit, depositDecisionOf)
 }
 
 func (s *Server) rejectDeposit(ctx *fasthttp.RequestCtx, c *caller) error {
-	id, err := pathUUID(ctx, "id")
-	if err != nil {
-		return err
-	}
-	if err := decodeEmpty(ctx); err != nil {
-		return err
-	}
-	r, bal, err := s.eng.RejectDeposit(ctx, core.TransferDecision{Admin: c.account, Transfer: id})
-	if err != nil {
-		return err
-	}
-	return writeDepositDecision(ctx, r, bal)
+	return decideTransfer(ctx, c, noFields(ctx), s.eng.RejectDeposit, depositDecisionOf)
 }
 
 func (s *Server) withdrawalSent(ctx *fasthttp.RequestCtx, c *caller) error {
-	id, err := pathUUID(ctx, "id")
-	if err != nil {
-		return err
-	}
-	var body withdrawalSentRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
-	if body.TxHash == nil {
-		return fieldError("tx_hash", "is required")
-	}
-	r, bal, err := s.eng.MarkWithdrawalSent(ctx, core.TransferDecision{Admin: c.account, Transfer: id, ChainTx: *body.TxHash})
-	if err != nil {
-		return err
-	}
-	return writeWithdrawalDecision(ctx, r, bal)
+	return decideTransfer(ctx, c, func(d *core.TransferDecision) error {
+		var body withdrawalSentRequest
+		if err := decodeBody(ctx, &body); err != nil {
+			return err
+		}
+		if body.TxHash == nil {
+			return fieldError("tx_hash", "is required")
+		}
+		d.ChainTx = *body.TxHash
+		return nil
+	}, s.eng.MarkWithdrawalSent, withdrawalDecisionOf)
 }
 
 func (s *Server) withdrawalFailed(ctx *fasthttp.RequestCtx, c *caller) error {
+	return decideTransfer(ctx, c, noFields(ctx), s.eng.MarkWithdrawalFailed, withdrawalDecisionOf)
+}
+
+// decideTransfer answers an admin's decision on the transfer the path
+// names: fields reads the body into the decision, decide is the engine's
+// operation, render the answer.
+func decideTransfer[A any](ctx *fasthttp.RequestCtx, c *caller, fields func(*core.TransferDecision) error,
+	decide func(context.Context, core.TransferDecision) (core.AccountTransfer, money.Amount, error),
+	render func(core.TransferDecided) A) error {
 	id, err := pathUUID(ctx, "id")
 	if err != nil {
 		return err
 	}
-	if err := decodeEmpty(ctx); err != nil {
+	d := core.TransferDecision{Admin: c.account, Transfer: id}
+	if err := fields(&d); err != nil {
 		return err
 	}
-	r, bal, err := s.eng.MarkWithdrawalFailed(ctx, core.TransferDecision{Admin: c.account, Transfer: id})
+	r, bal, err := decide(ctx, d)
 	if err != nil {
 		return err
 	}
-	return writeWithdrawalDecision(ctx, r, bal)
+	return writeJSON(ctx, fasthttp.StatusOK, render(core.TransferDecided{AccountTransfer: r, USDCBalance: bal}))
+}
+
+// noFields reads the body of a decision without fields.
+func noFields(ctx *fasthttp.RequestCtx) func(*core.TransferDecision) error {
+	return func(*core.TransferDecision) error { return decodeEmpty(ctx) }
 }
 
 // decodeEmpty accepts no body or an empty JSON object: the decision
@@ -170,20 +160,18 @@ func decodeEmpty(ctx *fasthttp.RequestCtx) error {
 	return decodeBody(ctx, &body)
 }
 
-func writeDepositDecision(ctx *fasthttp.RequestCtx, r core.AccountTransfer, bal money.Amount) error {
-	return writeJSON(ctx, fasthttp.StatusOK, depositDecisionOf(core.TransferDecided{AccountTransfer: r, USDCBalance: bal}))
-}
-
 func depositDecisionOf(d core.TransferDecided) depositDecisionResponse {
-	return depositDecisionResponse{
-		Deposit: custodyDepositJSON{AgentID: d.Account, depositJSON: depositOf(d.Transfer)}, USDCBalance: d.USDCBalance}
+	return depositDecisionResponse{Deposit: custodyDepositOf(d.AccountTransfer), USDCBalance: d.USDCBalance}
 }
 
-func writeWithdrawalDecision(ctx *fasthttp.RequestCtx, r core.AccountTransfer, bal money.Amount) error {
-	return writeJSON(ctx, fasthttp.StatusOK, withdrawalDecisionOf(core.TransferDecided{AccountTransfer: r, USDCBalance: bal}))
+func custodyDepositOf(t core.AccountTransfer) custodyDepositJSON {
+	return custodyDepositJSON{AgentID: t.Account, depositJSON: depositOf(t.Transfer)}
 }
 
 func withdrawalDecisionOf(d core.TransferDecided) withdrawalDecisionResponse {
-	return withdrawalDecisionResponse{
-		Withdrawal: custodyWithdrawalJSON{AgentID: d.Account, withdrawalJSON: withdrawalOf(d.Transfer)}, USDCBalance: d.USDCBalance}
+	return withdrawalDecisionResponse{Withdrawal: custodyWithdrawalOf(d.AccountTransfer), USDCBalance: d.USDCBalance}
+}
+
+func custodyWithdrawalOf(t core.AccountTransfer) custodyWithdrawalJSON {
+	return custodyWithdrawalJSON{AgentID: t.Account, withdrawalJSON: withdrawalOf(t.Transfer)}
 }

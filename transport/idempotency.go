@@ -60,7 +60,7 @@ const (
 	idemRefused
 	// idemStored: the route stores its answer under the key: trades,
 	// split-merges and batches by their own compact answers, every other
-	// route with an answerFunc (storedAnswers) by the generic path.
+	// route with an answerFunc in the route table by the generic path.
 	idemStored
 )
 

@@ -14,6 +14,9 @@ import (
 	"marketd/core"
 )
 
+// routeKey names a route by method and path pattern.
+type routeKey struct{ method, path string }
+
 // secretRoutes are the state-changing routes whose answers hold a secret
 // or set a cookie: they refuse an Idempotency-Key (docs/API.md,
 // "Idempotent requests").

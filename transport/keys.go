@@ -95,11 +95,7 @@ func parseScopes(names []string) (core.Scopes, error) {
 	return s, nil
 }
 
-func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller) error {
-	var req createKeyRequest
-	if err := decodeBody(ctx, &req); err != nil {
-		return err
-	}
+func (s *Server) createKey(ctx *fasthttp.RequestCtx, c *caller, req *createKeyRequest) error {
 	if req.Name == nil {
 		return fieldError("name", "is required")
 	}
@@ -200,12 +196,10 @@ func (s *Server) revokeKey(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	k, err := s.eng.RevokeKey(ctx, c.account, id)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, revokedKey{ID: k.ID, Status: "revoked"})
+	return respond(ctx, fasthttp.StatusOK, revokedOf)(s.eng.RevokeKey(ctx, c.account, id))
 }
+
+func revokedOf(k core.Key) revokedKey { return revokedKey{ID: k.ID, Status: "revoked"} }
 
 func (s *Server) rotateKey(ctx *fasthttp.RequestCtx, c *caller) error {
 	id, err := pathUUID(ctx, "id")

@@ -188,11 +188,7 @@ type createMarketRequest struct {
 	Liquidity   strictjson.Number `json:"liquidity"`
 }
 
-func (s *Server) createMarket(ctx *fasthttp.RequestCtx, c *caller) error {
-	var req createMarketRequest
-	if err := decodeBody(ctx, &req); err != nil {
-		return err
-	}
+func (s *Server) createMarket(ctx *fasthttp.RequestCtx, c *caller, req *createMarketRequest) error {
 	nm := core.NewMarket{Creator: c.account, Title: req.Title, Description: req.Description, Category: req.Category}
 	if req.ClosesAt == nil {
 		return fieldError("closes_at", "is required")

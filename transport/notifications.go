@@ -140,11 +140,7 @@ type markNotesJSON struct {
 	Updated int `json:"updated"`
 }
 
-func (s *Server) markNotifications(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body markNotesRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) markNotifications(ctx *fasthttp.RequestCtx, c *caller, body *markNotesRequest) error {
 	var ids []uint64
 	switch {
 	case body.IDs != nil && body.All != nil:
@@ -161,9 +157,7 @@ func (s *Server) markNotifications(ctx *fasthttp.RequestCtx, c *caller) error {
 	default:
 		return badRequest("Give ids or all")
 	}
-	n, err := s.eng.MarkNotesRead(ctx, c.account, ids, body.All != nil)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, markNotesJSON{Updated: n})
+	return respond(ctx, fasthttp.StatusOK, markedOf)(s.eng.MarkNotesRead(ctx, c.account, ids, body.All != nil))
 }
+
+func markedOf(n int) markNotesJSON { return markNotesJSON{Updated: n} }

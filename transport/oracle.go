@@ -78,11 +78,7 @@ func proposalOf(p core.ProposalView) proposalJSON {
 	return out
 }
 
-func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body proposeRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller, body *proposeRequest) error {
 	req := core.ProposeRequest{Account: c.account}
 	var err error
 	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
@@ -91,27 +87,19 @@ func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller) error {
 	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
 		return err
 	}
-	return writeProposal(ctx)(s.eng.Propose(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Propose(ctx, req))
 }
 
-func (s *Server) challenge(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body challengeRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) challenge(ctx *fasthttp.RequestCtx, c *caller, body *challengeRequest) error {
 	req := core.ChallengeRequest{Account: c.account}
 	var err error
 	if req.Proposal, err = requiredUUID("proposal_id", body.ProposalID); err != nil {
 		return err
 	}
-	return writeProposal(ctx)(s.eng.Challenge(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Challenge(ctx, req))
 }
 
-func (s *Server) vote(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body voteRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) vote(ctx *fasthttp.RequestCtx, c *caller, body *voteRequest) error {
 	req := core.VoteRequest{Account: c.account}
 	var err error
 	if req.Proposal, err = requiredUUID("proposal_id", body.ProposalID); err != nil {
@@ -127,7 +115,7 @@ func (s *Server) vote(ctx *fasthttp.RequestCtx, c *caller) error {
 			return err
 		}
 	}
-	return writeProposal(ctx)(s.eng.Vote(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Vote(ctx, req))
 }
 
 // oracleStatus answers GET /api/oracle/status: exactly one of market_id
@@ -143,24 +131,13 @@ func (s *Server) oracleStatus(ctx *fasthttp.RequestCtx, _ *caller) error {
 		if err != nil {
 			return err
 		}
-		return writeProposal(ctx)(s.eng.LatestProposal(id))
+		return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.LatestProposal(id))
 	case proposal != nil:
 		id, err := strictjson.UUID("proposal_id", string(proposal))
 		if err != nil {
 			return err
 		}
-		return writeProposal(ctx)(s.eng.Proposal(id))
+		return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Proposal(id))
 	}
 	return fieldError("market_id", "market_id or proposal_id is required")
-}
-
-// writeProposal returns the function that answers an engine's proposal,
-// or its error.
-func writeProposal(ctx *fasthttp.RequestCtx) func(core.ProposalView, error) error {
-	return func(p core.ProposalView, err error) error {
-		if err != nil {
-			return err
-		}
-		return writeJSON(ctx, fasthttp.StatusOK, proposalOf(p))
-	}
 }

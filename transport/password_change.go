@@ -22,11 +22,7 @@ type passwordChangeRequest struct {
 // same durable change. Wrong old passwords are counted by the session, as
 // logins are by a device cookie, so that a stolen session cannot guess the
 // password at the speed of the server.
-func (s *Server) changePassword(ctx *fasthttp.RequestCtx, c *caller) error {
-	var req passwordChangeRequest
-	if err := decodeBody(ctx, &req); err != nil {
-		return err
-	}
+func (s *Server) changePassword(ctx *fasthttp.RequestCtx, c *caller, req *passwordChangeRequest) error {
 	switch {
 	case req.OldPassword == nil:
 		return fieldError("old_password", "is required")

@@ -36,11 +36,7 @@ func (s *Server) getSettings(ctx *fasthttp.RequestCtx, c *caller) error {
 	return writeJSON(ctx, fasthttp.StatusOK, settingsOf(a.Info.Settings))
 }
 
-func (s *Server) patchSettings(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body settingsPatchJSON
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) patchSettings(ctx *fasthttp.RequestCtx, c *caller, body *settingsPatchJSON) error {
 	p := core.SettingsPatch{Notifications: body.Notifications, ShowOnLeaderboard: body.ShowOnLeaderboard}
 	if body.Theme != nil {
 		th, ok := core.ParseTheme(*body.Theme)
@@ -49,34 +45,24 @@ func (s *Server) patchSettings(ctx *fasthttp.RequestCtx, c *caller) error {
 		}
 		p.Theme = &th
 	}
-	st, err := s.eng.UpdateSettings(ctx, c.account, p)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, settingsOf(st))
+	return respond(ctx, fasthttp.StatusOK, settingsOf)(s.eng.UpdateSettings(ctx, c.account, p))
 }
 
 type personaJSON struct {
 	Persona *string `json:"persona"`
 }
 
-func (s *Server) setPersona(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body personaJSON
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) setPersona(ctx *fasthttp.RequestCtx, c *caller, body *personaJSON) error {
 	if body.Persona == nil {
 		return fieldError("persona", "is required")
 	}
 	if err := strictjson.Runes("persona", *body.Persona, 0, core.MaxPersonaRunes); err != nil {
 		return err
 	}
-	info, err := s.eng.SetPersona(ctx, c.account, *body.Persona)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, personaJSON{Persona: &info.Persona})
+	return respond(ctx, fasthttp.StatusOK, personaOf)(s.eng.SetPersona(ctx, c.account, *body.Persona))
 }
+
+func personaOf(info core.AccountInfo) personaJSON { return personaJSON{Persona: &info.Persona} }
 
 type acceptTOSRequest struct {
 	Version string `json:"version"`
@@ -87,19 +73,11 @@ type tosJSON struct {
 	TOSAcceptedAt timestamp `json:"tos_accepted_at"`
 }
 
-func (s *Server) acceptTOS(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body acceptTOSRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) acceptTOS(ctx *fasthttp.RequestCtx, c *caller, body *acceptTOSRequest) error {
 	if err := strictjson.Runes("version", body.Version, 1, core.MaxTOSVersionRunes); err != nil {
 		return err
 	}
-	info, err := s.eng.AcceptTOS(ctx, c.account, body.Version)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, tosOf(info))
+	return respond(ctx, fasthttp.StatusOK, tosOf)(s.eng.AcceptTOS(ctx, c.account, body.Version))
 }
 
 func tosOf(info core.AccountInfo) tosJSON {
@@ -114,11 +92,7 @@ type tradingModeJSON struct {
 	TradingMode string `json:"trading_mode"`
 }
 
-func (s *Server) setTradingMode(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body tradingModeRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) setTradingMode(ctx *fasthttp.RequestCtx, c *caller, body *tradingModeRequest) error {
 	if body.Mode == "" {
 		return fieldError("mode", "is required")
 	}
@@ -126,9 +100,9 @@ func (s *Server) setTradingMode(ctx *fasthttp.RequestCtx, c *caller) error {
 	if !ok {
 		return fieldError("mode", "must be kp or usdc")
 	}
-	info, err := s.eng.SetTradingMode(ctx, c.account, mode)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, tradingModeJSON{TradingMode: info.Mode.String()})
+	return respond(ctx, fasthttp.StatusOK, tradingModeOf)(s.eng.SetTradingMode(ctx, c.account, mode))
+}
+
+func tradingModeOf(info core.AccountInfo) tradingModeJSON {
+	return tradingModeJSON{TradingMode: info.Mode.String()}
 }

@@ -36,11 +36,7 @@ type applyReferralJSON struct {
 	BalanceAfter money.Amount `json:"balance_after"`
 }
 
-func (s *Server) applyReferral(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body applyReferralRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) applyReferral(ctx *fasthttp.RequestCtx, c *caller, body *applyReferralRequest) error {
 	if body.Code == nil {
 		return fieldError("code", "required")
 	}

@@ -33,9 +33,11 @@ type route struct {
 	// admin: the caller's account must have the admin role, whatever its
 	// credentials.
 	admin  bool
-	handle func(ctx *fasthttp.RequestCtx, c *caller) error
-	// answer, when not nil, stores the route's answers under an
-	// Idempotency-Key (storedAnswers).
+	handle handler
+	// answer, when not nil, renders the route's answer from its
+	// operation's outcome, to be stored under an Idempotency-Key
+	// (storedCall); the route's handler renders its answer with the same
+	// function.
 	answer answerFunc
 }
 
@@ -52,14 +54,14 @@ const (
 func (s *Server) routes() []route {
 	const get, post, del, patch = fasthttp.MethodGet, fasthttp.MethodPost, fasthttp.MethodDelete, fasthttp.MethodPatch
 	rs := []route{
-		{post, "/api/auth/register", public, 0, false, s.register, nil},
-		{post, "/api/auth/login", public, 0, false, s.login, nil},
+		{post, "/api/auth/register", public, 0, false, withBody(s.register), nil},
+		{post, "/api/auth/login", public, 0, false, withBody(s.login), nil},
 		{post, "/api/auth/logout", sessionOnly, 0, false, s.logout, nil},
-		{post, "/api/auth/password", sessionOnly, 0, false, s.changePassword, nil},
+		{post, "/api/auth/password", sessionOnly, 0, false, withBody(s.changePassword), nil},
 
-		{post, "/api/keys", sessionOnly, 0, false, s.createKey, nil},
+		{post, "/api/keys", sessionOnly, 0, false, withBody(s.createKey), nil},
 		{get, "/api/keys", keyOrSession, core.ScopeRead, false, s.listKeys, nil},
-		{del, "/api/keys/{id}", sessionOnly, 0, false, s.revokeKey, nil},
+		{del, "/api/keys/{id}", sessionOnly, 0, false, s.revokeKey, stored(revokedOf)},
 		{post, "/api/keys/{id}/rotate", sessionOnly, 0, false, s.rotateKey, nil},
 
 		{get, "/api/agents/me", keyOrSession, core.ScopeRead, false, s.me, nil},
@@ -67,25 +69,25 @@ func (s *Server) routes() []route {
 		{get, "/api/points", keyOrSession, core.ScopeRead, false, s.points, nil},
 
 		{get, "/api/settings", keyOrSession, core.ScopeRead, false, s.getSettings, nil},
-		{patch, "/api/settings", keyOrSession, core.ScopeTrade, false, s.patchSettings, nil},
-		{post, "/api/profile/persona", keyOrSession, core.ScopeTrade, false, s.setPersona, nil},
-		{post, "/api/profile/accept-tos", keyOrSession, core.ScopeTrade, false, s.acceptTOS, nil},
-		{post, "/api/profile/trading-mode", keyOrSession, core.ScopeTrade, false, s.setTradingMode, nil},
+		{patch, "/api/settings", keyOrSession, core.ScopeTrade, false, withBody(s.patchSettings), stored(settingsAnswer)},
+		{post, "/api/profile/persona", keyOrSession, core.ScopeTrade, false, withBody(s.setPersona), stored(personaOf)},
+		{post, "/api/profile/accept-tos", keyOrSession, core.ScopeTrade, false, withBody(s.acceptTOS), stored(tosOf)},
+		{post, "/api/profile/trading-mode", keyOrSession, core.ScopeTrade, false, withBody(s.setTradingMode), stored(tradingModeOf)},
 
-		{post, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.linkWallet, nil},
-		{del, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.unlinkWallet, nil},
-		{post, "/api/token/deposit", keyOrSession, core.ScopeTrade, false, s.deposit, nil},
-		{post, "/api/token/withdraw", keyOrSession, core.ScopeTrade, false, s.withdraw, nil},
+		{post, "/api/wallet", keyOrSession, core.ScopeTrade, false, withBody(s.linkWallet), stored(walletOf)},
+		{del, "/api/wallet", keyOrSession, core.ScopeTrade, false, s.unlinkWallet, stored(unlinkedOf)},
+		{post, "/api/token/deposit", keyOrSession, core.ScopeTrade, false, withBody(s.deposit), stored(depositResponseOf)},
+		{post, "/api/token/withdraw", keyOrSession, core.ScopeTrade, false, withBody(s.withdraw), stored(withdrawResponseOf)},
 		{get, "/api/token/balance", keyOrSession, core.ScopeRead, false, s.tokenBalance, nil},
 
 		{get, "/api/markets/active", public, 0, false, s.activeMarkets, nil},
 		{get, "/api/markets", public, 0, false, s.listMarkets, nil},
 		{get, "/api/markets/{id}", public, 0, false, s.getMarket, nil},
-		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, s.createMarket, nil},
+		{post, "/api/markets", keyOrSession, core.ScopeAdmin, true, withBody(s.createMarket), stored(createdMarketAnswer)},
 		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade, nil},
 		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge, nil},
 		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote, nil},
-		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch, nil},
+		{post, pathBatch, keyOrSession, core.ScopeTrade, false, withBody(s.tradeBatch), nil},
 		{get, "/api/trades", keyOrSession, core.ScopeRead, false, s.listFills, nil},
 		{get, "/api/trades/{id}", keyOrSession, core.ScopeRead, false, s.getFill, nil},
 		{get, "/api/idempotency", keyOrSession, core.ScopeRead, false, s.lookupKey, nil},
@@ -93,38 +95,34 @@ func (s *Server) routes() []route {
 		{get, "/api/leaderboard", public, 0, false, s.leaderboard, nil},
 		{get, "/api/vig", keyOrSession, core.ScopeRead, false, s.vig, nil},
 		{get, "/api/notifications", keyOrSession, core.ScopeRead, false, s.notifications, nil},
-		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, s.markNotifications, nil},
+		{patch, "/api/notifications", keyOrSession, core.ScopeRead, false, withBody(s.markNotifications), stored(markedOf)},
 
 		{get, "/api/referral/code", keyOrSession, core.ScopeRead, false, s.referralCode, nil},
 		// Either scope suffices (docs/API.md, "POST /api/referral/apply").
-		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, s.applyReferral, nil},
+		{post, "/api/referral/apply", keyOrSession, core.ScopeRead | core.ScopeTrade, false, withBody(s.applyReferral), stored(referralAppliedOf)},
 		{get, "/api/referral/stats", keyOrSession, core.ScopeRead, false, s.referralStats, nil},
 
-		{post, "/api/oracle/propose", keyOrSession, core.ScopeTrade, false, s.propose, nil},
-		{post, "/api/oracle/challenge", keyOrSession, core.ScopeTrade, false, s.challenge, nil},
-		{post, "/api/oracle/vote", keyOrSession, core.ScopeTrade, false, s.vote, nil},
+		{post, "/api/oracle/propose", keyOrSession, core.ScopeTrade, false, withBody(s.propose), stored(proposalOf)},
+		{post, "/api/oracle/challenge", keyOrSession, core.ScopeTrade, false, withBody(s.challenge), stored(proposalOf)},
+		{post, "/api/oracle/vote", keyOrSession, core.ScopeTrade, false, withBody(s.vote), stored(proposalOf)},
 		{get, "/api/oracle/status", keyOrSession, core.ScopeRead, false, s.oracleStatus, nil},
 
-		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, s.settle, nil},
+		{post, "/api/admin/settle", keyOrSession, core.ScopeAdmin, true, withBody(s.settle), stored(settleResponseOf)},
 		// Custody: a session only, so that a leaked admin key cannot mint
 		// (docs/API.md, "Custody").
 		{get, "/api/admin/deposits", sessionOnly, 0, true, s.listDeposits, nil},
-		{post, "/api/admin/deposits/{id}/confirm", sessionOnly, 0, true, s.confirmDeposit, nil},
-		{post, "/api/admin/deposits/{id}/reject", sessionOnly, 0, true, s.rejectDeposit, nil},
+		{post, "/api/admin/deposits/{id}/confirm", sessionOnly, 0, true, s.confirmDeposit, stored(depositDecisionOf)},
+		{post, "/api/admin/deposits/{id}/reject", sessionOnly, 0, true, s.rejectDeposit, stored(depositDecisionOf)},
 		{get, "/api/admin/withdrawals", sessionOnly, 0, true, s.listWithdrawals, nil},
-		{post, "/api/admin/withdrawals/{id}/sent", sessionOnly, 0, true, s.withdrawalSent, nil},
-		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed, nil},
+		{post, "/api/admin/withdrawals/{id}/sent", sessionOnly, 0, true, s.withdrawalSent, stored(withdrawalDecisionOf)},
+		{post, "/api/admin/withdrawals/{id}/failed", sessionOnly, 0, true, s.withdrawalFailed, stored(withdrawalDecisionOf)},
 		{get, "/api/admin/stats", keyOrSession, core.ScopeAdmin, true, s.stats, nil},
 	}
 	if s.cfg.Backup != nil {
 		// A session only, as custody: a leaked admin key must not be able
 		// to fill the backup directory's disk (docs/API.md,
 		// "POST /api/admin/backup").
-		rs = append(rs, route{post, "/api/admin/backup", sessionOnly, 0, true, s.backup, nil})
-	}
-	answers := storedAnswers()
-	for i := range rs {
-		rs[i].answer = answers[routeKey{rs[i].method, rs[i].path}]
+		rs = append(rs, route{post, "/api/admin/backup", sessionOnly, 0, true, withBody(s.backup), nil})
 	}
 	return rs
 }

@@ -74,11 +74,7 @@ type withdrawResponse struct {
 	USDCBalance money.Amount   `json:"usdc_balance"`
 }
 
-func (s *Server) deposit(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body depositRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) deposit(ctx *fasthttp.RequestCtx, c *caller, body *depositRequest) error {
 	amount, err := positiveAmount("amount", body.Amount)
 	if err != nil {
 		return err
@@ -86,27 +82,24 @@ func (s *Server) deposit(ctx *fasthttp.RequestCtx, c *caller) error {
 	if body.TxHash == "" {
 		return fieldError("tx_hash", "is required")
 	}
-	r, err := s.eng.Deposit(ctx, core.DepositRequest{Account: c.account, Amount: amount, TxHash: body.TxHash})
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, depositResponse{Deposit: depositOf(r.Transfer), USDCBalance: r.USDCBalance})
+	return respond(ctx, fasthttp.StatusOK, depositResponseOf)(s.eng.Deposit(ctx,
+		core.DepositRequest{Account: c.account, Amount: amount, TxHash: body.TxHash}))
 }
 
-func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body withdrawRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func depositResponseOf(r core.TransferResult) depositResponse {
+	return depositResponse{Deposit: depositOf(r.Transfer), USDCBalance: r.USDCBalance}
+}
+
+func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller, body *withdrawRequest) error {
 	amount, err := positiveAmount("amount", body.Amount)
 	if err != nil {
 		return err
 	}
-	r, err := s.eng.Withdraw(ctx, c.account, amount)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, withdrawResponse{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance})
+	return respond(ctx, fasthttp.StatusOK, withdrawResponseOf)(s.eng.Withdraw(ctx, c.account, amount))
+}
+
+func withdrawResponseOf(r core.TransferResult) withdrawResponse {
+	return withdrawResponse{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance}
 }
 
 // tokenBalanceJSON answers GET /api/token/balance (docs/API.md, "GET

@@ -21,27 +21,17 @@ type unlinkedJSON struct {
 	TradingMode   string  `json:"trading_mode"`
 }
 
-func (s *Server) linkWallet(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body linkWalletRequest
-	if err := decodeBody(ctx, &body); err != nil {
-		return err
-	}
+func (s *Server) linkWallet(ctx *fasthttp.RequestCtx, c *caller, body *linkWalletRequest) error {
 	if body.Address == "" {
 		return fieldError("address", "is required")
 	}
-	info, err := s.eng.LinkWallet(ctx, c.account, body.Address)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, walletJSON{WalletAddress: info.Wallet})
+	return respond(ctx, fasthttp.StatusOK, walletOf)(s.eng.LinkWallet(ctx, c.account, body.Address))
 }
 
+func walletOf(info core.AccountInfo) walletJSON { return walletJSON{WalletAddress: info.Wallet} }
+
 func (s *Server) unlinkWallet(ctx *fasthttp.RequestCtx, c *caller) error {
-	info, err := s.eng.UnlinkWallet(ctx, c.account)
-	if err != nil {
-		return err
-	}
-	return writeJSON(ctx, fasthttp.StatusOK, unlinkedOf(info))
+	return respond(ctx, fasthttp.StatusOK, unlinkedOf)(s.eng.UnlinkWallet(ctx, c.account))
 }
 
 func unlinkedOf(info core.AccountInfo) unlinkedJSON {
