@@ -26,7 +26,7 @@ type posKey struct {
 // is appended to the journal, which is what keeps the log order of an
 // account's records equal to the order of its changes.
 //
-// Ledger slices are append-only: an entry is never modified once appended,
+// Ledger slices and fills are append-only: an entry is never modified once appended,
 // so a reader may keep a prefix it copied under mu and read it afterwards.
 type account struct {
 	id uuid.UUID
@@ -222,29 +222,42 @@ type imageBuffers struct {
 	ledger []LedgerEntry
 	pos    []Position
 	trades []TradeSummary
+	recent []TradeSummary
 	notes  []Note
 	idem   []IdemEntry
 }
 
 func (b *imageBuffers) reset() {
 	b.infos, b.bals, b.ledger = b.infos[:0], b.bals[:0], b.ledger[:0]
-	b.pos, b.trades, b.notes = b.pos[:0], b.trades[:0], b.notes[:0]
+	b.pos, b.trades, b.recent, b.notes = b.pos[:0], b.trades[:0], b.recent[:0], b.notes[:0]
 	b.idem = b.idem[:0]
 }
 
+// imagePrefixes are the append-only lists of an account's image, taken as
+// prefixes under its lock and copied once it is released (addPrefixes).
+type imagePrefixes struct {
+	ledger [money.NumCurrencies][]LedgerEntry
+	// fills are the fills before the recent trades, recent the recent
+	// trades (copied under the lock: their ring changes in place).
+	fills, recent []TradeSummary
+}
+
 // imageLocked returns the whole account as an image change (Prev holds its
-// LSN), built in b, without its ledger, and the ledger prefixes to add to
-// it once the lock is released (addLedger): copying a long ledger under the
-// lock would stall trading. Caller holds a.mu.
-func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies][]LedgerEntry) {
+// LSN), built in b, without its ledger and trades, and the prefixes of its
+// ledger and fills to add to it once the lock is released (ledger:
+// addLedger; trades: addTrades). Copying a long ledger or every fill of an
+// account under its lock stalled the market actor trading for it: an
+// account that has traded a million times has a million fills. Caller
+// holds a.mu.
+func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 	b.infos = append(b.infos, a.info)
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
-	var ledger [money.NumCurrencies][]LedgerEntry
+	var pre imagePrefixes
 	start := len(b.bals)
 	for c := range money.NumCurrencies {
 		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
 		l := a.ledger[c]
-		ledger[c] = l[:len(l):len(l)]
+		pre.ledger[c] = l[:len(l):len(l)]
 	}
 	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if len(a.positions) > 0 {
@@ -255,13 +268,12 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
 	if len(a.trades) > 0 {
-		start := len(b.trades)
-		// The fills before the recent trades, then the recent trades with
-		// their reasoning: loading them rebuilds both (applyLocked).
-		b.trades = append(b.trades, a.fills[:len(a.fills)-len(a.trades)]...)
-		b.trades = append(b.trades, a.trades[a.tradeHead:]...)
-		b.trades = append(b.trades, a.trades[:a.tradeHead]...)
-		ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
+		n := len(a.fills) - len(a.trades)
+		pre.fills = a.fills[:n:n]
+		start := len(b.recent)
+		b.recent = append(b.recent, a.trades[a.tradeHead:]...)
+		b.recent = append(b.recent, a.trades[:a.tradeHead]...)
+		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
 	}
 	if len(a.notes) > 0 {
 		// Notes change in place when read: copy them.
@@ -281,7 +293,20 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 		}
 		ch.Idem = b.idem[start:len(b.idem):len(b.idem)]
 	}
-	return ch, ledger
+	return ch, pre
+}
+
+// addTrades sets an image's trades: the fills before the recent trades,
+// then the recent trades with their reasoning; loading them rebuilds both
+// (applyLocked). The fills are an immutable prefix: no lock is needed.
+func (b *imageBuffers) addTrades(ch *AccountChange, fills, recent []TradeSummary) {
+	if len(recent) == 0 {
+		return
+	}
+	start := len(b.trades)
+	b.trades = append(b.trades, fills...)
+	b.trades = append(b.trades, recent...)
+	ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 }
 
 // addLedger joins an image's ledger prefixes into b. The prefixes are
