@@ -26,8 +26,9 @@ type posKey struct {
 // is appended to the journal, which is what keeps the log order of an
 // account's records equal to the order of its changes.
 //
-// Ledger slices and fills are append-only: an entry is never modified once appended,
-// so a reader may keep a prefix it copied under mu and read it afterwards.
+// Ledgers and fills are append-only: an entry is never modified once
+// appended, so a reader may keep a snapshot it took under mu and read it
+// afterwards (chunkList).
 type account struct {
 	id uuid.UUID
 
@@ -35,7 +36,7 @@ type account struct {
 	lsn       uint64
 	info      AccountInfo
 	balances  [money.NumCurrencies]money.Amount
-	ledger    [money.NumCurrencies][]LedgerEntry
+	ledger    [money.NumCurrencies]chunkList[LedgerEntry]
 	positions map[posKey]Position // nil until the first position
 	// trades grows to RecentTradesKept, then is a ring whose oldest entry
 	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
@@ -44,7 +45,7 @@ type account struct {
 	// fills are every trade of the account, oldest first, append-only,
 	// without their reasoning (the recent trades keep it), for
 	// GET /api/trades (fills.go). Images carry them (imageLocked).
-	fills []TradeSummary
+	fills chunkList[TradeSummary]
 
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
@@ -100,7 +101,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	for _, t := range ch.Trades {
 		a.pushTrade(t)
 		t.Reasoning = ""
-		a.fills = append(a.fills, t)
+		a.fills.push(t)
 	}
 	a.applyNotes(ch.Notes, ch.NotesRead)
 	a.vig = append(a.vig, ch.Vig...)
@@ -150,7 +151,7 @@ func (a *account) hasTransfers(ts []Transfer) bool {
 // replay and snapshot images alike), which keeps the aggregates equal to a
 // recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l LedgerEntry) {
-	a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
+	a.ledger[l.Currency].push(l)
 	if l.Currency == money.KP {
 		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l)
 	}
@@ -182,10 +183,10 @@ func absAmount(x money.Amount) money.Amount {
 
 // ledgerEntries returns the number of entries in the ledgers of every
 // currency.
-func ledgerEntries(ledger *[money.NumCurrencies][]LedgerEntry) int {
+func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
 	n := 0
 	for cur := range ledger {
-		n += len(ledger[cur])
+		n += ledger[cur].Len()
 	}
 	return n
 }
@@ -233,17 +234,20 @@ func (b *imageBuffers) reset() {
 	b.idem = b.idem[:0]
 }
 
-// imagePrefixes are the append-only lists of an account's image, taken as
-// prefixes under its lock and copied once it is released (addPrefixes).
+// imagePrefixes are the append-only lists of an account's image, taken
+// under its lock and copied once it is released (addLedger, addTrades).
 type imagePrefixes struct {
-	ledger [money.NumCurrencies][]LedgerEntry
-	// fills are the fills before the recent trades, recent the recent
-	// trades (copied under the lock: their ring changes in place).
-	fills, recent []TradeSummary
+	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	// fills holds the fills before the recent trades, its first
+	// olderFills; recent the recent trades, copied under the lock since
+	// their ring changes in place.
+	fills      chunkList[TradeSummary]
+	olderFills int
+	recent     []TradeSummary
 }
 
 // imageLocked returns the whole account as an image change (Prev holds its
-// LSN), built in b, without its ledger and trades, and the prefixes of its
+// LSN), built in b, without its ledger and trades, and the snapshots of its
 // ledger and fills to add to it once the lock is released (ledger:
 // addLedger; trades: addTrades). Copying a long ledger or every fill of an
 // account under its lock stalled the market actor trading for it: an
@@ -256,8 +260,7 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 	start := len(b.bals)
 	for c := range money.NumCurrencies {
 		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
-		l := a.ledger[c]
-		pre.ledger[c] = l[:len(l):len(l)]
+		pre.ledger[c] = a.ledger[c].snapshot()
 	}
 	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if len(a.positions) > 0 {
@@ -268,8 +271,7 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
 	if len(a.trades) > 0 {
-		n := len(a.fills) - len(a.trades)
-		pre.fills = a.fills[:n:n]
+		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-len(a.trades)
 		start := len(b.recent)
 		b.recent = append(b.recent, a.trades[a.tradeHead:]...)
 		b.recent = append(b.recent, a.trades[:a.tradeHead]...)
@@ -298,23 +300,23 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 
 // addTrades sets an image's trades: the fills before the recent trades,
 // then the recent trades with their reasoning; loading them rebuilds both
-// (applyLocked). The fills are an immutable prefix: no lock is needed.
-func (b *imageBuffers) addTrades(ch *AccountChange, fills, recent []TradeSummary) {
-	if len(recent) == 0 {
+// (applyLocked). The fills' snapshot is immutable: no lock is needed.
+func (b *imageBuffers) addTrades(ch *AccountChange, pre *imagePrefixes) {
+	if len(pre.recent) == 0 {
 		return
 	}
 	start := len(b.trades)
-	b.trades = append(b.trades, fills...)
-	b.trades = append(b.trades, recent...)
+	b.trades = pre.fills.appendTo(b.trades, 0, pre.olderFills)
+	b.trades = append(b.trades, pre.recent...)
 	ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 }
 
 // addLedger joins an image's ledger prefixes into b. The prefixes are
 // immutable: no lock is needed.
-func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
+func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies]chunkList[LedgerEntry]) {
 	start := len(b.ledger)
 	for c := range money.NumCurrencies {
-		b.ledger = append(b.ledger, ledger[c]...)
+		b.ledger = ledger[c].appendTo(b.ledger, 0, ledger[c].Len())
 	}
 	if len(b.ledger) > start {
 		ch.Ledger = b.ledger[start:len(b.ledger):len(b.ledger)]

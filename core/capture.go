@@ -89,7 +89,7 @@ func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uin
 			ch, pre := a.imageLocked(&c.bufs)
 			a.mu.Unlock()
 			c.see(ch.Prev)
-			c.bufs.addTrades(&ch, pre.fills, pre.recent)
+			c.bufs.addTrades(&ch, &pre)
 			c.account(ch, pre.ledger)
 			return c.err == nil
 		})
@@ -149,7 +149,7 @@ func (c *capturer) flush() {
 // the ledger is joined into a slice of its own when it is long, positions,
 // trades and idempotency entries are copied out of the reused buffer, and
 // vig payments and transfers are prefixes of append-only slices.
-func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
+func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies]chunkList[LedgerEntry]) {
 	sortPositions(ch.Positions)
 	n := ledgerEntries(&ledger)
 	var rest imageRest
@@ -158,7 +158,7 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies][]Ledge
 	} else {
 		all := make([]LedgerEntry, 0, n)
 		for cur := range money.NumCurrencies {
-			all = append(all, ledger[cur]...) // immutable: no lock needed
+			all = ledger[cur].appendTo(all, 0, ledger[cur].Len()) // immutable: no lock needed
 		}
 		ch.Ledger, rest.ledger = all[:c.piece], all[c.piece:]
 	}

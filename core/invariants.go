@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"marketd/core/money"
 	"marketd/core/pricing"
@@ -47,20 +48,40 @@ func (s *State) Check() error {
 
 // runChecks runs every check of Check and returns the checker holding its
 // findings.
+//
+// The accounts are checked in checkParts parts at once, and the lookups'
+// rebuild beside them, each part with a checker of its own merged at the
+// end: at recovery the check of 1,000,000 accounts ran on one goroutine
+// for 1.2 s (CPU profile of TestScaleTimeToReady, a third of it the
+// lookups' rebuild), on a machine whose other cores were idle by then.
 func (s *State) runChecks() *checker {
 	s.publishDirty()
-	c := &checker{held: make(map[posKey][NumSides]money.Amount)}
-	s.rangeAccounts(func(a *account) bool {
-		a.mu.Lock()
-		c.account(a)
-		a.mu.Unlock()
-		return true
-	})
+	c := newChecker()
+	lookups := newChecker()
+	var parts [checkParts]*checker
+	var wg sync.WaitGroup
+	wg.Go(func() { s.checkIndexes(lookups) })
+	for i := range parts {
+		p := newChecker()
+		parts[i] = p
+		wg.Go(func() {
+			s.accounts.rangePart(i, len(parts), func(a *account) bool {
+				a.mu.Lock()
+				p.account(a)
+				a.mu.Unlock()
+				return true
+			})
+		})
+	}
+	wg.Wait()
+	for _, p := range parts {
+		c.merge(p)
+	}
 	s.rangeMarkets(func(m *market) bool {
 		c.market(m.view.Load())
 		return true
 	})
-	s.checkIndexes(c)
+	c.merge(lookups)
 	for k := range c.held {
 		if s.market(k.market) == nil {
 			c.failf(invPositions, "position in unknown market %s", k.market)
@@ -94,6 +115,42 @@ type checker struct {
 	dropped                     int
 }
 
+// checkParts is how many goroutines check the accounts at once.
+const checkParts = 2
+
+func newChecker() *checker {
+	return &checker{held: make(map[posKey][NumSides]money.Amount)}
+}
+
+// merge adds what o found to c: its sums, its positions held and its
+// violations, after c's own.
+func (c *checker) merge(o *checker) {
+	for i := range c.counts {
+		c.counts[i] += o.counts[i]
+	}
+	c.s.keep(o.s.err)
+	for cur := range money.NumCurrencies {
+		c.balances[cur] = c.s.add(c.balances[cur], o.balances[cur])
+		c.collateral[cur] = c.s.add(c.collateral[cur], o.collateral[cur])
+		c.bonds[cur] = c.s.add(c.bonds[cur], o.bonds[cur])
+	}
+	for k, h := range o.held {
+		ch := c.held[k]
+		for side := range NumSides {
+			ch[side] = c.s.add(ch[side], h[side])
+		}
+		c.held[k] = ch
+	}
+	for _, err := range o.errs {
+		if len(c.errs) >= maxReported {
+			c.dropped++
+			continue
+		}
+		c.errs = append(c.errs, err)
+	}
+	c.dropped += o.dropped
+}
+
 func (c *checker) failf(inv invariant, format string, args ...any) {
 	c.counts[inv]++
 	if len(c.errs) >= maxReported {
@@ -107,7 +164,7 @@ func (c *checker) account(a *account) {
 	for cur := range money.NumCurrencies {
 		c.balances[cur] = c.s.add(c.balances[cur], a.balances[cur])
 		var bal money.Amount
-		for i, l := range a.ledger[cur] {
+		for i, l := range a.ledger[cur].all() {
 			bal = c.s.add(bal, l.Amount)
 			if l.BalanceAfter != bal || l.Currency != money.Currency(cur) {
 				c.failf(invLedger, "account %s ledger %s entry %d: balance_after %s, chain gives %s", a.id, money.Currency(cur), i, l.BalanceAfter, bal)
@@ -118,7 +175,7 @@ func (c *checker) account(a *account) {
 			c.failf(invLedger, "account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
 		}
 	}
-	if v, b := ledgerAggregates(a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
+	if v, b := ledgerAggregates(&a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
 		c.failf(invAggregates, "account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
 	}
 	for k, p := range a.positions {
@@ -232,9 +289,9 @@ func (c *checker) stakes(v *MarketView, p *Proposal) {
 }
 
 // ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
-func ledgerAggregates(kp []LedgerEntry) (volume, bonuses money.Amount) {
-	for _, l := range kp {
-		volume, bonuses = addToAggregates(volume, bonuses, l)
+func ledgerAggregates(kp *chunkList[LedgerEntry]) (volume, bonuses money.Amount) {
+	for _, l := range kp.all() {
+		volume, bonuses = addToAggregates(volume, bonuses, *l)
 	}
 	return volume, bonuses
 }
