@@ -6,6 +6,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 type settleRequest struct {
@@ -68,9 +69,9 @@ type logJSON struct {
 }
 
 type snapshotJSON struct {
-	FromSeq    uint64    `json:"from_seq"`
-	ThroughSeq uint64    `json:"through_seq"`
-	CreatedAt  timestamp `json:"created_at"`
+	FromSeq    uint64         `json:"from_seq"`
+	ThroughSeq uint64         `json:"through_seq"`
+	CreatedAt  wire.Timestamp `json:"created_at"`
 }
 
 type platformStats struct {
@@ -110,7 +111,7 @@ func (s *Server) stats(ctx *fasthttp.RequestCtx, _ *caller) error {
 		out.WAL = &logJSON{FirstSeq: p.LogFirstSeq, LastSeq: p.LogLastSeq, DurableSeq: p.LogDurableSeq,
 			Records: p.LogRecords, Batches: p.LogBatches, Fsyncs: p.LogFsyncs}
 		if p.SnapshotThrough != 0 {
-			out.Snapshot = &snapshotJSON{FromSeq: p.SnapshotFrom, ThroughSeq: p.SnapshotThrough, CreatedAt: timestamp(p.SnapshotAt)}
+			out.Snapshot = &snapshotJSON{FromSeq: p.SnapshotFrom, ThroughSeq: p.SnapshotThrough, CreatedAt: wire.Timestamp(p.SnapshotAt)}
 		}
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, out)

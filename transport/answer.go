@@ -10,6 +10,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // The stored answer of an idempotent request is opaque to core: transport
@@ -104,7 +105,7 @@ func renderStored(b []byte) ([]byte, error) {
 		t := d.varint()
 		r.MarketSeq = d.uvarint()
 		ans := tradeAnswer(&r)
-		ans.CreatedAt = timestamp(t)
+		ans.CreatedAt = wire.Timestamp(t)
 		v = ans
 	case answerSplit:
 		var r core.SplitResult

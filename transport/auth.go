@@ -12,6 +12,7 @@ import (
 	"marketd/core"
 	"marketd/transport/password"
 	"marketd/transport/ratelimit"
+	"marketd/transport/wire"
 )
 
 // Password limits (docs/API.md, "POST /api/auth/register"), in characters.
@@ -23,10 +24,6 @@ const (
 type credentials struct {
 	Name     *string `json:"name"`
 	Password *string `json:"password"`
-}
-
-type agentResponse struct {
-	Agent agentJSON `json:"agent"`
 }
 
 func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) error {
@@ -69,7 +66,7 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller, req *credentials)
 		return err
 	}
 	s.setDeviceCookie(ctx, a.ID)
-	return writeJSON(ctx, fasthttp.StatusCreated, agentResponse{Agent: agentOf(&a)})
+	return writeJSON(ctx, fasthttp.StatusCreated, wire.AgentAnswer{Agent: agentOf(&a)})
 }
 
 func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) error {
@@ -127,7 +124,7 @@ func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) er
 		return err
 	}
 	s.setDeviceCookie(ctx, a.ID)
-	return writeJSON(ctx, fasthttp.StatusOK, agentResponse{Agent: agentOf(&a)})
+	return writeJSON(ctx, fasthttp.StatusOK, wire.AgentAnswer{Agent: agentOf(&a)})
 }
 
 // startSession stores a new session for the account and sets its cookie

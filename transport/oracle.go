@@ -7,6 +7,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // The oracle's endpoints (docs/API.md, "The oracle"): propose, challenge and
@@ -41,19 +42,19 @@ type voteCounts struct {
 
 // proposalJSON is the proposal object (docs/API.md, "The proposal object").
 type proposalJSON struct {
-	ID                uuid.UUID    `json:"id"`
-	MarketID          uuid.UUID    `json:"market_id"`
-	Outcome           string       `json:"outcome"`
-	Status            string       `json:"status"`
-	ProposerID        uuid.UUID    `json:"proposer_id"`
-	ChallengerID      *uuid.UUID   `json:"challenger_id"`
-	Bond              money.Amount `json:"bond"`
-	Votes             voteCounts   `json:"votes"`
-	Stakes            stakeAmounts `json:"stakes"`
-	ChallengeDeadline timestamp    `json:"challenge_deadline"`
-	VoteDeadline      *timestamp   `json:"vote_deadline"`
-	CreatedAt         timestamp    `json:"created_at"`
-	ResolvedAt        *timestamp   `json:"resolved_at"`
+	ID                uuid.UUID       `json:"id"`
+	MarketID          uuid.UUID       `json:"market_id"`
+	Outcome           string          `json:"outcome"`
+	Status            string          `json:"status"`
+	ProposerID        uuid.UUID       `json:"proposer_id"`
+	ChallengerID      *uuid.UUID      `json:"challenger_id"`
+	Bond              money.Amount    `json:"bond"`
+	Votes             voteCounts      `json:"votes"`
+	Stakes            stakeAmounts    `json:"stakes"`
+	ChallengeDeadline wire.Timestamp  `json:"challenge_deadline"`
+	VoteDeadline      *wire.Timestamp `json:"vote_deadline"`
+	CreatedAt         wire.Timestamp  `json:"created_at"`
+	ResolvedAt        *wire.Timestamp `json:"resolved_at"`
 }
 
 func proposalOf(p core.ProposalView) proposalJSON {
@@ -66,10 +67,10 @@ func proposalOf(p core.ProposalView) proposalJSON {
 		Bond:              p.Bond,
 		Votes:             voteCounts{Yes: p.Votes[core.Yes], No: p.Votes[core.No]},
 		Stakes:            stakeAmounts{Yes: p.Stakes[core.Yes], No: p.Stakes[core.No]},
-		ChallengeDeadline: timestamp(p.ChallengeDeadline),
-		VoteDeadline:      optionalTime(p.VoteDeadline),
-		CreatedAt:         timestamp(p.CreatedAt),
-		ResolvedAt:        optionalTime(p.ResolvedAt),
+		ChallengeDeadline: wire.Timestamp(p.ChallengeDeadline),
+		VoteDeadline:      wire.OptionalTime(p.VoteDeadline),
+		CreatedAt:         wire.Timestamp(p.CreatedAt),
+		ResolvedAt:        wire.OptionalTime(p.ResolvedAt),
 	}
 	if p.Challenger != uuid.Nil {
 		id := p.Challenger

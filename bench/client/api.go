@@ -6,21 +6,17 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
-// Agent is the part of the agent object (docs/API.md, "The agent object")
-// the tools read.
-type Agent struct {
-	ID          string       `json:"id"`
-	Name        string       `json:"name"`
-	Balance     money.Amount `json:"balance"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-}
+// The answers are package wire's types, the ones the server encodes; the
+// names below are the tools' names for them.
 
-type agentAnswer struct {
-	Agent Agent `json:"agent"`
-}
+// Agent is the agent object (docs/API.md, "The agent object").
+type Agent = wire.Agent
 
 type namePassword struct {
 	Name     string `json:"name"`
@@ -38,7 +34,7 @@ func (c *Client) Login(name, password string) (string, Agent, error) {
 }
 
 func (c *Client) session(path, name, password string, status int) (string, Agent, error) {
-	var a agentAnswer
+	var a wire.AgentAnswer
 	token, err := c.Call(http.MethodPost, path, Credentials{}, namePassword{name, password}, status, &a)
 	if err != nil {
 		return "", Agent{}, err
@@ -57,12 +53,7 @@ type KeyRequest struct {
 }
 
 // Key is a created key, the key itself included.
-type Key struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	Key           string `json:"key"`
-	RateLimitTier string `json:"rate_limit_tier"`
-}
+type Key = wire.NewKey
 
 // CreateKey creates an API key with a session.
 func (c *Client) CreateKey(session string, r KeyRequest) (Key, error) {
@@ -72,31 +63,17 @@ func (c *Client) CreateKey(session string, r KeyRequest) (Key, error) {
 }
 
 // KeyInfo is one item of GET /api/keys.
-type KeyInfo struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Status string `json:"status"`
-}
+type KeyInfo = wire.Key
 
 // Keys lists the account's keys.
 func (c *Client) Keys(cr Credentials) ([]KeyInfo, error) {
-	var a struct {
-		Keys []KeyInfo `json:"keys"`
-	}
+	var a wire.KeyList
 	_, err := c.Call(http.MethodGet, "/api/keys", cr, nil, http.StatusOK, &a)
 	return a.Keys, err
 }
 
-// Market is the part of the market object the tools read.
-type Market struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Status    string `json:"status"`
-	Liquidity struct {
-		QYes money.Amount `json:"q_yes"`
-		QNo  money.Amount `json:"q_no"`
-	} `json:"liquidity"`
-}
+// Market is the market object.
+type Market = wire.Market
 
 // MarketRequest is the body of POST /api/markets.
 type MarketRequest struct {
@@ -132,16 +109,7 @@ type TradeRequest struct {
 }
 
 // Trade is the answer of a trade.
-type Trade struct {
-	TradeID      string       `json:"trade_id"`
-	MarketID     string       `json:"market_id"`
-	Side         string       `json:"side"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Shares       money.Amount `json:"shares"`
-	Cost         money.Amount `json:"cost"`
-	BalanceAfter money.Amount `json:"balance_after"`
-}
+type Trade = wire.Trade
 
 // Trade buys or sells.
 func (c *Client) Trade(cr Credentials, r TradeRequest) (Trade, error) {
@@ -158,15 +126,7 @@ type SplitMergeRequest struct {
 }
 
 // SplitMerge is the answer of a split or a merge.
-type SplitMerge struct {
-	MarketID     string       `json:"market_id"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
-}
+type SplitMerge = wire.SplitMerge
 
 // SplitMerge splits or merges.
 func (c *Client) SplitMerge(cr Credentials, r SplitMergeRequest) (SplitMerge, error) {
@@ -181,30 +141,14 @@ func (c *Client) LinkWallet(cr Credentials, address string) error {
 	return err
 }
 
-// Transfer is a deposit or a withdrawal as answered.
-type Transfer struct {
-	ID     string       `json:"id"`
-	Amount money.Amount `json:"amount"`
-	TxHash string       `json:"tx_hash"`
-	Status string       `json:"status"`
-}
-
-// TransferAnswer is the answer of a deposit (Deposit set) or a withdrawal
-// (Withdrawal set).
-type TransferAnswer struct {
-	Deposit     *Transfer    `json:"deposit"`
-	Withdrawal  *Transfer    `json:"withdrawal"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-}
-
 type depositRequest struct {
 	Amount money.Amount `json:"amount"`
 	TxHash string       `json:"tx_hash"`
 }
 
 // Deposit deposits USDC.
-func (c *Client) Deposit(cr Credentials, amount money.Amount, txHash string) (TransferAnswer, error) {
-	var a TransferAnswer
+func (c *Client) Deposit(cr Credentials, amount money.Amount, txHash string) (wire.DepositAnswer, error) {
+	var a wire.DepositAnswer
 	_, err := c.Call(http.MethodPost, "/api/token/deposit", cr, depositRequest{amount, txHash}, http.StatusOK, &a)
 	return a, err
 }
@@ -214,21 +158,15 @@ type withdrawRequest struct {
 }
 
 // Withdraw withdraws USDC to the linked wallet.
-func (c *Client) Withdraw(cr Credentials, amount money.Amount) (TransferAnswer, error) {
-	var a TransferAnswer
+func (c *Client) Withdraw(cr Credentials, amount money.Amount) (wire.WithdrawalAnswer, error) {
+	var a wire.WithdrawalAnswer
 	_, err := c.Call(http.MethodPost, "/api/token/withdraw", cr, withdrawRequest{amount}, http.StatusOK, &a)
 	return a, err
 }
 
 // LedgerEntry is one entry of a ledger (GET /api/points, GET
 // /api/token/balance).
-type LedgerEntry struct {
-	ID           string       `json:"id"`
-	Amount       money.Amount `json:"amount"`
-	TxType       string       `json:"tx_type"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	RefID        string       `json:"ref_id"`
-}
+type LedgerEntry = wire.LedgerItem
 
 // Ledger is a whole ledger of one currency, oldest entry first, with the
 // balance read with it.
@@ -236,7 +174,8 @@ type Ledger struct {
 	Balance money.Amount
 	Entries []LedgerEntry
 	// Deposits and Withdrawals are the newest 100 of each (USDC only).
-	Deposits, Withdrawals []Transfer
+	Deposits    []wire.Deposit
+	Withdrawals []wire.Withdrawal
 }
 
 // maxLedgerPage is the largest page GET /api/points and GET
@@ -259,13 +198,11 @@ func (c *Client) USDCLedger(cr Credentials) (Ledger, error) {
 func (c *Client) ledger(cr Credentials, path string, usdc bool) (Ledger, error) {
 	var l Ledger
 	for offset := 0; ; offset += maxLedgerPage {
+		// Either answer decodes into this: the points' balance beside
+		// the token balance's fields and the ledger page both have.
 		var page struct {
-			Balance     money.Amount  `json:"balance"`
-			USDC        money.Amount  `json:"usdc"`
-			Count       int           `json:"count"`
-			Ledger      []LedgerEntry `json:"ledger"`
-			Deposits    []Transfer    `json:"deposits"`
-			Withdrawals []Transfer    `json:"withdrawals"`
+			Balance money.Amount `json:"balance"`
+			wire.TokenBalance
 		}
 		url := fmt.Sprintf("%s?limit=%d&offset=%d", path, maxLedgerPage, offset)
 		if _, err := c.Call(http.MethodGet, url, cr, nil, http.StatusOK, &page); err != nil {
@@ -287,20 +224,11 @@ func (c *Client) ledger(cr Credentials, path string, usdc bool) (Ledger, error) 
 	return l, nil
 }
 
-// Position is one item of a portfolio's positions.
-type Position struct {
-	MarketID string       `json:"market_id"`
-	Side     string       `json:"side"`
-	Currency string       `json:"currency"`
-	Shares   money.Amount `json:"shares"`
-}
+// Position is an open position.
+type Position = wire.Position
 
-// Portfolio is the part of GET /api/portfolio the tools read.
-type Portfolio struct {
-	Balance     money.Amount `json:"balance"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-	Positions   []Position   `json:"positions"`
-}
+// Portfolio is the answer of GET /api/portfolio.
+type Portfolio = wire.Portfolio
 
 // GetPortfolio reads the account's portfolio.
 func (c *Client) GetPortfolio(cr Credentials) (Portfolio, error) {
@@ -310,7 +238,7 @@ func (c *Client) GetPortfolio(cr Credentials) (Portfolio, error) {
 }
 
 // RevokeKey revokes one of the account's keys with a session.
-func (c *Client) RevokeKey(session, id string) error {
-	_, err := c.Call(http.MethodDelete, "/api/keys/"+id, Credentials{Session: session}, nil, http.StatusOK, nil)
+func (c *Client) RevokeKey(session string, id uuid.UUID) error {
+	_, err := c.Call(http.MethodDelete, "/api/keys/"+id.String(), Credentials{Session: session}, nil, http.StatusOK, nil)
 	return err
 }
