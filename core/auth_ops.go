@@ -58,14 +58,11 @@ func (e *Engine) CreateKey(ctx context.Context, req NewKey) (Key, error) {
 	if err := req.validate(); err != nil {
 		return Key{}, err
 	}
-	if err := e.enter(); err != nil {
+	a, err := e.enterAccount(req.Account)
+	if err != nil {
 		return Key{}, err
 	}
 	defer e.leave()
-	a := e.st.account(req.Account)
-	if a == nil || req.Account == HouseID {
-		return Key{}, ErrAccountNotFound
-	}
 	if req.Scopes.Has(ScopeAdmin) && e.role(a) != RoleAdmin {
 		return Key{}, ErrAdminRequired
 	}
@@ -87,7 +84,7 @@ func (e *Engine) CreateKey(ctx context.Context, req NewKey) (Key, error) {
 	if req.Lifetime > 0 {
 		k.ExpiresAt = now + int64(req.Lifetime)
 	}
-	err := e.commitAuth(t, KindKeyCreated, now, []KeyChange{{Key: k}}, nil)
+	err = e.commitAuth(t, KindKeyCreated, now, []KeyChange{{Key: k}}, nil)
 	return k, err
 }
 
@@ -173,13 +170,10 @@ func (e *Engine) RotateKey(ctx context.Context, account, keyID uuid.UUID, hash [
 
 // CreateSession stores a session for an account (its token's SHA-256).
 func (e *Engine) CreateSession(ctx context.Context, s Session) error {
-	if err := e.enter(); err != nil {
+	if _, err := e.enterAccount(s.Account); err != nil {
 		return err
 	}
 	defer e.leave()
-	if a := e.st.account(s.Account); a == nil || s.Account == HouseID {
-		return ErrAccountNotFound
-	}
 	now := e.now()
 	s.CreatedAt, s.RevokedAt = now, 0
 	t := &e.st.auth

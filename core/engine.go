@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"marketd/core/money"
 )
 
@@ -226,6 +228,21 @@ func (e *Engine) enter() error {
 }
 
 func (e *Engine) leave() { e.gate.RUnlock() }
+
+// enterAccount admits an operation of account id (enter) and finds the
+// account, which must not be the house's. The caller must call leave when
+// answered, only when err is nil.
+func (e *Engine) enterAccount(id uuid.UUID) (*account, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	a := e.st.account(id)
+	if a == nil || id == HouseID {
+		e.leave()
+		return nil, ErrAccountNotFound
+	}
+	return a, nil
+}
 
 // refuse returns err once the change at lsn it rests on is durable, or the
 // journal's error if that change never will be.

@@ -1,6 +1,6 @@
 package core
 
-import "fmt"
+import "marketd/internal/enum"
 
 // Side is an outcome of a market: yes or no. Values are written to disk.
 type Side uint8
@@ -14,16 +14,10 @@ const (
 // NumSides is the number of outcomes of every market.
 const NumSides = 2
 
+var sideNames = enum.New[Side]("side", []string{Yes: "yes", No: "no"})
+
 // String returns "yes" or "no".
-func (s Side) String() string {
-	switch s {
-	case Yes:
-		return "yes"
-	case No:
-		return "no"
-	}
-	return fmt.Sprintf("side(%d)", uint8(s))
-}
+func (s Side) String() string { return sideNames.Name(s) }
 
 // Other returns the opposite side.
 func (s Side) Other() Side { return 1 - s }
@@ -48,22 +42,16 @@ const (
 // Status.
 const NumStatuses = 5
 
+var statusNames = enum.New[Status]("status", []string{
+	StatusActive:   "active",
+	StatusClosed:   "closed",
+	StatusResolved: "resolved",
+	StatusClosing:  "closing",
+	StatusSettling: "settling",
+})
+
 // String returns the wire name of the status.
-func (s Status) String() string {
-	switch s {
-	case StatusActive:
-		return "active"
-	case StatusClosed:
-		return "closed"
-	case StatusResolved:
-		return "resolved"
-	case StatusClosing:
-		return "closing"
-	case StatusSettling:
-		return "settling"
-	}
-	return fmt.Sprintf("status(%d)", uint8(s))
-}
+func (s Status) String() string { return statusNames.Name(s) }
 
 // Role is an account's role. Values are written to disk.
 type Role uint8
@@ -74,16 +62,10 @@ const (
 	RoleAdmin      Role = 1
 )
 
+var roleNames = enum.New[Role]("role", []string{RoleSpeculator: "speculator", RoleAdmin: "admin"})
+
 // String returns the wire name of the role.
-func (r Role) String() string {
-	switch r {
-	case RoleSpeculator:
-		return "speculator"
-	case RoleAdmin:
-		return "admin"
-	}
-	return fmt.Sprintf("role(%d)", uint8(r))
-}
+func (r Role) String() string { return roleNames.Name(r) }
 
 // TxType is the type of a ledger entry. Values are written to disk.
 type TxType uint8
@@ -112,7 +94,7 @@ const (
 	TxOracleStakeReturn TxType = 18 // a stake comes back
 )
 
-var txTypeNames = [...]string{
+var txTypeNames = enum.New[TxType]("tx_type", []string{
 	TxSignupBonus:       "signup_bonus",
 	TxTradeBuy:          "trade_buy",
 	TxTradeSell:         "trade_sell",
@@ -131,18 +113,13 @@ var txTypeNames = [...]string{
 	TxWithdrawalRefund:  "withdrawal_refund",
 	TxOracleStake:       "oracle_stake",
 	TxOracleStakeReturn: "oracle_stake_return",
-}
+})
 
 // String returns the wire name of the ledger entry type.
-func (t TxType) String() string {
-	if int(t) < len(txTypeNames) && txTypeNames[t] != "" {
-		return txTypeNames[t]
-	}
-	return fmt.Sprintf("tx_type(%d)", uint8(t))
-}
+func (t TxType) String() string { return txTypeNames.Name(t) }
 
 // Valid reports whether t is a known ledger entry type.
-func (t TxType) Valid() bool { return int(t) < len(txTypeNames) && txTypeNames[t] != "" }
+func (t TxType) Valid() bool { return txTypeNames.Valid(t) }
 
 // Scopes is a set of API key scopes. Values are written to disk.
 type Scopes uint8
@@ -169,25 +146,14 @@ const (
 	TierUnlimited Tier = 2
 )
 
+var tierNames = enum.New[Tier]("tier", []string{
+	TierStandard:  "standard",
+	TierPremium:   "premium",
+	TierUnlimited: "unlimited",
+})
+
 // String returns the wire name of the tier.
-func (t Tier) String() string {
-	switch t {
-	case TierStandard:
-		return "standard"
-	case TierPremium:
-		return "premium"
-	case TierUnlimited:
-		return "unlimited"
-	}
-	return fmt.Sprintf("tier(%d)", uint8(t))
-}
+func (t Tier) String() string { return tierNames.Name(t) }
 
 // ParseTier maps a tier's wire name to the Tier.
-func ParseTier(name string) (Tier, bool) {
-	for _, t := range []Tier{TierStandard, TierPremium, TierUnlimited} {
-		if t.String() == name {
-			return t, true
-		}
-	}
-	return 0, false
-}
+func ParseTier(name string) (Tier, bool) { return tierNames.Parse(name) }

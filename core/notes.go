@@ -1,11 +1,10 @@
 package core
 
 import (
-	"fmt"
-
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/internal/enum"
 )
 
 // MaxNotes is how many notifications an account keeps: past it, the oldest
@@ -32,7 +31,7 @@ const (
 	NoteWithdrawalFailed NoteKind = 12
 )
 
-var noteKindNames = [...]string{
+var noteKindNames = enum.New[NoteKind]("note_kind", []string{
 	NoteMarketSettled:    "market_settled",
 	NoteMarketClosed:     "market_closed",
 	NoteOracleProposed:   "oracle_proposed",
@@ -45,18 +44,13 @@ var noteKindNames = [...]string{
 	NoteDepositRejected:  "deposit_rejected",
 	NoteWithdrawalSent:   "withdrawal_sent",
 	NoteWithdrawalFailed: "withdrawal_failed",
-}
+})
 
 // String returns the wire name of the kind.
-func (k NoteKind) String() string {
-	if k.Valid() {
-		return noteKindNames[k]
-	}
-	return fmt.Sprintf("note_kind(%d)", uint8(k))
-}
+func (k NoteKind) String() string { return noteKindNames.Name(k) }
 
 // Valid reports whether k is a known kind.
-func (k NoteKind) Valid() bool { return int(k) < len(noteKindNames) && noteKindNames[k] != "" }
+func (k NoteKind) Valid() bool { return noteKindNames.Valid(k) }
 
 // Note is one notification kept for an account. Which of the data fields
 // mean something depends on Kind; the message shown is made from them when

@@ -147,9 +147,7 @@ func (e *Engine) OracleDue(ctx context.Context) (int, error) {
 	for _, d := range list {
 		c := e.getCommand(opOracleDeadline)
 		c.oracle.proposal = d.proposal
-		err := e.submit(ctx, d.m, c)
-		acted := c.acted
-		e.putCommand(c)
+		acted, err := e.submitActed(ctx, d.m, c)
 		if err != nil {
 			return applied, err
 		}

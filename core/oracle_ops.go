@@ -103,10 +103,7 @@ func (e *Engine) Propose(ctx context.Context, req ProposeRequest) (ProposalView,
 	if err != nil {
 		return ProposalView{}, err
 	}
-	c := e.getCommand(opPropose)
-	c.acct, c.oracle.outcome = a, req.Outcome
-	c.idem = idemCallOf(ctx)
-	return e.submitOracle(ctx, m, c)
+	return e.submitOracle(ctx, opPropose, m, a, oracleRequest{outcome: req.Outcome})
 }
 
 // Challenge challenges a proposal, holding an equal bond from the
@@ -116,10 +113,7 @@ func (e *Engine) Challenge(ctx context.Context, req ChallengeRequest) (ProposalV
 	if err != nil {
 		return ProposalView{}, err
 	}
-	c := e.getCommand(opChallenge)
-	c.acct, c.oracle.proposal = a, req.Proposal
-	c.idem = idemCallOf(ctx)
-	return e.submitOracle(ctx, m, c)
+	return e.submitOracle(ctx, opChallenge, m, a, oracleRequest{proposal: req.Proposal})
 }
 
 // Vote records an account's vote on a challenged proposal.
@@ -138,10 +132,7 @@ func (e *Engine) Vote(ctx context.Context, req VoteRequest) (ProposalView, error
 	if err != nil {
 		return ProposalView{}, err
 	}
-	c := e.getCommand(opVote)
-	c.acct, c.oracle = a, oracleRequest{proposal: req.Proposal, outcome: req.Outcome, stake: stake}
-	c.idem = idemCallOf(ctx)
-	return e.submitOracle(ctx, m, c)
+	return e.submitOracle(ctx, opVote, m, a, oracleRequest{proposal: req.Proposal, outcome: req.Outcome, stake: stake})
 }
 
 // Proposal returns an oracle proposal as last published.
@@ -188,12 +179,14 @@ var oracleRefusals = []error{ErrMarketResolved, ErrMarketNotClosed, ErrProposalO
 	ErrChallengeClosed, ErrSelfChallenge, ErrNotVotable, ErrPartyVote, ErrAlreadyVoted, ErrInsufficientBalance,
 	ErrVoterTooNew, ErrVoteLimit}
 
-// submitOracle runs an oracle command and returns the proposal it left.
-// A refusal waits until the state it rests on is durable, as a trade's
-// (refuseOn): the market's, and the acting account's, whose balance a
-// bond or a stake needs.
-func (e *Engine) submitOracle(ctx context.Context, m *market, c *command) (ProposalView, error) {
-	a := c.acct
+// submitOracle runs the oracle command op of account a on market m and
+// returns the proposal it left. A refusal waits until the state it rests on
+// is durable, as a trade's (refuseOn): the market's, and the acting
+// account's, whose balance a bond or a stake needs.
+func (e *Engine) submitOracle(ctx context.Context, op opKind, m *market, a *account, req oracleRequest) (ProposalView, error) {
+	c := e.getCommand(op)
+	c.acct, c.oracle = a, req
+	c.idem = idemCallOf(ctx)
 	err := e.submit(ctx, m, c)
 	p := c.proposalRes
 	e.putCommand(c)

@@ -1,11 +1,10 @@
 package core
 
 import (
-	"fmt"
-
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/internal/enum"
 )
 
 // ProposalStatus is where an oracle proposal stands (docs/API.md, "The
@@ -24,27 +23,20 @@ const (
 	ProposalCancelled  ProposalStatus = 6
 )
 
-var proposalStatusNames = [...]string{
+var proposalStatusNames = enum.New[ProposalStatus]("proposal_status", []string{
 	ProposalProposed:   "proposed",
 	ProposalChallenged: "challenged",
 	ProposalAccepted:   "accepted",
 	ProposalRejected:   "rejected",
 	ProposalEscalated:  "escalated",
 	ProposalCancelled:  "cancelled",
-}
+})
 
 // String returns the wire name of the status.
-func (s ProposalStatus) String() string {
-	if s.Valid() {
-		return proposalStatusNames[s]
-	}
-	return fmt.Sprintf("proposal_status(%d)", uint8(s))
-}
+func (s ProposalStatus) String() string { return proposalStatusNames.Name(s) }
 
 // Valid reports whether s is a known status.
-func (s ProposalStatus) Valid() bool {
-	return int(s) < len(proposalStatusNames) && proposalStatusNames[s] != ""
-}
+func (s ProposalStatus) Valid() bool { return proposalStatusNames.Valid(s) }
 
 // Open reports whether a proposal in status s still holds bonds: proposed,
 // challenged or escalated.

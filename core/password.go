@@ -36,14 +36,11 @@ func (e *Engine) changePassword(ctx context.Context, account uuid.UUID, hash []b
 	case len(hash) > MaxPasswordHashBytes:
 		return fieldErr("password", "hash too long")
 	}
-	if err := e.enter(); err != nil {
+	a, err := e.enterAccount(account)
+	if err != nil {
 		return err
 	}
 	defer e.leave()
-	a := e.st.account(account)
-	if a == nil || account == HouseID {
-		return ErrAccountNotFound
-	}
 	now := e.now()
 	t := &e.st.auth
 	a.mu.Lock()
@@ -79,11 +76,11 @@ func (e *Engine) changePassword(ctx context.Context, account uuid.UUID, hash []b
 	}
 	t.mu.Unlock()
 	a.mu.Unlock()
-	var err error
+	var commitErr error
 	for _, done := range dones {
-		if derr := <-done; derr != nil && err == nil {
-			err = derr
+		if derr := <-done; derr != nil && commitErr == nil {
+			commitErr = derr
 		}
 	}
-	return err
+	return commitErr
 }

@@ -1,6 +1,6 @@
 package core
 
-import "fmt"
+import "marketd/internal/enum"
 
 // ReferralCodeLen is the length of every account's referral code
 // (docs/API.md, "GET /api/referral/code").
@@ -31,22 +31,10 @@ const (
 // NumThemes is the number of themes.
 const NumThemes = 3
 
-var themeNames = [NumThemes]string{"system", "light", "dark"}
+var themeNames = enum.New[Theme]("theme", []string{ThemeSystem: "system", ThemeLight: "light", ThemeDark: "dark"})
 
 // String returns the wire name of the theme.
-func (t Theme) String() string {
-	if t < NumThemes {
-		return themeNames[t]
-	}
-	return fmt.Sprintf("theme(%d)", uint8(t))
-}
+func (t Theme) String() string { return themeNames.Name(t) }
 
 // ParseTheme maps a theme's wire name to the Theme.
-func ParseTheme(name string) (Theme, bool) {
-	for i, n := range themeNames {
-		if n == name {
-			return Theme(i), true
-		}
-	}
-	return 0, false
-}
+func ParseTheme(name string) (Theme, bool) { return themeNames.Parse(name) }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/core/pricing"
 )
 
 // Quote is what a trade, a split or a merge would do at this moment,
@@ -34,18 +35,11 @@ func (e *Engine) QuoteTrade(req TradeRequest) (Quote, error) {
 	if err := req.validate(); err != nil {
 		return Quote{}, err
 	}
-	v, book, err := e.quotedBook(req.Market, req.Currency)
-	if err != nil {
-		return Quote{}, err
-	}
-	var pos Position
-	pos.Shares[req.Side] = req.Shares
-	q, err := quoteTrade(&v.Info, &req, &book, &pos, money.Amount(math.MaxInt64))
-	if err != nil {
-		return Quote{}, err
-	}
-	return Quote{Market: v.ID, Currency: req.Currency, Cost: q.Amount, Vig: q.Vig,
-		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}, nil
+	return e.quote(req.Market, req.Currency, func(info *MarketInfo, book *Book) (pricing.Quote, error) {
+		var pos Position
+		pos.Shares[req.Side] = req.Shares
+		return quoteTrade(info, &req, book, &pos, money.Amount(math.MaxInt64))
+	})
 }
 
 // QuoteSplit quotes a split or a merge on the curve, as QuoteTrade quotes
@@ -54,17 +48,27 @@ func (e *Engine) QuoteSplit(req SplitRequest) (Quote, error) {
 	if err := req.validate(); err != nil {
 		return Quote{}, err
 	}
-	v, book, err := e.quotedBook(req.Market, req.Currency)
+	return e.quote(req.Market, req.Currency, func(info *MarketInfo, book *Book) (pricing.Quote, error) {
+		var pos Position
+		pos.Shares = [NumSides]money.Amount{req.Amount, req.Amount}
+		q, err := quoteSplit(info, &req, book, &pos, money.Amount(math.MaxInt64))
+		return q.Quote, err
+	})
+}
+
+// quote prices an operation on a tradable market's published book in cur:
+// price is the operation's own quote, given a position holding what it
+// needs and an unbounded balance, so that only the market's checks apply.
+func (e *Engine) quote(id uuid.UUID, cur money.Currency, price func(*MarketInfo, *Book) (pricing.Quote, error)) (Quote, error) {
+	v, book, err := e.quotedBook(id, cur)
 	if err != nil {
 		return Quote{}, err
 	}
-	var pos Position
-	pos.Shares = [NumSides]money.Amount{req.Amount, req.Amount}
-	q, err := quoteSplit(&v.Info, &req, &book, &pos, money.Amount(math.MaxInt64))
+	q, err := price(&v.Info, &book)
 	if err != nil {
 		return Quote{}, err
 	}
-	return Quote{Market: v.ID, Currency: req.Currency, Cost: q.Amount, Vig: q.Vig,
+	return Quote{Market: v.ID, Currency: cur, Cost: q.Amount, Vig: q.Vig,
 		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}, nil
 }
 

@@ -267,10 +267,7 @@ func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 	})
 	closed := 0
 	for _, m := range due {
-		c := e.getCommand(opClose)
-		err := e.submit(ctx, m, c)
-		acted := c.acted
-		e.putCommand(c)
+		acted, err := e.submitActed(ctx, m, e.getCommand(opClose))
 		if err != nil {
 			return closed, err
 		}
@@ -279,6 +276,15 @@ func (e *Engine) CloseDue(ctx context.Context) (int, error) {
 		}
 	}
 	return closed, nil
+}
+
+// submitActed runs c on m, puts it back, and reports whether it acted: a
+// due close or deadline that another call handled first did not.
+func (e *Engine) submitActed(ctx context.Context, m *market, c *command) (bool, error) {
+	err := e.submit(ctx, m, c)
+	acted := c.acted
+	e.putCommand(c)
+	return acted, err
 }
 
 // refShare is the vig one holder's trades accrued to its referrer, and its

@@ -1,11 +1,10 @@
 package core
 
 import (
-	"fmt"
-
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/internal/enum"
 )
 
 // TransferKind says whether a transfer brought USDC in or took it out.
@@ -18,19 +17,16 @@ const (
 	TransferWithdrawal TransferKind = 2
 )
 
+var transferKindNames = enum.New[TransferKind]("transfer_kind", []string{
+	TransferDeposit:    "deposit",
+	TransferWithdrawal: "withdrawal",
+})
+
 // String returns the wire name of the kind.
-func (k TransferKind) String() string {
-	switch k {
-	case TransferDeposit:
-		return "deposit"
-	case TransferWithdrawal:
-		return "withdrawal"
-	}
-	return fmt.Sprintf("transfer_kind(%d)", uint8(k))
-}
+func (k TransferKind) String() string { return transferKindNames.Name(k) }
 
 // Valid reports whether k is a known kind.
-func (k TransferKind) Valid() bool { return k == TransferDeposit || k == TransferWithdrawal }
+func (k TransferKind) Valid() bool { return transferKindNames.Valid(k) }
 
 // TransferStatus is where a transfer stands. Values are written to disk.
 type TransferStatus uint8
@@ -49,27 +45,20 @@ const (
 	TransferFailed   TransferStatus = 6
 )
 
-var transferStatusNames = [...]string{
+var transferStatusNames = enum.New[TransferStatus]("transfer_status", []string{
 	TransferCredited: "credited",
 	TransferQueued:   "queued",
 	TransferPending:  "pending",
 	TransferRejected: "rejected",
 	TransferSent:     "sent",
 	TransferFailed:   "failed",
-}
+})
 
 // String returns the wire name of the status.
-func (s TransferStatus) String() string {
-	if s.Valid() {
-		return transferStatusNames[s]
-	}
-	return fmt.Sprintf("transfer_status(%d)", uint8(s))
-}
+func (s TransferStatus) String() string { return transferStatusNames.Name(s) }
 
 // Valid reports whether s is a known status.
-func (s TransferStatus) Valid() bool {
-	return int(s) < len(transferStatusNames) && transferStatusNames[s] != ""
-}
+func (s TransferStatus) Valid() bool { return transferStatusNames.Valid(s) }
 
 // Open reports whether a transfer in status s waits for an admin: a
 // pending deposit or a queued withdrawal.

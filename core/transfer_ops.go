@@ -72,14 +72,11 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		return TransferResult{}, fieldErr("tx_hash", "must be 0x followed by 64 hexadecimal digits")
 	}
 	hash := strings.ToLower(req.TxHash)
-	if err := e.enter(); err != nil {
+	a, err := e.enterAccount(req.Account)
+	if err != nil {
 		return TransferResult{}, err
 	}
 	defer e.leave()
-	a := e.st.account(req.Account)
-	if a == nil || req.Account == HouseID {
-		return TransferResult{}, ErrAccountNotFound
-	}
 	if ref, ok := e.st.depositByTx(hash); ok {
 		return e.repeatDeposit(ctx, a, ref)
 	}
@@ -244,14 +241,11 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 	if err := checkTransferAmount(amount); err != nil {
 		return TransferResult{}, err
 	}
-	if err := e.enter(); err != nil {
+	a, err := e.enterAccount(account)
+	if err != nil {
 		return TransferResult{}, err
 	}
 	defer e.leave()
-	a := e.st.account(account)
-	if a == nil || account == HouseID {
-		return TransferResult{}, ErrAccountNotFound
-	}
 	a.mu.Lock()
 	switch {
 	case a.info.Wallet == "":

@@ -1,11 +1,10 @@
 package core
 
 import (
-	"fmt"
-
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/internal/enum"
 )
 
 // VigRole is the part in which an account earns vig. Values are written to
@@ -19,19 +18,13 @@ const (
 	VigReferrer VigRole = 2
 )
 
+var vigRoleNames = enum.New[VigRole]("vig_role", []string{VigCreator: "creator", VigReferrer: "referrer"})
+
 // String returns the wire name of the role.
-func (r VigRole) String() string {
-	switch r {
-	case VigCreator:
-		return "creator"
-	case VigReferrer:
-		return "referrer"
-	}
-	return fmt.Sprintf("vig_role(%d)", uint8(r))
-}
+func (r VigRole) String() string { return vigRoleNames.Name(r) }
 
 // Valid reports whether r is a known role.
-func (r VigRole) Valid() bool { return r == VigCreator || r == VigReferrer }
+func (r VigRole) Valid() bool { return vigRoleNames.Valid(r) }
 
 // VigPayment is what a market's settlement did with the vig one account
 // accrued in one role and currency: what had accrued and what was paid.

@@ -50,7 +50,7 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 		if err != nil {
 			return err
 		}
-		return writeJSON(ctx, fasthttp.StatusOK, tradeAnswer(&r))
+		return writeTrade(ctx, &r)
 	}
 	// The answer's fields go into the record (answer.go); a replay
 	// renders the same JSON from them.
@@ -60,7 +60,7 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return s.idemFailure(ctx, c, err)
 	}
-	return writeJSON(ctx, fasthttp.StatusOK, tradeAnswer(&r))
+	return writeTrade(ctx, &r)
 }
 
 // storeSingleTrade is the stored answer of a trade that is not a batch's.

@@ -1,6 +1,6 @@
 package money
 
-import "fmt"
+import "marketd/internal/enum"
 
 // Currency is what an amount is counted in. Each currency is a separate
 // world: its own balances, its own pricing state in every market, its own
@@ -18,27 +18,13 @@ const (
 // this length.
 const NumCurrencies = 2
 
+var currencyNames = enum.New[Currency]("currency", []string{KP: "kp", USDC: "usdc"})
+
 // String returns the currency's wire name: "kp" or "usdc".
-func (c Currency) String() string {
-	switch c {
-	case KP:
-		return "kp"
-	case USDC:
-		return "usdc"
-	}
-	return fmt.Sprintf("currency(%d)", uint8(c))
-}
+func (c Currency) String() string { return currencyNames.Name(c) }
 
 // Valid reports whether c is a known currency.
 func (c Currency) Valid() bool { return c < NumCurrencies }
 
 // ParseCurrency maps a wire name to its Currency.
-func ParseCurrency(s string) (Currency, bool) {
-	switch s {
-	case "kp":
-		return KP, true
-	case "usdc":
-		return USDC, true
-	}
-	return 0, false
-}
+func ParseCurrency(s string) (Currency, bool) { return currencyNames.Parse(s) }

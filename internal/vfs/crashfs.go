@@ -125,6 +125,15 @@ func (c *CrashFS) ReadDir(dir string) ([]os.DirEntry, error) {
 func (c *CrashFS) ReadFile(name string) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	ino, err := c.file(name)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(ino.data), nil
+}
+
+// file returns the existing file name. Caller holds c.mu.
+func (c *CrashFS) file(name string) (*inode, error) {
 	d, base, err := c.parent("open", name)
 	if err != nil {
 		return nil, err
@@ -133,7 +142,7 @@ func (c *CrashFS) ReadFile(name string) ([]byte, error) {
 	if !ok {
 		return nil, notExist("open", name)
 	}
-	return slices.Clone(ino.data), nil
+	return ino, nil
 }
 
 // Create implements FS.
@@ -173,13 +182,9 @@ func (c *CrashFS) create(name string, excl bool) (File, error) {
 func (c *CrashFS) OpenReadWrite(name string) (File, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	d, base, err := c.parent("open", name)
+	ino, err := c.file(name)
 	if err != nil {
 		return nil, err
-	}
-	ino, ok := d.entries[base]
-	if !ok {
-		return nil, notExist("open", name)
 	}
 	return &memFile{fs: c, ino: ino, path: name}, nil
 }
