@@ -122,26 +122,23 @@ func (s *Server) portfolio(ctx *fasthttp.RequestCtx, c *caller) error {
 	return writeJSON(ctx, fasthttp.StatusOK, out)
 }
 
-// ledgerPage is one page of a ledger, newest first: the points ledger
-// (KP) and the token balance's (USDC) are shaped and paged alike
-// (docs/API.md, "GET /api/points", "GET /api/token/balance").
-type ledgerPage struct {
-	Count  int               `json:"count"`
-	Limit  int               `json:"limit"`
-	Offset int               `json:"offset"`
-	Ledger []wire.LedgerItem `json:"ledger"`
-}
-
 func (s *Server) points(ctx *fasthttp.RequestCtx, c *caller) error {
-	page, err := s.ledgerPage(ctx, c, money.KP)
-	if err != nil {
-		return err
-	}
-	a, err := s.account(c)
+	page, a, err := s.ledgerAndAccount(ctx, c, money.KP)
 	if err != nil {
 		return err
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, wire.Points{Balance: a.Balances[money.KP], LedgerPage: page})
+}
+
+// ledgerAndAccount returns the page of the caller's ledger in cur that the
+// query asks for, and the caller's account read after it.
+func (s *Server) ledgerAndAccount(ctx *fasthttp.RequestCtx, c *caller, cur money.Currency) (wire.LedgerPage, core.AccountView, error) {
+	page, err := s.ledgerPage(ctx, c, cur)
+	if err != nil {
+		return page, core.AccountView{}, err
+	}
+	a, err := s.account(c)
+	return page, a, err
 }
 
 // ledgerPage reads the limit and offset parameters and returns that page

@@ -67,11 +67,7 @@ func withdrawResponseOf(r core.TransferResult) wire.WithdrawalAnswer {
 }
 
 func (s *Server) tokenBalance(ctx *fasthttp.RequestCtx, c *caller) error {
-	page, err := s.ledgerPage(ctx, c, money.USDC)
-	if err != nil {
-		return err
-	}
-	a, err := s.account(c)
+	page, a, err := s.ledgerAndAccount(ctx, c, money.USDC)
 	if err != nil {
 		return err
 	}

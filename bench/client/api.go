@@ -57,9 +57,7 @@ type Key = wire.NewKey
 
 // CreateKey creates an API key with a session.
 func (c *Client) CreateKey(session string, r KeyRequest) (Key, error) {
-	var k Key
-	_, err := c.Call(http.MethodPost, "/api/keys", Credentials{Session: session}, r, http.StatusCreated, &k)
-	return k, err
+	return answer[Key](c, http.MethodPost, "/api/keys", Credentials{Session: session}, r, http.StatusCreated)
 }
 
 // KeyInfo is one item of GET /api/keys.
@@ -67,9 +65,8 @@ type KeyInfo = wire.Key
 
 // Keys lists the account's keys.
 func (c *Client) Keys(cr Credentials) ([]KeyInfo, error) {
-	var a wire.KeyList
-	_, err := c.Call(http.MethodGet, "/api/keys", cr, nil, http.StatusOK, &a)
-	return a.Keys, err
+	l, err := answer[wire.KeyList](c, http.MethodGet, "/api/keys", cr, nil, http.StatusOK)
+	return l.Keys, err
 }
 
 // Market is the market object.
@@ -85,19 +82,15 @@ type MarketRequest struct {
 
 // CreateMarket creates a market (admin) that closes after closesIn.
 func (c *Client) CreateMarket(cr Credentials, title string, closesIn time.Duration) (Market, error) {
-	var m Market
-	_, err := c.Call(http.MethodPost, "/api/markets", cr, MarketRequest{
+	return answer[Market](c, http.MethodPost, "/api/markets", cr, MarketRequest{
 		Title: title, Description: "Created by a marketd tool.", Category: "tools",
 		ClosesAt: time.Now().Add(closesIn).UTC().Format(time.RFC3339),
-	}, http.StatusCreated, &m)
-	return m, err
+	}, http.StatusCreated)
 }
 
 // GetMarket reads one market.
 func (c *Client) GetMarket(id string) (Market, error) {
-	var m Market
-	_, err := c.Call(http.MethodGet, "/api/markets/"+id, Credentials{}, nil, http.StatusOK, &m)
-	return m, err
+	return answer[Market](c, http.MethodGet, "/api/markets/"+id, Credentials{}, nil, http.StatusOK)
 }
 
 // TradeRequest is the body of POST /api/markets/trade (reference shape).
@@ -113,9 +106,7 @@ type Trade = wire.Trade
 
 // Trade buys or sells.
 func (c *Client) Trade(cr Credentials, r TradeRequest) (Trade, error) {
-	var t Trade
-	_, err := c.Call(http.MethodPost, "/api/markets/trade", cr, r, http.StatusOK, &t)
-	return t, err
+	return answer[Trade](c, http.MethodPost, "/api/markets/trade", cr, r, http.StatusOK)
 }
 
 // SplitMergeRequest is the body of POST /api/markets/split-merge.
@@ -130,9 +121,7 @@ type SplitMerge = wire.SplitMerge
 
 // SplitMerge splits or merges.
 func (c *Client) SplitMerge(cr Credentials, r SplitMergeRequest) (SplitMerge, error) {
-	var s SplitMerge
-	_, err := c.Call(http.MethodPost, "/api/markets/split-merge", cr, r, http.StatusOK, &s)
-	return s, err
+	return answer[SplitMerge](c, http.MethodPost, "/api/markets/split-merge", cr, r, http.StatusOK)
 }
 
 // LinkWallet links a wallet address to the account.
@@ -148,9 +137,7 @@ type depositRequest struct {
 
 // Deposit deposits USDC.
 func (c *Client) Deposit(cr Credentials, amount money.Amount, txHash string) (wire.DepositAnswer, error) {
-	var a wire.DepositAnswer
-	_, err := c.Call(http.MethodPost, "/api/token/deposit", cr, depositRequest{amount, txHash}, http.StatusOK, &a)
-	return a, err
+	return answer[wire.DepositAnswer](c, http.MethodPost, "/api/token/deposit", cr, depositRequest{amount, txHash}, http.StatusOK)
 }
 
 type withdrawRequest struct {
@@ -159,9 +146,7 @@ type withdrawRequest struct {
 
 // Withdraw withdraws USDC to the linked wallet.
 func (c *Client) Withdraw(cr Credentials, amount money.Amount) (wire.WithdrawalAnswer, error) {
-	var a wire.WithdrawalAnswer
-	_, err := c.Call(http.MethodPost, "/api/token/withdraw", cr, withdrawRequest{amount}, http.StatusOK, &a)
-	return a, err
+	return answer[wire.WithdrawalAnswer](c, http.MethodPost, "/api/token/withdraw", cr, withdrawRequest{amount}, http.StatusOK)
 }
 
 // LedgerEntry is one entry of a ledger (GET /api/points, GET
@@ -232,13 +217,19 @@ type Portfolio = wire.Portfolio
 
 // GetPortfolio reads the account's portfolio.
 func (c *Client) GetPortfolio(cr Credentials) (Portfolio, error) {
-	var p Portfolio
-	_, err := c.Call(http.MethodGet, "/api/portfolio", cr, nil, http.StatusOK, &p)
-	return p, err
+	return answer[Portfolio](c, http.MethodGet, "/api/portfolio", cr, nil, http.StatusOK)
 }
 
 // RevokeKey revokes one of the account's keys with a session.
 func (c *Client) RevokeKey(session string, id uuid.UUID) error {
 	_, err := c.Call(http.MethodDelete, "/api/keys/"+id.String(), Credentials{Session: session}, nil, http.StatusOK, nil)
 	return err
+}
+
+// answer sends one request that expects status and returns its answer
+// decoded as a T.
+func answer[T any](c *Client, method, path string, cr Credentials, body any, status int) (T, error) {
+	var v T
+	_, err := c.Call(method, path, cr, body, status, &v)
+	return v, err
 }
