@@ -26,8 +26,9 @@ type posKey struct {
 // is appended to the journal, which is what keeps the log order of an
 // account's records equal to the order of its changes.
 //
-// Ledger slices are append-only: an entry is never modified once appended,
-// so a reader may keep a prefix it copied under mu and read it afterwards.
+// Ledgers and fills are append-only: an entry is never modified once
+// appended, so a reader may keep a snapshot it took under mu and read it
+// afterwards (chunkList).
 type account struct {
 	id uuid.UUID
 
@@ -35,7 +36,7 @@ type account struct {
 	lsn       uint64
 	info      AccountInfo
 	balances  [money.NumCurrencies]money.Amount
-	ledger    [money.NumCurrencies][]LedgerEntry
+	ledger    [money.NumCurrencies]chunkList[LedgerEntry]
 	positions map[posKey]Position // nil until the first position
 	// trades grows to RecentTradesKept, then is a ring whose oldest entry
 	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
@@ -44,7 +45,7 @@ type account struct {
 	// fills are every trade of the account, oldest first, append-only,
 	// without their reasoning (the recent trades keep it), for
 	// GET /api/trades (fills.go). Images carry them (imageLocked).
-	fills []TradeSummary
+	fills chunkList[TradeSummary]
 
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
@@ -100,7 +101,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	for _, t := range ch.Trades {
 		a.pushTrade(t)
 		t.Reasoning = ""
-		a.fills = append(a.fills, t)
+		a.fills.push(t)
 	}
 	a.applyNotes(ch.Notes, ch.NotesRead)
 	a.vig = append(a.vig, ch.Vig...)
@@ -150,7 +151,7 @@ func (a *account) hasTransfers(ts []Transfer) bool {
 // replay and snapshot images alike), which keeps the aggregates equal to a
 // recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l LedgerEntry) {
-	a.ledger[l.Currency] = append(a.ledger[l.Currency], l)
+	a.ledger[l.Currency].push(l)
 	if l.Currency == money.KP {
 		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l)
 	}
@@ -182,10 +183,10 @@ func absAmount(x money.Amount) money.Amount {
 
 // ledgerEntries returns the number of entries in the ledgers of every
 // currency.
-func ledgerEntries(ledger *[money.NumCurrencies][]LedgerEntry) int {
+func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
 	n := 0
 	for cur := range ledger {
-		n += len(ledger[cur])
+		n += ledger[cur].Len()
 	}
 	return n
 }
@@ -236,15 +237,14 @@ func (b *imageBuffers) reset() {
 // LSN), built in b, without its ledger, and the ledger prefixes to add to
 // it once the lock is released (addLedger): copying a long ledger under the
 // lock would stall trading. Caller holds a.mu.
-func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies][]LedgerEntry) {
+func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies]chunkList[LedgerEntry]) {
 	b.infos = append(b.infos, a.info)
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
-	var ledger [money.NumCurrencies][]LedgerEntry
+	var ledger [money.NumCurrencies]chunkList[LedgerEntry]
 	start := len(b.bals)
 	for c := range money.NumCurrencies {
 		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
-		l := a.ledger[c]
-		ledger[c] = l[:len(l):len(l)]
+		ledger[c] = a.ledger[c].snapshot()
 	}
 	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if len(a.positions) > 0 {
@@ -258,7 +258,7 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 		start := len(b.trades)
 		// The fills before the recent trades, then the recent trades with
 		// their reasoning: loading them rebuilds both (applyLocked).
-		b.trades = append(b.trades, a.fills[:len(a.fills)-len(a.trades)]...)
+		b.trades = a.fills.appendTo(b.trades, 0, a.fills.Len()-len(a.trades))
 		b.trades = append(b.trades, a.trades[a.tradeHead:]...)
 		b.trades = append(b.trades, a.trades[:a.tradeHead]...)
 		ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
@@ -286,10 +286,10 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 
 // addLedger joins an image's ledger prefixes into b. The prefixes are
 // immutable: no lock is needed.
-func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies][]LedgerEntry) {
+func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies]chunkList[LedgerEntry]) {
 	start := len(b.ledger)
 	for c := range money.NumCurrencies {
-		b.ledger = append(b.ledger, ledger[c]...)
+		b.ledger = ledger[c].appendTo(b.ledger, 0, ledger[c].Len())
 	}
 	if len(b.ledger) > start {
 		ch.Ledger = b.ledger[start:len(b.ledger):len(b.ledger)]

@@ -20,12 +20,12 @@ func (e *Engine) Fills(ctx context.Context, id, market uuid.UUID, offset, limit 
 	}
 	a.mu.Lock()
 	// Append-only: the prefix copied under the lock stays as it is.
-	all := a.fills[:len(a.fills):len(a.fills)]
+	all := a.fills.snapshot()
 	lsn := a.lsn
 	a.mu.Unlock()
 	fills = []TradeSummary{}
-	for i := len(all) - 1; i >= 0; i-- {
-		f := &all[i]
+	for i := all.Len() - 1; i >= 0; i-- {
+		f := all.at(i)
 		if market != uuid.Nil && f.Market != market {
 			continue
 		}
@@ -49,15 +49,15 @@ func (e *Engine) Fill(ctx context.Context, id, trade uuid.UUID) (TradeSummary, b
 		return TradeSummary{}, false, nil
 	}
 	a.mu.Lock()
-	all := a.fills[:len(a.fills):len(a.fills)]
+	all := a.fills.snapshot()
 	lsn := a.lsn
 	a.mu.Unlock()
-	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].ID == trade {
+	for i := all.Len() - 1; i >= 0; i-- {
+		if f := all.at(i); f.ID == trade {
 			if err := e.j.WaitDurable(ctx, lsn); err != nil {
 				return TradeSummary{}, false, err
 			}
-			return all[i], true, nil
+			return *f, true, nil
 		}
 	}
 	return TradeSummary{}, false, nil

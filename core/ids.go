@@ -1,34 +1,53 @@
 package core
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/binary"
-	"io"
 	"sync"
 
 	"github.com/google/uuid"
 )
 
 // idSource draws random (version 4) UUIDs from crypto/rand through a buffer,
-// so that an ID costs a copy instead of a system call on the trade path.
-// crypto/rand's Read never returns an error (Go 1.24 and later crash the
-// program instead), so neither can the buffer's reads: as everywhere in
-// marketd (transport's secrets, the admin's password), its error is not
-// checked.
+// so that an ID costs a copy instead of a call into crypto/rand on the
+// trade path. crypto/rand's Read never returns an error (Go 1.24 and later
+// crash the program instead), so neither can the buffer's refill: as
+// everywhere in marketd (transport's secrets, the admin's password), its
+// error is not checked.
 type idSource struct {
-	mu sync.Mutex
-	r  *bufio.Reader // guarded by mu
+	mu  sync.Mutex
+	buf [idBufferBytes]byte // guarded by mu; buf[off:] is unused randomness
+	off int
 }
+
+// idBufferBytes is the randomness drawn at once: 256 IDs.
+const idBufferBytes = 4096
 
 func newIDSource() *idSource {
-	return &idSource{r: bufio.NewReaderSize(rand.Reader, 4096)}
+	return &idSource{off: idBufferBytes}
 }
 
+// take copies len(dst) unused random bytes into dst, refilling the buffer
+// when it runs out. Caller holds s.mu; len(dst) <= idBufferBytes.
+func (s *idSource) take(dst []byte) {
+	if s.off+len(dst) > len(s.buf) {
+		_, _ = rand.Read(s.buf[:]) // fails only by crashing the program
+		s.off = 0
+	}
+	s.off += copy(dst, s.buf[s.off:])
+}
+
+// next returns a random (version 4) UUID. It sets the version and variant
+// bits as uuid.NewRandomFromReader does (RFC 9562, section 5.4); that
+// function cost an allocation per ID, the trade path's second, because the
+// UUID it reads into escapes through io.Reader.
 func (s *idSource) next() uuid.UUID {
+	var id uuid.UUID
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, _ := uuid.NewRandomFromReader(s.r) // fails only if crypto/rand does
+	s.take(id[:])
+	s.mu.Unlock()
+	id[6] = id[6]&0x0f | 0x40 // version 4
+	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
 	return id
 }
 
@@ -40,7 +59,7 @@ const referralAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 func (s *idSource) code() string {
 	var b [ReferralCodeLen]byte
 	s.mu.Lock()
-	_, _ = io.ReadFull(s.r, b[:]) // fails only if crypto/rand does
+	s.take(b[:])
 	s.mu.Unlock()
 	for i := range b {
 		b[i] = referralAlphabet[b[i]%byte(len(referralAlphabet))]

@@ -44,14 +44,14 @@ func (e *Engine) ReferralStats(id uuid.UUID) (ReferralStats, bool) {
 	a.mu.Lock()
 	st.Code = a.info.ReferralCode
 	own := a.info.Referrer
-	kp := a.ledger[money.KP]
+	kp := a.ledger[money.KP].snapshot()
 	vig := a.vig
 	a.mu.Unlock()
 	// Ledger entries are immutable: read the prefix without the lock. A
 	// referrer's entry refers to the referee; the one bonus received as a
 	// referee refers to the account's own referrer, which no referee can
 	// be (SetReferrer refuses cycles).
-	for _, l := range kp {
+	for _, l := range kp.all() {
 		if l.Type == TxReferralBonus && (own == uuid.Nil || l.Ref != own) {
 			st.BonusEarned = addSigned(st.BonusEarned, l.Amount)
 		}

@@ -187,7 +187,8 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 			return
 		}
 	}
-	if err := e.buildTrade(m, sc, c, house, now); err != nil {
+	newHolder, err := e.buildTrade(m, sc, c, house, now)
+	if err != nil {
 		c.done <- err
 		return
 	}
@@ -197,15 +198,18 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	}
 	r := &c.trade
 	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
-	if e.commit(&sc.pending, c.done, nil) {
+	// An account with a position in the market is among its holders
+	// already: a map assignment saved per trade.
+	if e.commit(&sc.pending, c.done, nil) && newHolder {
 		m.holders[a.id] = struct{}{}
 		m.counters.countTrade(cur, side, sell, cost)
 	}
 }
 
-// buildTrade checks a trade and builds its record in sc. Caller holds the
-// trader's mu, and house.mu when house is not nil.
-func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) error {
+// buildTrade checks a trade and builds its record in sc, and reports
+// whether it opens the trader's first position in the market. Caller holds
+// the trader's mu, and house.mu when house is not nil.
+func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) (newHolder bool, err error) {
 	r := &c.trade
 	a := c.acct
 	book := m.books[r.Currency]
@@ -224,11 +228,11 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	}
 	q, err := quoteTrade(&m.info, r, &book, &pos, a.balances[r.Currency])
 	if err != nil {
-		return err
+		return false, err
 	}
 	balance := applyTrade(r, q, &book, &pos, a.balances[r.Currency], &s)
 	if s.err != nil {
-		return fmt.Errorf("core: trade: %w", s.err)
+		return false, fmt.Errorf("core: trade: %w", s.err)
 	}
 	if book.Collateral < 0 || book.Q != q.QAfter {
 		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a trade quoted to %v", m.id, book.Collateral, book.Q, q.QAfter))
@@ -249,7 +253,7 @@ func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, 
 	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
 		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance,
 		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
-	return nil
+	return !ok, nil
 }
 
 // quoteTrade prices a trade and runs its checks in the order of docs/API.md,

@@ -28,7 +28,7 @@ func (e *Engine) Account(id uuid.UUID) (AccountView, bool) {
 	a.mu.Lock()
 	v := AccountView{ID: a.id, LSN: a.lsn, Info: a.info, Balances: a.balances, Trades: a.recentTrades()}
 	for c := range money.NumCurrencies {
-		v.LedgerLen[c] = len(a.ledger[c])
+		v.LedgerLen[c] = a.ledger[c].Len()
 	}
 	v.Positions = make([]Position, 0, len(a.positions))
 	for _, p := range a.positions {
@@ -69,13 +69,13 @@ func (e *Engine) Ledger(id uuid.UUID, cur money.Currency, offset, limit int) ([]
 		return nil, 0, false
 	}
 	a.mu.Lock()
-	l := a.ledger[cur]
+	l := a.ledger[cur].snapshot()
 	a.mu.Unlock()
 	// Entries are never modified once appended: l is safe to read unlocked.
-	total := len(l)
+	total := l.Len()
 	end := max(total-max(offset, 0), 0)
 	start := max(end-max(limit, 0), 0)
-	out := slices.Clone(l[start:end])
+	out := l.appendTo(make([]LedgerEntry, 0, end-start), start, end)
 	slices.Reverse(out)
 	return out, total, true
 }

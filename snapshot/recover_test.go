@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/snapshot"
 )
 
 // history is the canonical state after every acknowledged record that a
@@ -232,6 +233,22 @@ func TestRecoverWithSnapshots(t *testing.T) {
 // previous one plus the longer log must give the same final state.
 func TestRecoverFallsBackFromDamagedSnapshot(t *testing.T) {
 	dir := t.TempDir()
+	hist, last, newest := damageNewestSnapshot(t, dir)
+	st, log, rec, err := recoverDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	requireFallback(t, "recovery", rec, newest)
+	requireState(t, "after fallback", st.Canonical(), hist[last])
+}
+
+// damageNewestSnapshot runs a recorded workload in dir that takes several
+// snapshots, stops it, and flips a byte in the middle of the newest
+// snapshot. It returns the history, the last record's sequence number and
+// the damaged snapshot's header.
+func damageNewestSnapshot(t *testing.T, dir string) (history, uint64, snapshot.Header) {
+	t.Helper()
 	hist, n := runRecorded(t, dir, 6, 150, 10)
 	last := n.log.LastSeq()
 	newest, _ := n.snaps.Last()
@@ -245,15 +262,16 @@ func TestRecoverFallsBackFromDamagedSnapshot(t *testing.T) {
 	if err := os.WriteFile(name, b, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	st, log, rec, err := recoverDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
+	return hist, last, newest
+}
+
+// requireFallback fails t unless rec passed over the damaged snapshot
+// newest, and only it, for an older one.
+func requireFallback(t *testing.T, what string, rec snapshot.Recovered, newest snapshot.Header) {
+	t.Helper()
 	if len(rec.Skipped) != 1 || rec.Snapshot == nil || rec.Snapshot.From >= newest.From {
-		t.Fatalf("recovery did not fall back to the previous snapshot: %+v", rec)
+		t.Fatalf("%s did not fall back to the previous snapshot: %+v", what, rec)
 	}
-	requireState(t, "after fallback", st.Canonical(), hist[last])
 }
 
 // TestRecoverRefusesCorruptLog flips a byte in a record in the middle of

@@ -44,19 +44,13 @@ type Durability interface {
 	WaitDurable(ctx context.Context, seq uint64) error
 }
 
-// syncEveryBytes is how much of a snapshot is written between fsyncs. A
-// snapshot of a million accounts is about 100 MB: written in one go, its
-// dirty pages made the kernel throttle every writer of the machine, the
-// log's included, and trades stalled for a tenth of a second.
-const syncEveryBytes = 16 << 20
-
-// crcWriter computes the CRC of everything written through it and fsyncs
-// the file every syncEveryBytes.
+// crcWriter computes the CRC of everything written through it and paces
+// the file's writeback (writeback.go).
 type crcWriter struct {
-	w        vfs.File
-	crc      hash.Hash32
-	unsynced int
-	written  int64 // bytes written through it
+	w       vfs.File
+	crc     hash.Hash32
+	wb      *writeback
+	written int64 // bytes written through it
 }
 
 // Write adds p to the CRC and writes it to the file.
@@ -67,13 +61,7 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	if c.unsynced += n; c.unsynced >= syncEveryBytes {
-		c.unsynced = 0
-		if err := c.w.Sync(); err != nil {
-			return n, fmt.Errorf("snapshot: fsync while writing: %w", err)
-		}
-	}
-	return n, nil
+	return n, c.wb.wrote(c.written)
 }
 
 // write captures st into dir as the snapshot for from: written under a
@@ -96,7 +84,7 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 			err = errors.Join(err, fsys.Remove(tmp))
 		}
 	}()
-	cw := &crcWriter{w: f, crc: crc32.New(castagnoli)}
+	cw := &crcWriter{w: f, crc: crc32.New(castagnoli), wb: newWriteback(f)}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	var buf []byte
 	buf = appendHeader(buf[:0], from, now)

@@ -6,6 +6,8 @@ package chart
 import (
 	"errors"
 	"fmt"
+	"image/color"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -29,9 +31,13 @@ func Files(dir, base string) []string {
 }
 
 // Latency draws a target's latency percentiles per second (logarithmic
-// axis, milliseconds) into dir/base.png and dir/base.svg.
+// axis, milliseconds) into dir/base.png and dir/base.svg, the seconds
+// during which a snapshot was being taken shaded.
 func Latency(dir, base, title string, series []load.Second) error {
 	p := plot.New()
+	if err := shadeSnapshots(p, series); err != nil {
+		return fmt.Errorf("chart: %s: %w", base, err)
+	}
 	p.Title.Text = title
 	p.X.Label.Text = "second of the measured runs"
 	p.Y.Label.Text = "latency (ms, log scale)"
@@ -56,6 +62,39 @@ func Latency(dir, base, title string, series []load.Second) error {
 		return fmt.Errorf("chart: %s: %w", base, err)
 	}
 	return save(p, dir, base)
+}
+
+// shadeSnapshots adds a grey band behind every run of seconds marked
+// Snapshot, spanning the latencies drawn.
+func shadeSnapshots(p *plot.Plot, series []load.Second) error {
+	lo, hi := math.Inf(1), floorMs
+	labelled := false
+	for _, s := range series {
+		lo, hi = min(lo, max(s.LatencyP.P50, floorMs)), max(hi, s.LatencyP.Max)
+	}
+	for i := 0; i < len(series); i++ {
+		if !series[i].Snapshot {
+			continue
+		}
+		j := i
+		for j+1 < len(series) && series[j+1].Snapshot {
+			j++
+		}
+		x0, x1 := float64(series[i].T)-0.5, float64(series[j].T)+0.5
+		band, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: lo}, {X: x1, Y: lo}, {X: x1, Y: hi}, {X: x0, Y: hi}})
+		if err != nil {
+			return err
+		}
+		band.Color = color.Gray{Y: 225}
+		band.LineStyle.Width = 0
+		p.Add(band)
+		if !labelled {
+			p.Legend.Add("snapshot being taken", band)
+			labelled = true
+		}
+		i = j
+	}
+	return nil
 }
 
 // Throughput draws the requests answered 2xx per second, and those not

@@ -55,7 +55,7 @@ func Compare(ctx context.Context, targets []*Target, rounds int, warmup time.Dur
 			t := targets[(i+round)%len(targets)]
 			if warmup > 0 {
 				w := o
-				w.Duration, w.Progress = warmup, nil
+				w.Duration, w.Progress, w.Measured = warmup, nil, nil
 				if _, err := Run(ctx, t, w); err != nil {
 					return nil, fmt.Errorf("load: warm up %s: %w", t.Name, err)
 				}
@@ -85,6 +85,23 @@ func Compare(ctx context.Context, targets []*Target, rounds int, warmup time.Dur
 		cmp.Ratios = append(cmp.Ratios, rt)
 	}
 	return cmp, nil
+}
+
+// MarkSnapshots marks the snapshots of ws in every run of target
+// (Result.MarkSnapshots) and in its merged time series.
+func (c *Comparison) MarkSnapshots(target string, ws []Window) {
+	var runs []*Result
+	for _, r := range c.Runs {
+		if r.Target == target {
+			r.MarkSnapshots(ws)
+			runs = append(runs, r)
+		}
+	}
+	for i, s := range c.Targets {
+		if s.Target == target && len(runs) > 0 {
+			c.Targets[i] = summarizeTarget(target, runs)
+		}
+	}
 }
 
 // Single wraps one run as a comparison of one target.

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"cmp"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +25,9 @@ const (
 	// statusTransportError stands for a request that got no answer
 	// (refused, reset, timed out) in the counts by status.
 	statusTransportError = 0
+	// slowestKept is how many of its slowest requests each worker keeps,
+	// and a run reports: enough to find the stalls in an execution trace.
+	slowestKept = 10
 )
 
 func newTotalHistogram() *hdrhistogram.Histogram {
@@ -60,6 +65,8 @@ type recorder struct {
 	late    int64
 	notSent int64
 	maxLag  time.Duration
+	slowest []slowRequest // at most slowestKept, in no order
+	minSlow time.Duration // the least latency in slowest
 
 	done, failed atomic.Int64
 }
@@ -69,11 +76,36 @@ func newRecorder(start time.Time, out chan<- secondSample, free <-chan *hdrhisto
 		out: out, free: free, cur: newSecondHistogram()}
 }
 
-// record counts one request (status 0: no answer), sent (closed loop) or
-// due (open loop) at from, that took latency. The time series counts it in
-// the second of from, so that every second of the run is whole: the last
+// slowRequest is one of a worker's slowest requests.
+type slowRequest struct {
+	from    time.Time
+	latency time.Duration
+	status  int
+	op      Op
+}
+
+// keepIfSlow keeps the request among the worker's slowest.
+func (r *recorder) keepIfSlow(s slowRequest) {
+	if len(r.slowest) < slowestKept {
+		r.slowest = append(r.slowest, s)
+		return
+	}
+	least := 0
+	for i := range r.slowest {
+		if r.slowest[i].latency < r.slowest[least].latency {
+			least = i
+		}
+	}
+	if s.latency > r.slowest[least].latency {
+		r.slowest[least] = s
+	}
+}
+
+// record counts one request of op (status 0: no answer), sent (closed loop)
+// or due (open loop) at from, that took latency. The time series counts it
+// in the second of from, so that every second of the run is whole: the last
 // one holds the requests sent in it, however late their answers.
-func (r *recorder) record(from time.Time, latency time.Duration, status int) {
+func (r *recorder) record(from time.Time, latency time.Duration, status int, op Op) {
 	if s := int(from.Sub(r.start) / time.Second); s != r.second {
 		r.flush()
 		r.second = s
@@ -84,6 +116,10 @@ func (r *recorder) record(from time.Time, latency time.Duration, status int) {
 	_ = r.cur.RecordValue(us)
 	r.byStatus[status]++
 	r.done.Add(1)
+	if len(r.slowest) < slowestKept || latency > r.minSlow {
+		r.keepIfSlow(slowRequest{from: from, latency: latency, status: status, op: op})
+		r.minSlow = slices.MinFunc(r.slowest, func(a, b slowRequest) int { return cmp.Compare(a.latency, b.latency) }).latency
+	}
 	if status >= 200 && status < 300 {
 		r.ok++
 	} else {

@@ -54,6 +54,12 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "; median %.3f\n", rt.Median)
 	}
+	for _, r := range c.Runs {
+		writeSnapshots(&b, r)
+	}
+	if len(c.Runs) > 0 {
+		writeSlowest(&b, c.Runs[0])
+	}
 	b.WriteString("status counts:\n")
 	for _, r := range c.Runs {
 		if r.Round > 0 {
@@ -64,4 +70,50 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// runName names a run in the report's lines.
+func runName(r *Result) string {
+	if r.Round > 0 {
+		return fmt.Sprintf("%s round %d", r.Target, r.Round)
+	}
+	return r.Target
+}
+
+// writeSnapshots writes the snapshots taken during r and the latency of
+// the seconds with one against that of the others.
+func writeSnapshots(b *strings.Builder, r *Result) {
+	if len(r.Snapshots) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s: %d snapshots, at", runName(r), len(r.Snapshots))
+	n := 0
+	for _, s := range r.Series {
+		if s.Snapshot {
+			n++
+		}
+	}
+	for _, sp := range r.Snapshots {
+		fmt.Fprintf(b, " %.1f-%.1f s", sp.StartS, sp.EndS)
+	}
+	fmt.Fprintf(b, " of the run (%d of its %d seconds)\n", n, len(r.Series))
+	for _, x := range []struct {
+		name string
+		l    *Latency
+	}{{"seconds with a snapshot", r.DuringSnapshots}, {"other seconds", r.OutsideSnapshots}} {
+		if x.l != nil {
+			fmt.Fprintf(b, "  %-23s p50 %.3f p99 %.3f p99.9 %.3f max %.3f ms\n", x.name+":", x.l.P50, x.l.P99, x.l.P999, x.l.Max)
+		}
+	}
+}
+
+// writeSlowest writes r's slowest requests, to be found in a trace.
+func writeSlowest(b *strings.Builder, r *Result) {
+	if len(r.Slowest) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "slowest requests of %s (ms from the run's start, UTC time, latency ms, op, status):\n", runName(r))
+	for _, s := range r.Slowest {
+		fmt.Fprintf(b, "  %10.3f  %s  %8.3f  %-9s %s\n", s.AtMs, s.At.Format("15:04:05.000000"), s.LatencyMs, s.Op, s.Status)
+	}
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -38,6 +39,28 @@ type Second struct {
 	// ErrorsByStatus splits Errors by status ("none": no answer).
 	ErrorsByStatus map[string]int64 `json:"errors_by_status,omitempty"`
 	LatencyP       Latency          `json:"latency_ms"`
+	// Snapshot is true when a snapshot was being taken during part of the
+	// second (MarkSnapshots).
+	Snapshot bool `json:"snapshot,omitempty"`
+}
+
+// SlowRequest is one of a run's slowest requests.
+type SlowRequest struct {
+	// AtMs is when it was sent (closed loop) or due (open loop), in
+	// milliseconds from the run's start; At is the same in wall-clock time,
+	// to find it in a trace of the server.
+	AtMs      float64   `json:"at_ms"`
+	At        time.Time `json:"at"`
+	LatencyMs float64   `json:"latency_ms"`
+	Status    string    `json:"status"`
+	Op        string    `json:"op"`
+}
+
+// SnapshotSpan is a snapshot taken during a run, in seconds from the
+// run's start (negative: before it began).
+type SnapshotSpan struct {
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
 }
 
 // Result is what one run measured.
@@ -67,8 +90,20 @@ type Result struct {
 	MaxSendLagMs float64  `json:"max_send_lag_ms,omitempty"`
 	Latency      Latency  `json:"latency_ms"`
 	Series       []Second `json:"series"`
+	// Slowest are the run's slowest requests, slowest first.
+	Slowest []SlowRequest `json:"slowest"`
+	// Snapshots are the snapshots taken during the run (MarkSnapshots);
+	// DuringSnapshots is the latency of the requests of the seconds
+	// during which one was being taken, OutsideSnapshots of the other
+	// seconds (merged from the per-second histograms, to 2 significant
+	// digits), nil when there were none of those seconds.
+	Snapshots        []SnapshotSpan `json:"snapshots,omitempty"`
+	DuringSnapshots  *Latency       `json:"during_snapshots_ms,omitempty"`
+	OutsideSnapshots *Latency       `json:"outside_snapshots_ms,omitempty"`
 
-	hist *hdrhistogram.Histogram
+	start       time.Time
+	hist        *hdrhistogram.Histogram
+	secondHists []*hdrhistogram.Histogram
 }
 
 // Errors returns the requests not answered 2xx.
@@ -77,10 +112,12 @@ func (r *Result) Errors() int64 { return r.Requests - r.OK }
 // Histogram returns the run's merged latency histogram, in microseconds.
 func (r *Result) Histogram() *hdrhistogram.Histogram { return r.hist }
 
-func summarize(name string, o Options, elapsed time.Duration, recs []*recorder, seconds []secondTotal) *Result {
+func summarize(name string, o Options, start time.Time, elapsed time.Duration, recs []*recorder, seconds []secondTotal) *Result {
 	r := &Result{Target: name, Mode: o.Mode(), Conns: o.Conns, IntendedRate: o.Rate, Seconds: elapsed.Seconds(),
-		ByStatus: make(map[string]int64), hist: merged(recs)}
+		ByStatus: make(map[string]int64), hist: merged(recs), start: start}
+	var slow []slowRequest
 	for _, rec := range recs {
+		slow = append(slow, rec.slowest...)
 		for status, n := range rec.byStatus {
 			r.Requests += n
 			if status >= 200 && status < 300 {
@@ -97,8 +134,54 @@ func summarize(name string, o Options, elapsed time.Duration, recs []*recorder, 
 	r.Latency = latencyOf(r.hist)
 	for i, s := range seconds {
 		r.Series = append(r.Series, Second{T: i, OK: s.ok, Errors: s.errs, ErrorsByStatus: s.errors, LatencyP: latencyOf(s.h)})
+		r.secondHists = append(r.secondHists, s.h)
+	}
+	slices.SortFunc(slow, func(a, b slowRequest) int { return cmp.Compare(b.latency, a.latency) })
+	for _, s := range slow[:min(len(slow), slowestKept)] {
+		r.Slowest = append(r.Slowest, SlowRequest{AtMs: float64(s.from.Sub(start)) / float64(time.Millisecond), At: s.from.UTC(),
+			LatencyMs: float64(s.latency) / float64(time.Millisecond), Status: statusName(s.status), Op: s.op.String()})
 	}
 	return r
+}
+
+// MarkSnapshots notes the snapshots of ws that overlap the run: their
+// spans, the seconds they touch, and the latency of those seconds against
+// that of the others.
+func (r *Result) MarkSnapshots(ws []Window) {
+	end := r.start.Add(time.Duration(r.Seconds * float64(time.Second)))
+	r.Snapshots, r.DuringSnapshots, r.OutsideSnapshots = nil, nil, nil
+	for _, w := range ws {
+		if w.End.Before(r.start) || w.Start.After(end) {
+			continue
+		}
+		r.Snapshots = append(r.Snapshots, SnapshotSpan{StartS: w.Start.Sub(r.start).Seconds(), EndS: w.End.Sub(r.start).Seconds()})
+	}
+	during, outside := newSecondHistogram(), newSecondHistogram()
+	for i := range r.Series {
+		sec := &r.Series[i]
+		sec.Snapshot = false
+		for _, sp := range r.Snapshots {
+			if sp.StartS < float64(sec.T+1) && sp.EndS >= float64(sec.T) {
+				sec.Snapshot = true
+			}
+		}
+		if sec.Snapshot {
+			during.Merge(r.secondHists[i])
+		} else {
+			outside.Merge(r.secondHists[i])
+		}
+	}
+	if len(r.Snapshots) == 0 {
+		return
+	}
+	if during.TotalCount() > 0 {
+		l := latencyOf(during)
+		r.DuringSnapshots = &l
+	}
+	if outside.TotalCount() > 0 {
+		l := latencyOf(outside)
+		r.OutsideSnapshots = &l
+	}
 }
 
 func statusName(status int) string {

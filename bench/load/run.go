@@ -34,6 +34,10 @@ type Options struct {
 	Seed uint64
 	// Progress receives a progress line every second; nil: none.
 	Progress io.Writer
+	// Measured, when set, is called as a run begins, and the function it
+	// returns (if not nil) once the run's requests are all answered: to
+	// trace or profile the run. Warmups run without it.
+	Measured func(target string) (done func())
 }
 
 // Mode names the loop: "closed" or "open".
@@ -64,6 +68,11 @@ func (o Options) Validate(bots int) error {
 func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := o.Validate(len(t.bots)); err != nil {
 		return nil, err
+	}
+	if o.Measured != nil {
+		if done := o.Measured(t.Name); done != nil {
+			defer done()
+		}
 	}
 	col := newCollector(o.Conns)
 	start := time.Now().Add(10 * time.Millisecond) // the workers are started by then
@@ -104,7 +113,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load: run against %s: %w", t.Name, context.Cause(ctx))
 	}
-	return summarize(t.Name, o, elapsed, recs, seconds), nil
+	return summarize(t.Name, o, start, elapsed, recs, seconds), nil
 }
 
 // worker sends one connection's requests, for its own bots in turn.
@@ -186,7 +195,7 @@ func (w *worker) send(n int, req *fasthttp.Request, resp *fasthttp.Response, bod
 	} else {
 		w.client.unanswered.Add(1)
 	}
-	w.rec.record(from, now.Sub(from), status)
+	w.rec.record(from, now.Sub(from), status, p.op)
 	return body
 }
 

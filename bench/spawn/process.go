@@ -28,8 +28,12 @@ const (
 // ErrExited reports a child that exited before it was ready.
 var ErrExited = errors.New("spawn: marketd exited")
 
-// listeningRE finds the address in marketd's "listening" log line.
-var listeningRE = regexp.MustCompile(`\bmsg=listening\b.*\baddr=(\S+)`)
+// listeningRE finds the address in marketd's "listening" log line, and
+// metricsRE the -metrics-addr listener's in its "metrics listening" line.
+var (
+	listeningRE = regexp.MustCompile(`\bmsg=listening\b.*\baddr=(\S+)`)
+	metricsRE   = regexp.MustCompile(`\bmsg="metrics listening".*\baddr=(\S+)`)
+)
 
 // UnlimitedClientArgs are the flags that lift marketd's per-client and
 // per-account limits (docs/API.md, "Rate limits"), for a tool whose every
@@ -70,6 +74,9 @@ type Process struct {
 	exited  chan struct{} // closed once cmd.Wait returned
 	waitErr error         // read only after exited is closed
 	copying sync.WaitGroup
+
+	mu          sync.Mutex
+	metricsAddr string // guarded by mu
 }
 
 // Start starts marketd and returns once it logged its listening address,
@@ -117,6 +124,11 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 					found = true
 					addrs <- m[1]
 				}
+				if m := metricsRE.FindStringSubmatch(line); m != nil {
+					p.mu.Lock()
+					p.metricsAddr = m[1]
+					p.mu.Unlock()
+				}
 			}
 		}()
 	}
@@ -158,6 +170,14 @@ func (p *Process) closeLog(err error) error {
 
 // Addr returns the child's host:port.
 func (p *Process) Addr() string { return p.addr }
+
+// MetricsAddr returns the host:port of the child's -metrics-addr listener
+// once it logged it (before it is ready), or "" when it has none.
+func (p *Process) MetricsAddr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.metricsAddr
+}
 
 // Pid returns the child's process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

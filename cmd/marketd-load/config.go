@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"marketd/bench/load"
+	"marketd/bench/populate"
 )
 
 // config is marketd-load's configuration, from its flags.
@@ -36,7 +37,15 @@ type config struct {
 	plotDir       string
 	plotName      string
 	progress      string
+	accounts      int
+	snapshotEvery time.Duration
+	tracePrefix   string
 }
+
+// maxTracedRun bounds -duration with -trace: the server's trace comes from
+// its side listener, whose answers are cut at its write timeout of 2
+// minutes (cmd/marketd, sideWriteTimeout).
+const maxTracedRun = 100 * time.Second
 
 func parseConfig(args []string) (config, error) {
 	var c config
@@ -66,6 +75,9 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
 	fs.StringVar(&c.plotName, "plot-name", "load", "prefix of the charts' file names")
 	fs.StringVar(&c.progress, "progress", "auto", "live progress line: auto (only on a terminal), on or off")
+	fs.IntVar(&c.accounts, "accounts", 0, "with -spawn: fill its data directory (new or empty) with this many accounts and a snapshot of them before starting it, offline through core, the log and the snapshot code")
+	fs.DurationVar(&c.snapshotEvery, "snapshot-every", 0, "with -spawn: the server takes a snapshot this often (its -snapshot-every); with either, the seconds during which a snapshot was taken are marked (from the server's /metrics, scraped every 250 ms)")
+	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -115,6 +127,16 @@ func (c *config) validate() error {
 		return fmt.Errorf("-progress: %q is not auto, on or off", c.progress)
 	case c.timeout <= 0:
 		return fmt.Errorf("-timeout must be positive")
+	case c.accounts < 0 || c.accounts > populate.MaxAccounts:
+		return fmt.Errorf("-accounts: %d is out of range 0-%d", c.accounts, populate.MaxAccounts)
+	case c.accounts > 0 && c.spawn == "":
+		return fmt.Errorf("-accounts needs -spawn: the data directory is filled before the server starts")
+	case c.snapshotEvery < 0:
+		return fmt.Errorf("-snapshot-every: %v is negative", c.snapshotEvery)
+	case c.tracePrefix != "" && c.spawn == "":
+		return fmt.Errorf("-trace needs -spawn: the server's trace comes from a listener it is started with")
+	case c.tracePrefix != "" && c.duration > maxTracedRun:
+		return fmt.Errorf("-trace: -duration %v is over %v, the longest trace the server's side listener answers", c.duration, maxTracedRun)
 	}
 	_, err := load.NewSkew(c.skew, c.markets, c.hotShare, c.zipfS)
 	return err

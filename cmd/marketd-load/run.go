@@ -19,6 +19,7 @@ import (
 	"marketd/bench/chart"
 	"marketd/bench/client"
 	"marketd/bench/load"
+	"marketd/bench/populate"
 	"marketd/bench/spawn"
 	"marketd/internal/fstype"
 )
@@ -29,8 +30,13 @@ const (
 	spawnSignupBonusKP = 1_000_000
 	// stopTimeout bounds the spawned server's clean stop.
 	stopTimeout = time.Minute
-	// readyTimeout bounds the spawned server's start.
-	readyTimeout = time.Minute
+	// readyTimeout bounds the spawned server's start: a recovery of
+	// several million accounts included.
+	readyTimeout = 3 * time.Minute
+	// snapshotScrapeEvery is how often -snapshot-every scrapes /metrics: a
+	// snapshot of 1,000,000 accounts takes seconds, and a scrape costs the
+	// server well under a millisecond of CPU.
+	snapshotScrapeEvery = 250 * time.Millisecond
 )
 
 // report is the JSON report.
@@ -59,15 +65,19 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if adminPassword == "" {
 		adminPassword = os.Getenv("MARKETD_ADMIN_PASSWORD")
 	}
-	server := addr
+	server, metricsAddr := addr, addr
 	if cfg.spawn != "" {
-		p, dir, pw, cleanup, err := spawnServer(ctx, cfg)
+		p, dir, pw, cleanup, err := spawnServer(ctx, cfg, out)
 		if err != nil {
 			return err
 		}
 		defer func() { err = errors.Join(err, cleanup()) }()
 		addr, dataDir, adminPassword = p.Addr(), dir, pw
 		server = fmt.Sprintf("%s (spawned, pid %d, data %s)", cfg.spawn, p.Pid(), dir)
+		metricsAddr = addr
+		if a := p.MetricsAddr(); a != "" {
+			metricsAddr = a
+		}
 	}
 	c := client.New(addr, cfg.conns, cfg.timeout)
 	defer c.Close()
@@ -88,8 +98,28 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if showProgress(cfg.progress) {
 		o.Progress = os.Stderr
 	}
+	var tr *tracer
+	if cfg.tracePrefix != "" {
+		tr = newTracer(cfg.tracePrefix, metricsAddr, cfg.duration, out)
+		o.Measured = tr.measured
+	}
+	var watch *load.SnapshotWatch
+	if cfg.snapshotEvery > 0 {
+		watch = load.WatchSnapshots(metricsAddr, snapshotScrapeEvery)
+	}
 	marketd := load.NewTarget("marketd", c, fx)
 	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
+	if watch != nil {
+		windows, werr := watch.Stop()
+		if werr != nil {
+			err = errors.Join(err, werr)
+		} else if cmp != nil {
+			cmp.MarkSnapshots(marketd.Name, windows)
+		}
+	}
+	if tr != nil {
+		err = errors.Join(err, tr.err())
+	}
 	if err != nil {
 		return err
 	}
@@ -130,7 +160,7 @@ func measure(ctx context.Context, cfg config, marketd *load.Target, fx *load.Fix
 	}
 	if cfg.warmup > 0 {
 		w := o
-		w.Duration, w.Progress = cfg.warmup, nil
+		w.Duration, w.Progress, w.Measured = cfg.warmup, nil, nil
 		if _, err := load.Run(ctx, marketd, w); err != nil {
 			return nil, err
 		}
@@ -178,10 +208,11 @@ func showProgress(setting string) bool {
 }
 
 // spawnServer starts marketd on a loopback port and a data directory (a
-// new temporary one unless -data), with fsync on, keys of the unlimited
-// tier, no anonymous rate limit and a generated admin password, and waits
-// until it is ready. cleanup stops it and removes a temporary directory.
-func spawnServer(ctx context.Context, cfg config) (*spawn.Process, string, string, func() error, error) {
+// new temporary one unless -data; filled first with -accounts), with fsync
+// on, keys of the unlimited tier, no anonymous rate limit and a generated
+// admin password, and waits until it is ready. cleanup stops it and
+// removes a temporary directory.
+func spawnServer(ctx context.Context, cfg config, out io.Writer) (*spawn.Process, string, string, func() error, error) {
 	dir, temporary := cfg.dataDir, false
 	if dir == "" {
 		var err error
@@ -195,6 +226,14 @@ func spawnServer(ctx context.Context, cfg config) (*spawn.Process, string, strin
 	} else if inMemory {
 		return nil, "", "", nil, fmt.Errorf("data directory %s is on %s, where fsync costs nothing; set TMPDIR or -data to a directory on disk", dir, fs)
 	}
+	if cfg.accounts > 0 {
+		if err := populateDir(ctx, dir, cfg.accounts, out); err != nil {
+			if temporary {
+				err = errors.Join(err, os.RemoveAll(dir))
+			}
+			return nil, "", "", nil, err
+		}
+	}
 	var pw [12]byte
 	_, _ = rand.Read(pw[:])
 	password := hex.EncodeToString(pw[:])
@@ -202,7 +241,14 @@ func spawnServer(ctx context.Context, cfg config) (*spawn.Process, string, strin
 	if logPath == "" {
 		logPath = filepath.Join(dir, "marketd.log")
 	}
-	args := append(spawnArgs(password), cfg.serverArgs...)
+	args := spawnArgs(password)
+	if cfg.snapshotEvery > 0 {
+		args = append(args, "-snapshot-every", cfg.snapshotEvery.String())
+	}
+	if cfg.tracePrefix != "" {
+		args = append(args, "-metrics-addr", "127.0.0.1:0")
+	}
+	args = append(args, cfg.serverArgs...)
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath})
@@ -225,6 +271,19 @@ func spawnServer(ctx context.Context, cfg config) (*spawn.Process, string, strin
 		return err
 	}
 	return p, dir, password, cleanup, nil
+}
+
+// populateDir fills dir with accounts (package populate) and says so.
+func populateDir(ctx context.Context, dir string, accounts int, out io.Writer) error {
+	fmt.Fprintf(out, "marketd-load: filling %s with %d accounts\n", dir, accounts)
+	res, err := populate.Accounts(ctx, populate.Options{Dir: dir, Accounts: accounts})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "marketd-load: %d accounts created in %v, their snapshot (%d bytes, %d chunks) written in %v, every file fsynced in %v\n",
+		res.Accounts, res.Created.Round(time.Millisecond), res.SnapshotBytes, res.Snapshot.Chunks,
+		res.SnapshotTook.Round(time.Millisecond), res.Synced.Round(time.Millisecond))
+	return nil
 }
 
 // spawnArgs are the flags of a spawned marketd: durable (fsync on), with

@@ -30,6 +30,12 @@ func TestParseConfig(t *testing.T) {
 		{"bad skew", []string{"-spawn", "m", "-skew", "pareto"}, "skew"},
 		{"negative rate", []string{"-spawn", "m", "-rate", "-1"}, "-rate"},
 		{"extra argument", []string{"-spawn", "m", "now"}, "unexpected"},
+		{"accounts", []string{"-spawn", "m", "-accounts", "1000000", "-snapshot-every", "15s", "-trace", "/tmp/x"}, ""},
+		{"accounts without spawn", []string{"-addr", "x:1", "-accounts", "10"}, "-accounts"},
+		{"too many accounts", []string{"-spawn", "m", "-accounts", "10000001"}, "-accounts"},
+		{"negative snapshot interval", []string{"-spawn", "m", "-snapshot-every", "-1s"}, "-snapshot-every"},
+		{"trace without spawn", []string{"-addr", "x:1", "-trace", "/tmp/x"}, "-trace"},
+		{"trace too long", []string{"-spawn", "m", "-trace", "/tmp/x", "-duration", "5m"}, "-trace"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parseConfig(c.args)
@@ -51,13 +57,67 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 		t.Skip("builds and spawns marketd; skipped with -short")
 	}
 	dir := t.TempDir()
+	bin := buildMarketd(t, dir)
+	jsonPath, plotDir := filepath.Join(dir, "report.json"), filepath.Join(dir, "plots")
+	rep := runTool(t, []string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
+		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-progress", "off"}, jsonPath,
+		"ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
+		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`)
+	if len(rep.Comparison.Runs) != 3 || len(rep.Comparison.Ratios) != 2 || len(rep.Checks) != 3 {
+		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
+	}
+	for _, name := range []string{"load-throughput", "load-latency-marketd", "load-latency-noop", "load-latency-fsync-only"} {
+		for _, ext := range []string{".png", ".svg"} {
+			if st, err := os.Stat(filepath.Join(plotDir, name+ext)); err != nil || st.Size() == 0 {
+				t.Errorf("chart %s%s: %v", name, ext, err)
+			}
+		}
+	}
+}
+
+// TestSnapshotRunOnSpawnedServer fills the spawned server's directory with
+// accounts, has it take a snapshot every second during an open-loop run,
+// and checks that the report marks them and names the slowest requests,
+// and that both traces were written.
+func TestSnapshotRunOnSpawnedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns marketd; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := buildMarketd(t, dir)
+	jsonPath, tracePrefix := filepath.Join(dir, "report.json"), filepath.Join(dir, "run")
+	rep := runTool(t, []string{"-spawn", bin, "-accounts", "3000", "-snapshot-every", "1s", "-trace", tracePrefix,
+		"-rate", "200", "-duration", "3s", "-warmup", "0s", "-conns", "4", "-markets", "2", "-mix", "buy=1,sell=1",
+		"-json", jsonPath, "-progress", "off"}, jsonPath,
+		"3000 accounts created", "snapshots, at", "seconds with a snapshot:", "slowest requests of marketd",
+		"-server.trace (the server", `"balance equals ledger" holds`)
+	r := rep.Comparison.Runs[0]
+	if len(r.Snapshots) == 0 || r.DuringSnapshots == nil || len(r.Slowest) == 0 {
+		t.Errorf("JSON report: %d snapshots, latency during them %v, %d slowest requests; want some of each",
+			len(r.Snapshots), r.DuringSnapshots, len(r.Slowest))
+	}
+	for _, name := range []string{tracePrefix + "-server.trace", tracePrefix + "-client.trace"} {
+		if st, err := os.Stat(name); err != nil || st.Size() == 0 {
+			t.Errorf("trace %s: %v", name, err)
+		}
+	}
+}
+
+// buildMarketd builds the marketd of this tree into dir.
+func buildMarketd(t *testing.T, dir string) string {
+	t.Helper()
 	bin := filepath.Join(dir, "marketd")
 	if out, err := exec.Command("go", "build", "-o", bin, "../marketd").CombinedOutput(); err != nil {
 		t.Fatalf("build marketd: %v\n%s", err, out)
 	}
-	jsonPath, plotDir := filepath.Join(dir, "report.json"), filepath.Join(dir, "plots")
-	cfg, err := parseConfig([]string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
-		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-progress", "off"})
+	return bin
+}
+
+// runTool runs marketd-load with args, checks that its text report holds
+// every one of wants, and returns the JSON report it wrote to jsonPath.
+func runTool(t *testing.T, args []string, jsonPath string, wants ...string) report {
+	t.Helper()
+	cfg, err := parseConfig(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +128,7 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	text := out.String()
-	for _, want := range []string{"ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
-		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`} {
+	for _, want := range wants {
 		if !strings.Contains(text, want) {
 			t.Errorf("report without %q:\n%s", want, text)
 		}
@@ -82,14 +141,5 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatalf("JSON report: %v\n%s", err, raw)
 	}
-	if len(rep.Comparison.Runs) != 3 || len(rep.Comparison.Ratios) != 2 || len(rep.Checks) != 3 {
-		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
-	}
-	for _, name := range []string{"load-throughput", "load-latency-marketd", "load-latency-noop", "load-latency-fsync-only"} {
-		for _, ext := range []string{".png", ".svg"} {
-			if st, err := os.Stat(filepath.Join(plotDir, name+ext)); err != nil || st.Size() == 0 {
-				t.Errorf("chart %s%s: %v", name, ext, err)
-			}
-		}
-	}
+	return rep
 }

@@ -47,10 +47,7 @@ func QuoteSplit(alpha float64, q [2]money.Amount, n money.Amount) (Quote, error)
 	if err != nil {
 		return Quote{}, err
 	}
-	var c0, c1 curve
-	c0.eval(alpha, q)
-	c1.eval(alpha, after)
-	return quote(alpha, &c0, &c1, buyCost(&c0, &c1), after), nil
+	return quoteUp(alpha, q, after), nil
 }
 
 // QuoteMerge prices a merge of n sets at q: C(q) - C(q - n(1,1)), rounded
@@ -63,10 +60,28 @@ func QuoteMerge(alpha float64, q [2]money.Amount, n money.Amount) (Quote, error)
 	if err != nil {
 		return Quote{}, err
 	}
+	return quoteDown(alpha, q, after), nil
+}
+
+// quoteUp prices a move from q to after that raises C, as a split: its
+// cost C(after) - C(q) rounded up (buyCost), with its vig and prices.
+// QuoteBuy does the same inline: it is the trade path, where this call
+// cost 5% more instructions (valgrind --tool=cachegrind, BenchmarkQuoteBuy).
+func quoteUp(alpha float64, q, after [2]money.Amount) Quote {
 	var c0, c1 curve
 	c0.eval(alpha, q)
 	c1.eval(alpha, after)
-	return quote(alpha, &c0, &c1, sellProceeds(&c0, &c1), after), nil
+	return quote(alpha, &c0, &c1, buyCost(&c0, &c1), after)
+}
+
+// quoteDown prices a move from q to after that lowers C, as a merge: its
+// proceeds C(q) - C(after) rounded down (sellProceeds), with its vig and
+// prices. QuoteSell does the same inline, as QuoteBuy does quoteUp's.
+func quoteDown(alpha float64, q, after [2]money.Amount) Quote {
+	var c0, c1 curve
+	c0.eval(alpha, q)
+	c1.eval(alpha, after)
+	return quote(alpha, &c0, &c1, sellProceeds(&c0, &c1), after)
 }
 
 // MinCollateral returns the least collateral a market at q may hold: C(q)

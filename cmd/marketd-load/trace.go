@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"runtime/trace"
+	"sync"
+	"time"
+)
+
+// tracer writes execution traces (runtime/trace, read with `go tool
+// trace`) of the first measured run of marketd: the server's, from the
+// /debug/pprof/trace of its side listener, and marketd-load's own, since a
+// stall of the load generator shows as a slow request too.
+type tracer struct {
+	prefix      string
+	metricsAddr string
+	seconds     int
+	out         io.Writer
+
+	once sync.Once
+	mu   sync.Mutex
+	errs []error // guarded by mu
+}
+
+func newTracer(prefix, metricsAddr string, run time.Duration, out io.Writer) *tracer {
+	// The server's trace must outlast the run: one second more than it,
+	// the slowest answers of its last second included.
+	return &tracer{prefix: prefix, metricsAddr: metricsAddr, seconds: int(math.Ceil(run.Seconds())) + 1, out: out}
+}
+
+// measured is load.Options.Measured: it starts both traces as marketd's
+// first measured run begins, and its result stops them after the run.
+func (tr *tracer) measured(target string) func() {
+	if target != "marketd" {
+		return nil
+	}
+	var done func()
+	tr.once.Do(func() { done = tr.start() })
+	return done
+}
+
+// start starts both traces and returns the function that waits for them.
+func (tr *tracer) start() func() {
+	serverPath, clientPath := tr.prefix+"-server.trace", tr.prefix+"-client.trace"
+	began := time.Now()
+	serverDone := make(chan error, 1)
+	go func() { serverDone <- fetchTrace(tr.metricsAddr, tr.seconds, serverPath) }()
+	cf, err := os.Create(clientPath)
+	if err == nil {
+		if err = trace.Start(cf); err != nil {
+			err = errors.Join(err, cf.Close())
+			cf = nil
+		}
+	} else {
+		cf = nil
+	}
+	if err != nil {
+		tr.fail(fmt.Errorf("trace marketd-load: %w", err))
+	}
+	return func() {
+		if cf != nil {
+			trace.Stop()
+			if err := cf.Close(); err != nil {
+				tr.fail(fmt.Errorf("trace marketd-load: %w", err))
+			}
+		}
+		if err := <-serverDone; err != nil {
+			tr.fail(err)
+		}
+		fmt.Fprintf(tr.out, "marketd-load: traces of marketd's first measured run began %s UTC: %s (the server, %d s), %s (marketd-load); open with go tool trace\n",
+			began.UTC().Format("15:04:05.000000"), serverPath, tr.seconds, clientPath)
+	}
+}
+
+func (tr *tracer) fail(err error) {
+	tr.mu.Lock()
+	tr.errs = append(tr.errs, err)
+	tr.mu.Unlock()
+}
+
+// err returns what failed, if anything.
+func (tr *tracer) err() error {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return errors.Join(tr.errs...)
+}
+
+// fetchTrace writes the server's execution trace of the next seconds to
+// path.
+func fetchTrace(metricsAddr string, seconds int, path string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second+time.Minute)
+	defer cancel()
+	url := fmt.Sprintf("http://%s/debug/pprof/trace?seconds=%d", metricsAddr, seconds)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("trace the server: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("trace the server: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("trace the server: %s: %s", resp.Status, msg)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("trace the server: %w", err)
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		return errors.Join(fmt.Errorf("trace the server: %w", err), f.Close())
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("trace the server: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package core
+
+import "iter"
+
+// listChunkLen is the number of entries in each fixed array of a
+// chunkList after its first listChunkLen entries.
+const listChunkLen = 256
+
+// chunkList is an append-only list whose entries never move once
+// appended: an account's ledger and fills, which grow by one entry per
+// trade without bound. A slice grown by append copies its whole contents
+// each time it outgrows its array, by a factor of 1.25 once it is large:
+// about four copies and five times the entry's size allocated per entry,
+// a quarter of a trade's CPU with 50,000 fills per account
+// (docs/PERFORMANCE.md, "The trade path's own CPU"). Here the first
+// listChunkLen entries grow as a slice (most accounts have few), and the
+// rest fill fixed arrays allocated one at a time.
+//
+// The zero value is an empty list. Like the slices it replaces, a copy
+// taken under the owner's lock (snapshot) stays valid and unchanged
+// without the lock: the owner only writes past the copy's length, into
+// arrays the copy may share but never reads there, and never changes an
+// element of head or more that the copy can see.
+type chunkList[T any] struct {
+	head []T                // entries [0, min(n, listChunkLen))
+	more []*[listChunkLen]T // entry listChunkLen+i is more[i/listChunkLen][i%listChunkLen]
+	n    int                // entries in all
+}
+
+// push appends v.
+func (l *chunkList[T]) push(v T) {
+	if l.n < listChunkLen {
+		l.head = append(l.head, v)
+		l.n++
+		return
+	}
+	i := l.n - listChunkLen
+	if i%listChunkLen == 0 {
+		l.more = append(l.more, new([listChunkLen]T))
+	}
+	l.more[i/listChunkLen][i%listChunkLen] = v
+	l.n++
+}
+
+// Len returns the number of entries.
+func (l *chunkList[T]) Len() int { return l.n }
+
+// at returns entry i, 0 <= i < Len().
+func (l *chunkList[T]) at(i int) *T {
+	if i < listChunkLen {
+		return &l.head[i]
+	}
+	i -= listChunkLen
+	return &l.more[i/listChunkLen][i%listChunkLen]
+}
+
+// snapshot returns the list as it is now, for reading without the owner's
+// lock after it is released.
+func (l *chunkList[T]) snapshot() chunkList[T] {
+	return chunkList[T]{head: l.head[:len(l.head):len(l.head)], more: l.more[:len(l.more):len(l.more)], n: l.n}
+}
+
+// appendTo appends entries [start, end) to dst, 0 <= start <= end <= Len().
+func (l *chunkList[T]) appendTo(dst []T, start, end int) []T {
+	if start < listChunkLen {
+		dst = append(dst, l.head[start:min(end, listChunkLen)]...)
+		start = listChunkLen
+	}
+	for start < end {
+		i := start - listChunkLen
+		arr := l.more[i/listChunkLen]
+		off := i % listChunkLen
+		n := min(listChunkLen-off, end-start)
+		dst = append(dst, arr[off:off+n]...)
+		start += n
+	}
+	return dst
+}
+
+// all yields every entry with its index, oldest first.
+func (l *chunkList[T]) all() iter.Seq2[int, *T] {
+	return func(yield func(int, *T) bool) {
+		for i := range l.n {
+			if !yield(i, l.at(i)) {
+				return
+			}
+		}
+	}
+}
