@@ -9,11 +9,6 @@ import (
 	"marketd/transport/wire"
 )
 
-type settleRequest struct {
-	MarketID *string `json:"market_id"`
-	Outcome  *string `json:"outcome"`
-}
-
 type settleResponse struct {
 	MarketID      uuid.UUID    `json:"market_id"`
 	Outcome       string       `json:"outcome"`
@@ -22,16 +17,12 @@ type settleResponse struct {
 	TotalPaidUSDC money.Amount `json:"total_paid_usdc"`
 }
 
-func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller, body *settleRequest) error {
-	var req core.SettleRequest
-	var err error
-	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller, body *marketOutcome) error {
+	market, outcome, err := body.parse()
+	if err != nil {
 		return err
 	}
-	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
-		return err
-	}
-	return respond(ctx, fasthttp.StatusOK, settleResponseOf)(s.eng.Settle(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, settleResponseOf)(s.eng.Settle(ctx, core.SettleRequest{Market: market, Outcome: outcome}))
 }
 
 // settleResponseOf is the answer of POST /api/admin/settle.

@@ -14,9 +14,21 @@ import (
 // vote answer the proposal as it stands after the change; status answers
 // a proposal, or a market's latest.
 
-type proposeRequest struct {
+// marketOutcome is the body of the requests that name a market and an
+// outcome: an oracle proposal and an admin's settlement.
+type marketOutcome struct {
 	MarketID *string `json:"market_id"`
 	Outcome  *string `json:"outcome"`
+}
+
+// parse reads the market and the outcome, both required.
+func (b *marketOutcome) parse() (uuid.UUID, core.Side, error) {
+	market, err := requiredUUID("market_id", b.MarketID)
+	if err != nil {
+		return market, 0, err
+	}
+	outcome, err := parseSide("outcome", b.Outcome)
+	return market, outcome, err
 }
 
 type challengeRequest struct {
@@ -79,16 +91,12 @@ func proposalOf(p core.ProposalView) proposalJSON {
 	return out
 }
 
-func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller, body *proposeRequest) error {
-	req := core.ProposeRequest{Account: c.account}
-	var err error
-	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller, body *marketOutcome) error {
+	market, outcome, err := body.parse()
+	if err != nil {
 		return err
 	}
-	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
-		return err
-	}
-	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Propose(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Propose(ctx, core.ProposeRequest{Account: c.account, Market: market, Outcome: outcome}))
 }
 
 func (s *Server) challenge(ctx *fasthttp.RequestCtx, c *caller, body *challengeRequest) error {
