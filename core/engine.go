@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -121,30 +122,28 @@ type Engine struct {
 	counters engineCounters
 }
 
+// positiveOr returns v, or def when v is zero or negative: the default of
+// a setting left out, and of one that has no meaning below zero.
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
 // NewEngine takes ownership of st, recovered and checked, and starts one
 // goroutine per market. The journal must accept Next and Append already.
 func NewEngine(st *State, j Journal, cfg Config) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.InboxSize <= 0 {
-		cfg.InboxSize = DefaultInboxSize
-	}
-	if cfg.InboxWait <= 0 {
-		cfg.InboxWait = DefaultInboxWait
-	}
-	if cfg.CloseInterval == 0 {
-		cfg.CloseInterval = time.Second
-	}
-	if cfg.PurgeInterval == 0 {
-		cfg.PurgeInterval = DefaultPurgeInterval
-	}
-	if cfg.StepAccounts <= 0 {
-		cfg.StepAccounts = DefaultStepAccounts
-	}
-	if cfg.UsageFlushInterval == 0 {
-		cfg.UsageFlushInterval = DefaultUsageFlushInterval
-	}
+	cfg.InboxSize = positiveOr(cfg.InboxSize, DefaultInboxSize)
+	cfg.InboxWait = positiveOr(cfg.InboxWait, DefaultInboxWait)
+	// An interval keeps a negative value: it turns its loop off (Config).
+	cfg.CloseInterval = cmp.Or(cfg.CloseInterval, time.Second)
+	cfg.PurgeInterval = cmp.Or(cfg.PurgeInterval, DefaultPurgeInterval)
+	cfg.StepAccounts = positiveOr(cfg.StepAccounts, DefaultStepAccounts)
+	cfg.UsageFlushInterval = cmp.Or(cfg.UsageFlushInterval, DefaultUsageFlushInterval)
 	cfg.oracleDefaults()
 	cfg.Idempotency = cfg.Idempotency.withDefaults()
 	if cfg.Custody == nil {

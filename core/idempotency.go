@@ -76,12 +76,8 @@ type IdempotencyLimits struct {
 // withDefaults returns l with DefaultIdempotencyRetention and
 // DefaultIdempotencyKeys in place of zero fields.
 func (l IdempotencyLimits) withDefaults() IdempotencyLimits {
-	if l.Retention <= 0 {
-		l.Retention = DefaultIdempotencyRetention
-	}
-	if l.Keys <= 0 {
-		l.Keys = DefaultIdempotencyKeys
-	}
+	l.Retention = positiveOr(l.Retention, DefaultIdempotencyRetention)
+	l.Keys = positiveOr(l.Keys, DefaultIdempotencyKeys)
 	return l
 }
 

@@ -88,19 +88,9 @@ func (e *Engine) propose(m *market, c *command) {
 func (e *Engine) challenge(m *market, c *command) {
 	now := e.now()
 	a := c.acct
-	p, ok := m.findProposal(c.oracle.proposal)
-	switch {
-	case !ok:
-		c.done <- ErrProposalNotFound
-		return
-	case p.Status != ProposalProposed:
-		c.done <- ErrNotChallengeable
-		return
-	case now >= p.ChallengeDeadline:
-		c.done <- ErrChallengeClosed
-		return
-	case a.id == p.Proposer:
-		c.done <- ErrSelfChallenge
+	p, err := m.challengeable(c.oracle.proposal, a.id, now)
+	if err != nil {
+		c.done <- err
 		return
 	}
 	holders, more := e.firstHolders(m)
@@ -119,6 +109,41 @@ func (e *Engine) challenge(m *market, c *command) {
 	e.commitOracleSteps(m, st, c, p, holders, more, note, p.ID, unlock)
 }
 
+// challengeable returns the proposal id if account may challenge it at
+// now, else why not. Runs on the market's goroutine.
+func (m *market) challengeable(id, account uuid.UUID, now int64) (Proposal, error) {
+	p, ok := m.findProposal(id)
+	switch {
+	case !ok:
+		return p, ErrProposalNotFound
+	case p.Status != ProposalProposed:
+		return p, ErrNotChallengeable
+	case now >= p.ChallengeDeadline:
+		return p, ErrChallengeClosed
+	case account == p.Proposer:
+		return p, ErrSelfChallenge
+	}
+	return p, nil
+}
+
+// votable returns the proposal id if voter may vote on it at now, else why
+// not. Runs on the market's goroutine.
+func (m *market) votable(id, voter uuid.UUID, now int64) (Proposal, error) {
+	p, ok := m.findProposal(id)
+	switch {
+	case !ok:
+		return p, ErrProposalNotFound
+	case p.Status != ProposalChallenged || now >= p.VoteDeadline:
+		return p, ErrNotVotable
+	case voter == p.Proposer || voter == p.Challenger:
+		return p, ErrPartyVote
+	}
+	if _, done := m.voted[voteKey{p.ID, voter}]; done {
+		return p, ErrAlreadyVoted
+	}
+	return p, nil
+}
+
 // vote is the actor's side of Vote. Runs on the market's goroutine. The
 // vote locks its stake: debited from the voter (ledger oracle_stake) and
 // held by the proposal until it is paid out (payStakes). Only accounts
@@ -128,20 +153,9 @@ func (e *Engine) vote(m *market, c *command) {
 	now := e.now()
 	a := c.acct
 	voter := a.id
-	p, ok := m.findProposal(c.oracle.proposal)
-	switch {
-	case !ok:
-		c.done <- ErrProposalNotFound
-		return
-	case p.Status != ProposalChallenged || now >= p.VoteDeadline:
-		c.done <- ErrNotVotable
-		return
-	case voter == p.Proposer || voter == p.Challenger:
-		c.done <- ErrPartyVote
-		return
-	}
-	if _, done := m.voted[voteKey{p.ID, voter}]; done {
-		c.done <- ErrAlreadyVoted
+	p, err := m.votable(c.oracle.proposal, voter, now)
+	if err != nil {
+		c.done <- err
 		return
 	}
 	a.mu.Lock()

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -33,27 +34,13 @@ const (
 
 // oracleDefaults fills the oracle's zero settings with their defaults.
 func (cfg *Config) oracleDefaults() {
-	if cfg.OracleBond <= 0 {
-		cfg.OracleBond = DefaultOracleBond
-	}
-	if cfg.ChallengeWindow <= 0 {
-		cfg.ChallengeWindow = DefaultChallengeWindow
-	}
-	if cfg.VoteWindow <= 0 {
-		cfg.VoteWindow = DefaultVoteWindow
-	}
-	if cfg.VoteStake <= 0 {
-		cfg.VoteStake = DefaultVoteStake
-	}
-	if cfg.VoteQuorum <= 0 {
-		cfg.VoteQuorum = DefaultVoteQuorum
-	}
-	if cfg.MinVoters <= 0 {
-		cfg.MinVoters = DefaultMinVoters
-	}
-	if cfg.OracleInterval == 0 {
-		cfg.OracleInterval = time.Second
-	}
+	cfg.OracleBond = positiveOr(cfg.OracleBond, DefaultOracleBond)
+	cfg.ChallengeWindow = positiveOr(cfg.ChallengeWindow, DefaultChallengeWindow)
+	cfg.VoteWindow = positiveOr(cfg.VoteWindow, DefaultVoteWindow)
+	cfg.VoteStake = positiveOr(cfg.VoteStake, DefaultVoteStake)
+	cfg.VoteQuorum = positiveOr(cfg.VoteQuorum, DefaultVoteQuorum)
+	cfg.MinVoters = positiveOr(cfg.MinVoters, DefaultMinVoters)
+	cfg.OracleInterval = cmp.Or(cfg.OracleInterval, time.Second)
 }
 
 // ProposeRequest proposes the outcome of a closed market.

@@ -6,10 +6,11 @@ import (
 	"marketd/bench/client"
 	"marketd/bench/load"
 	"marketd/core/money"
+	"marketd/internal/enum"
 )
 
 // kind is one kind of operation of the drill.
-type kind int
+type kind uint8
 
 const (
 	opBuy kind = iota
@@ -23,10 +24,11 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{"buy", "sell", "split", "merge", "deposit", "withdraw", "key-create", "key-revoke"}
+var kindNames = enum.New[kind]("kind", []string{opBuy: "buy", opSell: "sell", opSplit: "split", opMerge: "merge",
+	opDeposit: "deposit", opWithdraw: "withdraw", opKeyCreate: "key-create", opKeyRevoke: "key-revoke"})
 
 // String names the operation kind as the summary prints it.
-func (k kind) String() string { return kindNames[k] }
+func (k kind) String() string { return kindNames.Name(k) }
 
 // weights are the kinds' relative frequencies: mostly trades, some of
 // everything else.
