@@ -45,13 +45,32 @@ func (m *idMap[V]) store(id uuid.UUID, v V) {
 	s.mu.Unlock()
 }
 
+// reserve makes room for n more values, spread evenly over the shards as
+// random IDs are, in shards that are still empty (recovery's first step).
+func (m *idMap[V]) reserve(n int) {
+	perShard := n/idShards + n/idShards/8 + 16 // the spread of a binomial count, and some
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		if len(s.m) == 0 {
+			s.m = make(map[uuid.UUID]V, perShard)
+		}
+		s.mu.Unlock()
+	}
+}
+
 // rangeValues calls fn for every value until fn returns false. Each shard
 // is copied under its lock and fn runs unlocked, so fn may take other
 // locks; values stored during the walk may or may not be seen, values
 // stored before it are.
-func (m *idMap[V]) rangeValues(fn func(V) bool) {
+func (m *idMap[V]) rangeValues(fn func(V) bool) { m.rangePart(0, 1, fn) }
+
+// rangePart is rangeValues over part of the shards, those whose index is
+// part modulo parts: parts goroutines, one for each part, see every value
+// once between them.
+func (m *idMap[V]) rangePart(part, parts int, fn func(V) bool) {
 	var buf []V
-	for i := range m.shards {
+	for i := part; i < len(m.shards); i += parts {
 		s := &m.shards[i]
 		s.mu.RLock()
 		buf = buf[:0]

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"marketd/core/money"
 	"marketd/core/pricing"
@@ -47,20 +48,40 @@ func (s *State) Check() error {
 
 // runChecks runs every check of Check and returns the checker holding its
 // findings.
+//
+// The accounts are checked in checkParts parts at once, and the lookups'
+// rebuild beside them, each part with a checker of its own merged at the
+// end: at recovery the check of 1,000,000 accounts ran on one goroutine
+// for 1.2 s (CPU profile of TestScaleTimeToReady, a third of it the
+// lookups' rebuild), on a machine whose other cores were idle by then.
 func (s *State) runChecks() *checker {
 	s.publishDirty()
-	c := &checker{held: make(map[posKey][NumSides]money.Amount)}
-	s.rangeAccounts(func(a *account) bool {
-		a.mu.Lock()
-		c.account(a)
-		a.mu.Unlock()
-		return true
-	})
+	c := newChecker()
+	lookups := newChecker()
+	var parts [checkParts]*checker
+	var wg sync.WaitGroup
+	wg.Go(func() { s.checkIndexes(lookups) })
+	for i := range parts {
+		p := newChecker()
+		parts[i] = p
+		wg.Go(func() {
+			s.accounts.rangePart(i, len(parts), func(a *account) bool {
+				a.mu.Lock()
+				p.account(a)
+				a.mu.Unlock()
+				return true
+			})
+		})
+	}
+	wg.Wait()
+	for _, p := range parts {
+		c.merge(p)
+	}
 	s.rangeMarkets(func(m *market) bool {
 		c.market(m.view.Load())
 		return true
 	})
-	s.checkIndexes(c)
+	c.merge(lookups)
 	for k := range c.held {
 		if s.market(k.market) == nil {
 			c.failf(invPositions, "position in unknown market %s", k.market)
@@ -92,6 +113,42 @@ type checker struct {
 	held                        map[posKey][NumSides]money.Amount
 	errs                        []error
 	dropped                     int
+}
+
+// checkParts is how many goroutines check the accounts at once.
+const checkParts = 2
+
+func newChecker() *checker {
+	return &checker{held: make(map[posKey][NumSides]money.Amount)}
+}
+
+// merge adds what o found to c: its sums, its positions held and its
+// violations, after c's own.
+func (c *checker) merge(o *checker) {
+	for i := range c.counts {
+		c.counts[i] += o.counts[i]
+	}
+	c.s.keep(o.s.err)
+	for cur := range money.NumCurrencies {
+		c.balances[cur] = c.s.add(c.balances[cur], o.balances[cur])
+		c.collateral[cur] = c.s.add(c.collateral[cur], o.collateral[cur])
+		c.bonds[cur] = c.s.add(c.bonds[cur], o.bonds[cur])
+	}
+	for k, h := range o.held {
+		ch := c.held[k]
+		for side := range NumSides {
+			ch[side] = c.s.add(ch[side], h[side])
+		}
+		c.held[k] = ch
+	}
+	for _, err := range o.errs {
+		if len(c.errs) >= maxReported {
+			c.dropped++
+			continue
+		}
+		c.errs = append(c.errs, err)
+	}
+	c.dropped += o.dropped
 }
 
 func (c *checker) failf(inv invariant, format string, args ...any) {

@@ -72,13 +72,48 @@ func appendTrailer(dst []byte, through, chunks uint64, crc uint32) []byte {
 }
 
 // Decode checks a whole snapshot file and calls fn with each of its image
-// records in order. It verifies the file's CRC before decoding anything,
-// then every chunk's frame and record, the chunk count and that nothing
-// trails; any failure wraps ErrCorrupt. An error from fn is returned
-// wrapped.
+// records in order, on the caller's goroutine. It verifies the file's CRC
+// before decoding anything, then every chunk's frame and record, the chunk
+// count and that nothing trails; any failure wraps ErrCorrupt. An error
+// from fn is returned wrapped; fn is not called after it, nor for a chunk
+// after a damaged one.
 func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
+	return decode(b, nil, fn)
+}
+
+// decode is Decode, first calling reserve, when not nil, with the number
+// of account changes the chunks declare, before fn sees any record.
+func decode(b []byte, reserve func(accounts int), fn func(*core.Record) error) (Header, error) {
+	h, chunks, err := splitChunks(b)
+	if err != nil {
+		return Header{}, err
+	}
+	if reserve != nil {
+		n := 0
+		for _, c := range chunks {
+			n += c.accounts
+		}
+		reserve(n)
+	}
+	if err := decodeChunks(chunks, fn); err != nil {
+		return Header{}, err
+	}
+	return h, nil
+}
+
+// chunkFrame is one chunk's checked frame, not decoded yet.
+type chunkFrame struct {
+	n        uint64 // chunk number, from 1
+	version  byte
+	payload  []byte
+	accounts int // account changes its record declares
+}
+
+// splitChunks checks the file's magic, CRC, chunk lengths, chunk frames,
+// count and end, and returns the header and the chunks' frames in order.
+func splitChunks(b []byte) (Header, []chunkFrame, error) {
 	if len(b) < headerBytes+trailerBytes || !bytes.Equal(b[:8], magic[:]) && !bytes.Equal(b[:8], magicV2[:]) {
-		return Header{}, fmt.Errorf("%w: not a snapshot (%d bytes)", ErrCorrupt, len(b))
+		return Header{}, nil, fmt.Errorf("%w: not a snapshot (%d bytes)", ErrCorrupt, len(b))
 	}
 	// A snapshot's chunks are frames of the record format of its magic.
 	version := byte(record.FormatVersion)
@@ -87,7 +122,7 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 	}
 	body := b[:len(b)-4]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return Header{}, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+		return Header{}, nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
 	h := Header{
 		From:      binary.LittleEndian.Uint64(b[8:16]),
@@ -96,41 +131,38 @@ func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
 		Chunks:    binary.LittleEndian.Uint64(b[len(b)-12 : len(b)-4]),
 	}
 	rest := b[headerBytes : len(b)-trailerBytes+1] // keep the terminating zero
-	var n uint64
-	for {
+	var chunks []chunkFrame
+	for n := uint64(1); ; n++ {
 		size, k := binary.Uvarint(rest)
 		if k <= 0 {
-			return Header{}, fmt.Errorf("%w: chunk %d: bad length", ErrCorrupt, n+1)
+			return Header{}, nil, fmt.Errorf("%w: chunk %d: bad length", ErrCorrupt, n)
 		}
 		rest = rest[k:]
 		if size == 0 {
 			break
 		}
 		if size > uint64(len(rest)) || size > MaxChunkBytes {
-			return Header{}, fmt.Errorf("%w: chunk %d: length %d past the end", ErrCorrupt, n+1, size)
+			return Header{}, nil, fmt.Errorf("%w: chunk %d: length %d past the end", ErrCorrupt, n, size)
 		}
-		n++
 		fr, err := record.DecodeFrameAt(rest[:size], n)
 		if err != nil {
-			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
+			return Header{}, nil, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}
 		if fr.Version != version {
-			return Header{}, fmt.Errorf("%w: chunk %d: record format %d in a snapshot of format %d", ErrCorrupt, n, fr.Version, version)
+			return Header{}, nil, fmt.Errorf("%w: chunk %d: record format %d in a snapshot of format %d", ErrCorrupt, n, fr.Version, version)
 		}
-		rec, err := record.DecodeVersion(fr.Version, fr.Payload)
+		if fr.Kind != core.KindImage {
+			return Header{}, nil, fmt.Errorf("%w: chunk %d: kind %d is not an image", ErrCorrupt, n, fr.Kind)
+		}
+		accounts, err := record.CountAccounts(fr.Version, fr.Payload)
 		if err != nil {
-			return Header{}, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
+			return Header{}, nil, fmt.Errorf("%w: chunk %d: %w", ErrCorrupt, n, err)
 		}
-		if rec.Kind != core.KindImage {
-			return Header{}, fmt.Errorf("%w: chunk %d: kind %d is not an image", ErrCorrupt, n, rec.Kind)
-		}
-		if err := fn(rec); err != nil {
-			return Header{}, fmt.Errorf("snapshot: chunk %d: %w", n, err)
-		}
+		chunks = append(chunks, chunkFrame{n: n, version: fr.Version, payload: fr.Payload, accounts: accounts})
 		rest = rest[size:]
 	}
-	if len(rest) != 0 || n != h.Chunks {
-		return Header{}, fmt.Errorf("%w: %d chunks, trailer says %d, %d bytes left", ErrCorrupt, n, h.Chunks, len(rest))
+	if len(rest) != 0 || uint64(len(chunks)) != h.Chunks {
+		return Header{}, nil, fmt.Errorf("%w: %d chunks, trailer says %d, %d bytes left", ErrCorrupt, len(chunks), h.Chunks, len(rest))
 	}
-	return h, nil
+	return h, chunks, nil
 }

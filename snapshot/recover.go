@@ -143,7 +143,9 @@ func load(fsys vfs.FS, name string) (*core.State, Header, error) {
 		return nil, Header{}, fmt.Errorf("snapshot: read %s: %w", name, err)
 	}
 	st := core.NewState()
-	h, err := Decode(b, st.LoadImage)
+	images := st.NewImageLoader()
+	h, err := decode(b, st.ReserveAccounts, images.Load)
+	images.Close()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: %s: %w", name, err)
 	}

@@ -52,18 +52,25 @@ func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, la
 	if i < 0 {
 		return fmt.Errorf("wal: replay from %d: no segment holds it: %w", from, ErrCorrupt)
 	}
-	p := newReplayPipeline(fn)
-	defer p.stop()
+	p := startReplayPipeline(func(p *replayPipeline) error {
+		return scanSegments(fsys, dir, segs, i, lastLen, last, from, p)
+	})
+	return p.deliver(fn)
+}
+
+// scanSegments splits segments segs[i:] into entries and queues those at
+// or after from on p; it runs on p's producer. Segment i+1 is read while
+// segment i is split: reading a large segment (20 MiB in logs written
+// before the default was 1 MiB) takes long enough for the decoding workers
+// to run dry otherwise.
+func scanSegments(fsys vfs.FS, dir string, segs []segmentFile, i, lastLen int, last, from uint64, p *replayPipeline) error {
 	limit := func(i int) int {
 		if i == len(segs)-1 {
 			return lastLen
 		}
 		return -1
 	}
-	// Segment i+1 is read while segment i is decoded: reading a large
-	// segment (20 MiB in logs written before the default was 1 MiB) takes
-	// long enough for the decoding workers to run dry otherwise.
-	next := readSegment(fsys, dir, segs[i], limit(i))
+	next := readSegment(fsys, dir, segs[i], limit(i), p.buffer())
 	defer func() {
 		if next != nil {
 			<-next // the reader's exit
@@ -75,42 +82,53 @@ func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, la
 		end := last + 1 // one past the last seq this segment must hold
 		if i+1 < len(segs) {
 			end = segs[i+1].index
-			next = readSegment(fsys, dir, segs[i+1], limit(i+1))
+			next = readSegment(fsys, dir, segs[i+1], limit(i+1), p.buffer())
 		}
-		if err := scanSegment(cur, segs[i], end, from, p); err != nil {
-			// Records before the damage are replayed first, as if read
-			// one by one; an error of theirs comes first.
-			if ferr := p.flush(); ferr != nil {
-				return ferr
-			}
+		err := scanSegment(cur, segs[i], end, from, p)
+		cur.buf.release(p) // the producer's hold: the chunks hold theirs
+		if err != nil {
 			return err
 		}
 	}
-	return p.flush()
+	return nil
 }
 
 // segmentData is the content of a segment file, or why it could not be read.
 type segmentData struct {
 	path string
-	data []byte
+	buf  *segmentBuffer
 	err  error
 }
 
-// readSegment reads a segment file, its first maxLen bytes when maxLen is
-// not negative, on a goroutine of its own, which sends the result on the
-// returned channel and exits; Replay receives it.
-func readSegment(fsys vfs.FS, dir string, seg segmentFile, maxLen int) <-chan segmentData {
+// readerInto is an FS that reads a file into a buffer it is given (the
+// os-backed one does): replay then reads every segment into the same few
+// buffers.
+type readerInto interface {
+	ReadFileInto(name string, buf []byte) ([]byte, error)
+}
+
+// readSegment reads a segment file into buf, its first maxLen bytes when
+// maxLen is not negative, on a goroutine of its own, which sends the
+// result on the returned channel and exits; Replay receives it.
+func readSegment(fsys vfs.FS, dir string, seg segmentFile, maxLen int, buf *segmentBuffer) <-chan segmentData {
 	ch := make(chan segmentData, 1)
 	path := filepath.Join(dir, seg.name)
 	go func() {
-		data, err := fsys.ReadFile(path)
+		var data []byte
+		var err error
+		if r, ok := fsys.(readerInto); ok {
+			data, err = r.ReadFileInto(path, buf.data[:0])
+		} else {
+			data, err = fsys.ReadFile(path)
+		}
 		if err == nil && maxLen >= 0 && maxLen < len(data) {
 			data = data[:maxLen]
 		}
 		if err != nil {
 			err = fmt.Errorf("wal: replay: read %s: %w", path, err)
 		}
-		ch <- segmentData{path: path, data: data, err: err}
+		buf.data = data
+		ch <- segmentData{path: path, buf: buf, err: err}
 	}()
 	return ch
 }
@@ -121,7 +139,7 @@ func scanSegment(sd segmentData, seg segmentFile, end, from uint64, p *replayPip
 	if sd.err != nil {
 		return sd.err
 	}
-	path, data := sd.path, sd.data
+	path, data := sd.path, sd.buf.data
 	if end < seg.index {
 		return fmt.Errorf("wal: replay: %s: segment starts at %d, after the next one or the end %d: %w",
 			path, seg.index, end, ErrCorrupt)
@@ -138,7 +156,7 @@ func scanSegment(sd segmentData, seg segmentFile, end, from uint64, p *replayPip
 				path, off, seq, end-1, ErrCorrupt)
 		}
 		if seq >= from {
-			if err := p.add(path, off, seq, entry); err != nil {
+			if err := p.add(&sd, off, seq, entry); err != nil {
 				return err
 			}
 		}

@@ -30,6 +30,28 @@ func DecodeVersion(version byte, b []byte) (*core.Record, error) {
 	return decodeInto(new(Block), version, b)
 }
 
+// CountAccounts returns how many account changes a payload of the given
+// format version declares, reading only its head (kind, time, the count):
+// a snapshot's loader sums it over the chunks to size the state's maps
+// before it decodes them. It fails as DecodeVersion would on a bad head;
+// the rest of b is not checked.
+func CountAccounts(version byte, b []byte) (int, error) {
+	if version < MinFormatVersion || version > FormatVersion {
+		return 0, fmt.Errorf("record: count accounts: unknown version %d: %w", version, ErrCorrupt)
+	}
+	d := decoder{b: b, version: version}
+	if kind := core.Kind(d.byte()); d.err == nil && !validKind(kind) {
+		d.fail(fmt.Sprintf("unknown kind %d", kind), 1)
+	}
+	d.varint()
+	minAccount := minAccountChangeBytes
+	if version < 3 {
+		minAccount = minAccountChangeBytesV2
+	}
+	n := d.count(minAccount, "accounts")
+	return n, d.err
+}
+
 // decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
