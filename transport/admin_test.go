@@ -112,7 +112,7 @@ func TestSettle(t *testing.T) {
 			}
 			for _, who := range []*auth{&alice, &bob, &carol} {
 				for _, side := range sideNames {
-					if pos := ts.profile(*who).position(tt.market, side); pos != (wire.Position{}) {
+					if pos := heldPosition(ts.profile(*who), tt.market, side); pos != (wire.Position{}) {
 						t.Errorf("position %+v still open after settlement", pos)
 					}
 				}

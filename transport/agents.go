@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
@@ -15,32 +14,6 @@ const (
 	defaultLedgerLimit = 100
 	maxLedgerLimit     = 1000
 )
-
-type authJSON struct {
-	Method string   `json:"method"`
-	Scopes []string `json:"scopes"`
-}
-
-// callerKeyJSON is the calling key's metadata in the profile (docs/API.md,
-// "GET /api/agents/me").
-type callerKeyJSON struct {
-	ID            uuid.UUID       `json:"id"`
-	Name          string          `json:"name"`
-	Prefix        string          `json:"prefix"`
-	Scopes        []string        `json:"scopes"`
-	RateLimitTier string          `json:"rate_limit_tier"`
-	TotalRequests uint64          `json:"total_requests"`
-	ExpiresAt     *wire.Timestamp `json:"expires_at"`
-}
-
-type profileJSON struct {
-	Agent        wire.Agent          `json:"agent"`
-	Auth         authJSON            `json:"auth"`
-	Stats        wire.Stats          `json:"stats"`
-	Positions    []position          `json:"positions"`
-	RecentTrades []wire.TradeSummary `json:"recent_trades"`
-	APIKey       *callerKeyJSON      `json:"api_key"`
-}
 
 // account returns the caller's account; it exists, since credentials
 // only ever name existing accounts.
@@ -71,16 +44,19 @@ func (s *Server) me(ctx *fasthttp.RequestCtx, c *caller) error {
 		return err
 	}
 	ps := positionsOf(&a)
-	out := profileJSON{
+	out := wire.Profile{
 		Agent:        agentOf(&a),
-		Auth:         authJSON{Method: c.method.String(), Scopes: scopeList(c.scopes)},
+		Auth:         wire.Auth{Method: c.method.String(), Scopes: scopeList(c.scopes)},
 		Stats:        statsOf(ps),
-		Positions:    ps,
+		Positions:    make([]wire.Position, len(ps)),
 		RecentTrades: tradesOf(&a),
+	}
+	for i := range ps {
+		out.Positions[i] = ps[i].Position
 	}
 	if c.method == byKey {
 		k := &c.key
-		out.APIKey = &callerKeyJSON{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: scopeList(k.Scopes),
+		out.APIKey = &wire.CallerKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: scopeList(k.Scopes),
 			RateLimitTier: k.Tier.String(), TotalRequests: k.TotalRequests, ExpiresAt: wire.OptionalTime(k.ExpiresAt)}
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, out)

@@ -173,23 +173,16 @@ func (ts *testServer) splitMerge(a auth, marketID, typ, amount string) wire.Spli
 	return out
 }
 
-// profileOut is the part of GET /api/agents/me these tests read.
-type profileOut struct {
-	Agent     wire.Agent      `json:"agent"`
-	Stats     wire.Stats      `json:"stats"`
-	Positions []wire.Position `json:"positions"`
-}
-
-func (ts *testServer) profile(a auth) profileOut {
+func (ts *testServer) profile(a auth) wire.Profile {
 	ts.t.Helper()
-	var p profileOut
+	var p wire.Profile
 	ts.decode(ts.do("GET", "/api/agents/me", a, ""), http.StatusOK, &p)
 	return p
 }
 
-// position returns the caller's position in a market and side, zero when
+// heldPosition returns the caller's position in a market and side, zero when
 // there is none.
-func (p profileOut) position(marketID, side string) wire.Position {
+func heldPosition(p wire.Profile, marketID, side string) wire.Position {
 	for _, pos := range p.Positions {
 		if pos.MarketID.String() == marketID && pos.Side == side {
 			return pos

@@ -144,10 +144,10 @@ func TestTrade(t *testing.T) {
 		for side, name := range sideNames {
 			want := wire.Position{MarketID: uuid.MustParse(id), Side: name, Currency: "kp", Shares: model.shares[side], Cost: model.cost[side],
 				AvgPrice: model.cost[side].Float() / model.shares[side].Float()}
-			if got := p.position(id, name); got != want {
+			if got := heldPosition(p, id, name); got != want {
 				t.Errorf("agents/me %s position %+v, want %+v", name, got, want)
 			}
-			if got := (profileOut{Positions: port.Positions}).position(id, name); got != want {
+			if got := heldPosition(wire.Profile{Positions: port.Positions}, id, name); got != want {
 				t.Errorf("portfolio %s position %+v, want %+v", name, got, want)
 			}
 		}
@@ -506,7 +506,7 @@ func TestSplitMerge(t *testing.T) {
 			}
 			p := ts.profile(a)
 			for side, name := range sideNames {
-				pos := p.position(id, name)
+				pos := heldPosition(p, id, name)
 				want := wire.Position{MarketID: uuid.MustParse(id), Side: name, Currency: "kp", Shares: held[side], Cost: basis[side],
 					AvgPrice: basis[side].Float() / held[side].Float()}
 				if pos != want {

@@ -249,9 +249,9 @@ func (c *client) points(cr cred) wire.Points {
 	return p
 }
 
-func (c *client) me(cr cred) profileJSON {
+func (c *client) me(cr cred) wire.Profile {
 	c.t.Helper()
-	var p profileJSON
+	var p wire.Profile
 	c.must(http.MethodGet, "/api/agents/me", cr, nil, http.StatusOK, &p)
 	return p
 }
@@ -312,31 +312,8 @@ type marketJSON struct {
 	Volume   money.Amount `json:"volume"`
 }
 
-type profileJSON struct {
-	Agent wire.Agent `json:"agent"`
-	Auth  struct {
-		Method string   `json:"method"`
-		Scopes []string `json:"scopes"`
-	} `json:"auth"`
-	Stats struct {
-		OpenPositions int          `json:"open_positions"`
-		TotalInvested money.Amount `json:"total_invested"`
-	} `json:"stats"`
-	Positions    []wire.Position     `json:"positions"`
-	RecentTrades []wire.TradeSummary `json:"recent_trades"`
-	APIKey       *struct {
-		ID            string   `json:"id"`
-		Name          string   `json:"name"`
-		Prefix        string   `json:"prefix"`
-		Scopes        []string `json:"scopes"`
-		RateLimitTier string   `json:"rate_limit_tier"`
-		TotalRequests uint64   `json:"total_requests"`
-		ExpiresAt     *string  `json:"expires_at"`
-	} `json:"api_key"`
-}
-
-// shares returns the shares held on a market's side (0 when none).
-func (p *profileJSON) shares(marketID, side string) money.Amount {
+// heldShares returns the shares held on a market's side (0 when none).
+func heldShares(p *wire.Profile, marketID, side string) money.Amount {
 	for _, pos := range p.Positions {
 		if pos.MarketID.String() == marketID && pos.Side == side {
 			return pos.Shares

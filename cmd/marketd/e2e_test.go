@@ -44,7 +44,7 @@ func TestBotWorkflow(t *testing.T) {
 		!slices.Equal(me.Auth.Scopes, []string{"read", "trade"}) || len(me.Positions) != 0 {
 		t.Fatalf("GET /api/agents/me: %+v", me)
 	}
-	if ak := me.APIKey; ak == nil || ak.ID != k.ID.String() || ak.Prefix != k.KeyPrefix || ak.TotalRequests != 2 || ak.Name != "trading bot" {
+	if ak := me.APIKey; ak == nil || ak.ID != k.ID || ak.Prefix != k.KeyPrefix || ak.TotalRequests != 2 || ak.Name != "trading bot" {
 		t.Fatalf("GET /api/agents/me: api_key %+v, want key %s, prefix %s, 2 requests so far", ak, k.ID, k.KeyPrefix)
 	}
 
@@ -137,7 +137,7 @@ func TestBotWorkflow(t *testing.T) {
 		market, side string
 		shares       money.Amount
 	}{{rain.ID, "yes", money.Amount(20_500_000)}, {rain.ID, "no", money.Amount(14_500_000)}, {snow.ID, "no", money.Units(5)}} {
-		if got := me.shares(want.market, want.side); got != want.shares {
+		if got := heldShares(&me, want.market, want.side); got != want.shares {
 			t.Errorf("position %s %s: %s shares, want %s", want.market, want.side, got, want.shares)
 		}
 	}

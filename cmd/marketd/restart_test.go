@@ -313,7 +313,7 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 			if _, settled := h.settled[k.market]; settled {
 				continue // paid out: no position left
 			}
-			if got := me.shares(k.market, k.side); got != shares {
+			if got := heldShares(&me, k.market, k.side); got != shares {
 				t.Errorf("%s: %s shares of %s: %s, want %s", a.name, k.side, k.market, got, shares)
 			}
 			if shares != 0 {
@@ -381,7 +381,7 @@ func checkCredentials(t *testing.T, c *client, h *history) {
 		}
 	}
 	for secret, id := range h.liveKeys {
-		if me := c.me(keyCred(secret)); me.APIKey == nil || me.APIKey.ID != id {
+		if me := c.me(keyCred(secret)); me.APIKey == nil || me.APIKey.ID.String() != id {
 			t.Errorf("live key %s: profile %+v", id, me.APIKey)
 		}
 	}
@@ -681,7 +681,7 @@ wait:
 		open := 0
 		for h, n := range shares {
 			total[h] += n
-			if got := me.shares(h.market, h.side); got != n {
+			if got := heldShares(&me, h.market, h.side); got != n {
 				t.Errorf("%s: %s shares of %s: %s, want %s", tr.name, h.side, h.market, got, n)
 			}
 			if n != 0 {

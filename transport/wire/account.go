@@ -71,3 +71,33 @@ type Portfolio struct {
 	Stats        PortfolioStats `json:"stats"`
 	RecentTrades []TradeSummary `json:"recent_trades"`
 }
+
+// Auth is how the caller authenticated: its method (api_key or session)
+// and its scopes.
+type Auth struct {
+	Method string   `json:"method"`
+	Scopes []string `json:"scopes"`
+}
+
+// CallerKey is the calling key's metadata in the profile (docs/API.md,
+// "GET /api/agents/me").
+type CallerKey struct {
+	ID            uuid.UUID  `json:"id"`
+	Name          string     `json:"name"`
+	Prefix        string     `json:"prefix"`
+	Scopes        []string   `json:"scopes"`
+	RateLimitTier string     `json:"rate_limit_tier"`
+	TotalRequests uint64     `json:"total_requests"`
+	ExpiresAt     *Timestamp `json:"expires_at"`
+}
+
+// Profile is the answer of GET /api/agents/me: APIKey is null for a
+// session.
+type Profile struct {
+	Agent        Agent          `json:"agent"`
+	Auth         Auth           `json:"auth"`
+	Stats        Stats          `json:"stats"`
+	Positions    []Position     `json:"positions"`
+	RecentTrades []TradeSummary `json:"recent_trades"`
+	APIKey       *CallerKey     `json:"api_key"`
+}
