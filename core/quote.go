@@ -64,7 +64,7 @@ func (e *Engine) quote(id uuid.UUID, cur money.Currency, price func(*MarketInfo,
 	if err != nil {
 		return Quote{}, err
 	}
-	q, err := price(&v.Info, &book)
+	q, err := price(v.Info, &book)
 	if err != nil {
 		return Quote{}, err
 	}
