@@ -43,9 +43,14 @@ type Options struct {
 	// ChunkObjects bounds the objects of one chunk. Default
 	// DefaultChunkObjects.
 	ChunkObjects int
-	Now          func() time.Time // default time.Now
-	Logger       *slog.Logger     // default slog.Default()
-	FS           vfs.FS           // default vfs.Default()
+	// CPUShare is the share of one core a snapshot taken by Run may use:
+	// it rests after each chunk for as long as that needs (pace.go).
+	// Default DefaultCPUShare; 1 or more: no rest. Take, used at shutdown
+	// when nothing trades, never rests.
+	CPUShare float64
+	Now      func() time.Time // default time.Now
+	Logger   *slog.Logger     // default slog.Default()
+	FS       vfs.FS           // default vfs.Default()
 }
 
 // Manager takes snapshots of a running state and trims the log behind them.
@@ -104,6 +109,9 @@ func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
 	if opts.ChunkObjects <= 0 {
 		opts.ChunkObjects = DefaultChunkObjects
 	}
+	if opts.CPUShare <= 0 {
+		opts.CPUShare = DefaultCPUShare
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -136,6 +144,11 @@ func (m *Manager) Last() (Header, bool) {
 // the snapshots older than the previous one. It returns the header of the
 // newest snapshot in place.
 func (m *Manager) Take(ctx context.Context) (Header, error) {
+	return m.take(ctx, nil)
+}
+
+// take is Take, resting after each chunk as pace says (nil: never).
+func (m *Manager) take(ctx context.Context, pace *pacer) (Header, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from := m.log.Durable()
@@ -143,7 +156,7 @@ func (m *Manager) Take(ctx context.Context) (Header, error) {
 		return *last, nil
 	}
 	start := m.opts.Now()
-	h, size, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects)
+	h, size, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects, pace)
 	if err != nil {
 		m.failed.Add(1)
 		return Header{}, err
@@ -154,8 +167,12 @@ func (m *Manager) Take(ctx context.Context) (Header, error) {
 	m.lastTookNanos.Store(int64(took))
 	m.lastSizeBytes.Store(size)
 	m.lastGoodAtNanos.Store(h.CreatedAt.UnixNano())
+	var rested time.Duration
+	if pace != nil {
+		rested = pace.rested
+	}
 	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
-		"bytes", size, "took", took)
+		"bytes", size, "took", took, "rested", rested)
 	return h, m.retain(ctx, h)
 }
 
@@ -189,8 +206,9 @@ func (m *Manager) retain(ctx context.Context, newest Header) error {
 }
 
 // Run takes a snapshot every Every, or sooner once EveryRecords records
-// were logged since the last one, until ctx is done. Failures are logged
-// and retried at the next turn: the log still holds everything.
+// were logged since the last one, until ctx is done, each paced to use at
+// most CPUShare of one core. Failures are logged and retried at the next
+// turn: the log still holds everything.
 func (m *Manager) Run(ctx context.Context) {
 	tick := min(m.opts.Every, time.Second)
 	t := time.NewTicker(tick)
@@ -208,7 +226,7 @@ func (m *Manager) Run(ctx context.Context) {
 			continue
 		}
 		lastAt = m.opts.Now()
-		if _, err := m.Take(ctx); err != nil && ctx.Err() == nil {
+		if _, err := m.take(ctx, newPacer(m.opts.CPUShare)); err != nil && ctx.Err() == nil {
 			m.opts.Logger.Error("snapshot failed; the log keeps everything", "err", err)
 		}
 	}

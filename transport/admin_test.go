@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // settleOut is a settlement answer.
@@ -78,7 +79,7 @@ func TestSettle(t *testing.T) {
 			if m := ts.market(tt.market); m.Status != tt.statusIn {
 				t.Fatalf("status before %q, want %q", m.Status, tt.statusIn)
 			}
-			before := map[*auth]pointsOut{}
+			before := map[*auth]wire.Points{}
 			for who := range tt.payouts {
 				before[who] = ts.points(*who, "")
 			}
@@ -111,7 +112,7 @@ func TestSettle(t *testing.T) {
 			}
 			for _, who := range []*auth{&alice, &bob, &carol} {
 				for _, side := range sideNames {
-					if pos := ts.profile(*who).position(tt.market, side); pos != (positionOut{}) {
+					if pos := heldPosition(ts.profile(*who), tt.market, side); pos != (wire.Position{}) {
 						t.Errorf("position %+v still open after settlement", pos)
 					}
 				}

@@ -34,9 +34,9 @@ func TestFillsHTTP(t *testing.T) {
 		if i%5 == 0 {
 			m = m2
 		}
-		ids = append(ids, ts.trade(me, m, "yes", "buy", "0.5").TradeID)
+		ids = append(ids, ts.trade(me, m, "yes", "buy", "0.5").TradeID.String())
 	}
-	othersTrade := ts.trade(auth{session: other}, m1, "no", "buy", "1").TradeID
+	othersTrade := ts.trade(auth{session: other}, m1, "no", "buy", "1").TradeID.String()
 
 	var all fillListOut
 	ts.decode(ts.do("GET", "/api/trades?limit=500", me, ""), http.StatusOK, &all)

@@ -81,7 +81,7 @@ func TestOracleFlow(t *testing.T) {
 		t.Fatalf("proposed %+v", p)
 	}
 	if got := ts.points(alice, "?limit=1"); got.Balance != aliceBefore-bond || got.Ledger[0].TxType != "oracle_bond" ||
-		got.Ledger[0].RefID != p.ID {
+		got.Ledger[0].RefID.String() != p.ID {
 		t.Fatalf("proposer after proposing: %+v", got)
 	}
 	if got := ts.oracleStatus(bob, "market_id="+mkt); !reflect.DeepEqual(got, p) {
@@ -149,7 +149,7 @@ func TestOracleAdminSettleCancels(t *testing.T) {
 		t.Fatalf("after settlement %+v, want cancelled", got)
 	}
 	pts := ts.points(alice, "?limit=1")
-	if pts.Balance != before || pts.Ledger[0].TxType != "oracle_bond_return" || pts.Ledger[0].RefID != p.ID {
+	if pts.Balance != before || pts.Ledger[0].TxType != "oracle_bond_return" || pts.Ledger[0].RefID.String() != p.ID {
 		t.Fatalf("proposer after settlement %+v, want the bond back", pts)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // Tests of POST/DELETE /api/wallet and /api/token/* (docs/API.md, their
@@ -86,15 +87,15 @@ type depositOut struct {
 }
 
 type tokenBalanceOut struct {
-	USDC           money.Amount    `json:"usdc"`
-	WalletAddress  *string         `json:"wallet_address"`
-	DepositAddress *string         `json:"deposit_address"`
-	Withdrawals    []transferOut   `json:"withdrawals"`
-	Deposits       []transferOut   `json:"deposits"`
-	Count          int             `json:"count"`
-	Limit          int             `json:"limit"`
-	Offset         int             `json:"offset"`
-	Ledger         []ledgerItemOut `json:"ledger"`
+	USDC           money.Amount      `json:"usdc"`
+	WalletAddress  *string           `json:"wallet_address"`
+	DepositAddress *string           `json:"deposit_address"`
+	Withdrawals    []transferOut     `json:"withdrawals"`
+	Deposits       []transferOut     `json:"deposits"`
+	Count          int               `json:"count"`
+	Limit          int               `json:"limit"`
+	Offset         int               `json:"offset"`
+	Ledger         []wire.LedgerItem `json:"ledger"`
 }
 
 // TestTokenFlow links a wallet, deposits, trades, splits and merges in
@@ -222,7 +223,7 @@ func TestTokenFlow(t *testing.T) {
 	// deposit, buy, buy, split, merge, sell, sell, withdrawal
 	if bal.USDC != 0 || *bal.WalletAddress != walletA || len(bal.Withdrawals) != 1 || bal.Withdrawals[0] != w.Withdrawal ||
 		len(bal.Deposits) != 1 || bal.Deposits[0] != dep.Deposit || bal.Count != 8 || len(bal.Ledger) != 8 ||
-		bal.Ledger[0].TxType != "withdrawal" || bal.Ledger[7].TxType != "deposit" || bal.Ledger[7].RefID != dep.Deposit.ID {
+		bal.Ledger[0].TxType != "withdrawal" || bal.Ledger[7].TxType != "deposit" || bal.Ledger[7].RefID.String() != dep.Deposit.ID {
 		t.Fatalf("token balance %s", r.body)
 	}
 	var page tokenBalanceOut

@@ -12,6 +12,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/core/pricing"
+	"marketd/transport/wire"
 )
 
 // tradeModel is what a market and one trader should look like after a
@@ -112,19 +113,20 @@ func TestTrade(t *testing.T) {
 				"market_id": kindUUID, "side": kindString, "type": kindString, "shares": kindNumber,
 				"balance_after": kindNumber, "vig": kindNumber,
 			})
-			var got tradeOut
+			var got wire.Trade
 			ts.decode(r, http.StatusOK, &got)
 			q := model.apply(t, st.side, st.sell, st.shares)
-			want := tradeOut{TradeID: got.TradeID, MarketID: id, Side: sideNames[st.side], Type: tradeType(st.sell),
-				Shares: st.shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: model.balance,
-				PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1]}
+			want := wire.Trade{TradeFields: wire.TradeFields{TradeID: got.TradeID, MarketID: uuid.MustParse(id),
+				Side: sideNames[st.side], Type: tradeType(st.sell), Currency: "kp", Shares: st.shares, Cost: q.Amount},
+				Vig: q.Vig, BalanceAfter: model.balance, PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1],
+				CreatedAt: got.CreatedAt, MarketSeq: got.MarketSeq}
 			if got != want {
 				t.Errorf("trade %s\n got  %+v\n want %+v", r.body, got, want)
 			}
 			if q.Amount <= 0 || q.Vig <= 0 || q.Vig >= q.Amount {
 				t.Errorf("cost %v, vig %v: want 0 < vig < cost", q.Amount, q.Vig)
 			}
-			tradeIDs = append(tradeIDs, got.TradeID)
+			tradeIDs = append(tradeIDs, got.TradeID.String())
 		})
 	}
 	if t.Failed() {
@@ -135,17 +137,17 @@ func TestTrade(t *testing.T) {
 		ts := ts.sub(t)
 		p := ts.profile(auth{session: sess})
 		var port struct {
-			Balance   money.Amount  `json:"balance"`
-			Positions []positionOut `json:"positions"`
+			Balance   money.Amount    `json:"balance"`
+			Positions []wire.Position `json:"positions"`
 		}
 		ts.decode(ts.do("GET", "/api/portfolio", auth{session: sess}, ""), http.StatusOK, &port)
 		for side, name := range sideNames {
-			want := positionOut{MarketID: id, Side: name, Shares: model.shares[side], Cost: model.cost[side],
+			want := wire.Position{MarketID: uuid.MustParse(id), Side: name, Currency: "kp", Shares: model.shares[side], Cost: model.cost[side],
 				AvgPrice: model.cost[side].Float() / model.shares[side].Float()}
-			if got := p.position(id, name); got != want {
+			if got := heldPosition(p, id, name); got != want {
 				t.Errorf("agents/me %s position %+v, want %+v", name, got, want)
 			}
-			if got := (profileOut{Positions: port.Positions}).position(id, name); got != want {
+			if got := heldPosition(wire.Profile{Positions: port.Positions}, id, name); got != want {
 				t.Errorf("portfolio %s position %+v, want %+v", name, got, want)
 			}
 		}
@@ -197,7 +199,7 @@ func TestTrade(t *testing.T) {
 			checkFields(t, "ledger item", it.(map[string]any), map[string]fieldKind{"id": kindUUID, "amount": kindNumber,
 				"tx_type": kindString, "balance_after": kindNumber, "created_at": kindTime, "ref_id": kindUUID})
 		}
-		var p pointsOut
+		var p wire.Points
 		ts.decode(r, http.StatusOK, &p)
 		if p.Balance != model.balance || p.Count != len(steps)+1 || len(p.Ledger) != len(steps)+1 || p.Limit != defaultLedgerLimit {
 			t.Fatalf("points: balance %v, count %d, %d items, limit %d; want %v, %d, %d, %d",
@@ -218,7 +220,7 @@ func TestTrade(t *testing.T) {
 				wantType = "trade_sell"
 			}
 			prev := p.Ledger[i+1]
-			if e.TxType != wantType || e.RefID != tradeIDs[len(steps)-1-i] ||
+			if e.TxType != wantType || e.RefID.String() != tradeIDs[len(steps)-1-i] ||
 				e.BalanceAfter != prev.BalanceAfter+e.Amount || (e.Amount > 0) != st.sell || e.Amount == 0 {
 				t.Errorf("entry %d %+v: want %s with ref_id %s, balance_after %v + amount",
 					i, e, wantType, tradeIDs[len(steps)-1-i], prev.BalanceAfter)
@@ -490,11 +492,11 @@ func TestSplitMerge(t *testing.T) {
 				"currency": kindString, "amount": kindNumber, "cost": kindNumber, "vig": kindNumber,
 				"balance_after": kindNumber, "yes_shares": kindNumber, "no_shares": kindNumber,
 				"price_yes_after": kindNumber, "price_no_after": kindNumber})
-			var got splitMergeOut
+			var got wire.SplitMerge
 			ts.decode(r, http.StatusOK, &got)
-			want := splitMergeOut{MarketID: id, Type: typ, Amount: st.n, Cost: pq.Amount, Vig: pq.Vig,
-				BalanceAfter: balance, YesShares: held[0], NoShares: held[1],
-				PriceYesAfter: pq.PricesAfter[0], PriceNoAfter: pq.PricesAfter[1]}
+			want := wire.SplitMerge{MarketID: uuid.MustParse(id), Type: typ, Currency: "kp", Amount: st.n, Cost: pq.Amount,
+				Vig: pq.Vig, BalanceAfter: balance, YesShares: held[0], NoShares: held[1],
+				PriceYesAfter: pq.PricesAfter[0], PriceNoAfter: pq.PricesAfter[1], MarketSeq: got.MarketSeq}
 			if got != want {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
@@ -504,8 +506,8 @@ func TestSplitMerge(t *testing.T) {
 			}
 			p := ts.profile(a)
 			for side, name := range sideNames {
-				pos := p.position(id, name)
-				want := positionOut{MarketID: id, Side: name, Shares: held[side], Cost: basis[side],
+				pos := heldPosition(p, id, name)
+				want := wire.Position{MarketID: uuid.MustParse(id), Side: name, Currency: "kp", Shares: held[side], Cost: basis[side],
 					AvgPrice: basis[side].Float() / held[side].Float()}
 				if pos != want {
 					t.Errorf("%s position %+v, want %+v", name, pos, want)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // TestBotWorkflow runs the client workflow of README.md, "A bot's first
@@ -89,10 +90,10 @@ func TestBotWorkflow(t *testing.T) {
 	checkCostBetween(t, "buy 10 yes", buy.Cost, 10, rain.Prices.Yes, buy.PriceYesAfter)
 
 	// The workflow shape of docs/API.md, "POST /api/markets/trade".
-	var wf tradeJSON
+	var wf wire.Trade
 	c.must(http.MethodPost, "/api/markets/trade", bot, map[string]any{"marketId": snow.ID, "outcome": "no",
 		"side": "buy", "amount": 5, "reasoning": "snow is unlikely"}, http.StatusOK, &wf)
-	if wf.MarketID != snow.ID || wf.Side != "no" || wf.Type != "buy" || wf.Shares != money.Units(5) ||
+	if wf.MarketID.String() != snow.ID || wf.Side != "no" || wf.Type != "buy" || wf.Shares != money.Units(5) ||
 		wf.BalanceAfter != buy.BalanceAfter-wf.Cost {
 		t.Fatalf("workflow-shape buy of 5 no: %+v", wf)
 	}
@@ -136,7 +137,7 @@ func TestBotWorkflow(t *testing.T) {
 		market, side string
 		shares       money.Amount
 	}{{rain.ID, "yes", money.Amount(20_500_000)}, {rain.ID, "no", money.Amount(14_500_000)}, {snow.ID, "no", money.Units(5)}} {
-		if got := me.shares(want.market, want.side); got != want.shares {
+		if got := heldShares(&me, want.market, want.side); got != want.shares {
 			t.Errorf("position %s %s: %s shares, want %s", want.market, want.side, got, want.shares)
 		}
 	}
@@ -146,9 +147,9 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	var recent []string
 	for _, tr := range me.RecentTrades {
-		recent = append(recent, tr.TradeID)
+		recent = append(recent, tr.TradeID.String())
 	}
-	if !slices.Equal(recent, []string{sell.TradeID, wf.TradeID, buy.TradeID}) || me.RecentTrades[1].Reasoning != "snow is unlikely" {
+	if !slices.Equal(recent, []string{sell.TradeID.String(), wf.TradeID.String(), buy.TradeID.String()}) || me.RecentTrades[1].Reasoning != "snow is unlikely" {
 		t.Errorf("recent_trades %+v, want sell, workflow buy (with its reasoning), buy", me.RecentTrades)
 	}
 	pts = c.points(bot)
@@ -160,9 +161,9 @@ func TestBotWorkflow(t *testing.T) {
 	}{
 		{"merge", mg.Cost, ""},
 		{"split", -sp.Cost, ""},
-		{"trade_sell", sell.Cost, sell.TradeID},
-		{"trade_buy", -wf.Cost, wf.TradeID},
-		{"trade_buy", -buy.Cost, buy.TradeID},
+		{"trade_sell", sell.Cost, sell.TradeID.String()},
+		{"trade_buy", -wf.Cost, wf.TradeID.String()},
+		{"trade_buy", -buy.Cost, buy.TradeID.String()},
 		{"signup_bonus", money.Units(1000), ""},
 	}
 	if len(pts.Ledger) != len(wantLedger) {
@@ -170,7 +171,7 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	for i, w := range wantLedger {
 		e := pts.Ledger[i]
-		if e.TxType != w.txType || e.Amount != w.amount || (w.ref != "" && e.RefID != w.ref) {
+		if e.TxType != w.txType || e.Amount != w.amount || (w.ref != "" && e.RefID.String() != w.ref) {
 			t.Errorf("ledger entry %d: %s %s ref %s, want %s %s ref %s", i, e.TxType, e.Amount, e.RefID, w.txType, w.amount, w.ref)
 		}
 	}

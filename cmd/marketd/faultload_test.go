@@ -109,7 +109,7 @@ func (l *faultLoad) verify(p *proc) {
 	for name := range l.registered {
 		tok := c.login(name, "")
 		me := c.me(sessionCred(tok))
-		got := me.shares(l.market, "yes")
+		got := heldShares(&me, l.market, "yes")
 		want := money.Amount(0)
 		if l.bought[name] {
 			want = money.Units(1)

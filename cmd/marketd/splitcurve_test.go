@@ -28,7 +28,7 @@ func TestSplitSellNoProfitServer(t *testing.T) {
 	sellYes := c.trade(carol, m.ID, "yes", "sell", "500")
 	sellNo := c.trade(carol, m.ID, "no", "sell", "500")
 	me := c.me(carol)
-	if y, n := me.shares(m.ID, "yes"), me.shares(m.ID, "no"); y != 0 || n != 0 {
+	if y, n := heldShares(&me, m.ID, "yes"), heldShares(&me, m.ID, "no"); y != 0 || n != 0 {
 		t.Fatalf("carol holds %s yes, %s no after selling both sides", y, n)
 	}
 	t.Logf("split 500 cost %s; sold yes for %s, no for %s; balance %s", sp.Cost, sellYes.Cost, sellNo.Cost, me.Agent.Balance)
