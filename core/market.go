@@ -49,6 +49,10 @@ type market struct {
 	retired atomic.Bool
 
 	counters marketCounters // added to by the actor, read by Engine.Counters
+
+	// pricing keeps each book's last curves for its trades' quotes.
+	// Runs only on the market's goroutine.
+	pricing [money.NumCurrencies]pricing.Memo
 }
 
 // MarketView is an immutable copy of a market's state, published by its

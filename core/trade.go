@@ -160,8 +160,8 @@ func (m *market) checkExpectSeq(cur money.Currency, has bool, seq uint64) error 
 
 // quoteTrade prices a trade and runs its checks in the order of docs/API.md,
 // "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
-// balance.
-func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
+// balance. memo is the book's own on its market's goroutine, nil elsewhere.
+func quoteTrade(memo *pricing.Memo, info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
 	if r.Sell {
 		switch {
@@ -170,7 +170,7 @@ func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, ba
 		case book.Q[side]-r.Shares < info.Q0:
 			return pricing.Quote{}, ErrInsufficientLiquidity
 		}
-		q, err := pricing.QuoteSell(info.Alpha, book.Q, side, r.Shares)
+		q, err := memo.QuoteSell(info.Alpha, book.Q, side, r.Shares)
 		if err != nil {
 			return q, fmt.Errorf("core: sell proceeds: %w", err)
 		}
@@ -182,7 +182,7 @@ func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, ba
 	if book.Q[side] > pricing.MaxQ-r.Shares {
 		return pricing.Quote{}, ErrLiquidityLimit
 	}
-	q, err := pricing.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
+	q, err := memo.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
 		return q, ErrLiquidityLimit

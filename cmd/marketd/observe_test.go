@@ -162,12 +162,12 @@ func runWorkload(t *testing.T, c *client) workloadResult {
 	for _, tr := range []struct{ side, typ, shares string }{
 		{"yes", "buy", "10"}, {"no", "buy", "5"}, {"yes", "sell", "3"}, {"yes", "buy", "2.5"}, {"no", "sell", "1"},
 	} {
-		got := c.trade(keyCred(tradeKey), m.ID, tr.side, tr.typ, tr.shares)
+		got := c.trade(keyCred(tradeKey), m.ID.String(), tr.side, tr.typ, tr.shares)
 		res.trades["kp,"+tr.side+","+tr.typ]++
 		res.volumeMicros += got.Cost
 	}
-	c.splitMerge(keyCred(tradeKey), m.ID, "split", "4")
-	c.splitMerge(keyCred(tradeKey), m.ID, "merge", "1.5")
+	c.splitMerge(keyCred(tradeKey), m.ID.String(), "split", "4")
+	c.splitMerge(keyCred(tradeKey), m.ID.String(), "merge", "1.5")
 
 	// A wrong password: the attempt is refused and logged nowhere.
 	c.mustError(http.MethodPost, "/api/auth/login", cred{}, map[string]any{"name": "obs-alice", "password": "wrong-password-obs"},
@@ -181,7 +181,7 @@ func runWorkload(t *testing.T, c *client) workloadResult {
 	res.secrets = append(res.secrets, ghost)
 	c.mustError(http.MethodGet, "/api/portfolio", keyCred(ghost), nil, http.StatusUnauthorized, "Authentication required")
 	res.unauthorized++
-	c.mustError(http.MethodPost, "/api/markets/trade", keyCred(readKey), tradeBody(m.ID, "yes", "buy", "1"),
+	c.mustError(http.MethodPost, "/api/markets/trade", keyCred(readKey), tradeBody(m.ID.String(), "yes", "buy", "1"),
 		http.StatusForbidden, "Insufficient scope")
 	res.forbidden++
 
