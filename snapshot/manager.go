@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,12 +103,8 @@ func (m *Manager) Stats() Stats {
 // NewManager returns a manager for st and its log. last is the snapshot
 // recovery started from, if any (Recover returns it).
 func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
-	if opts.EveryRecords == 0 {
-		opts.EveryRecords = DefaultEveryRecords
-	}
-	if opts.Every == 0 {
-		opts.Every = DefaultEvery
-	}
+	opts.EveryRecords = cmp.Or(opts.EveryRecords, DefaultEveryRecords)
+	opts.Every = cmp.Or(opts.Every, DefaultEvery)
 	if opts.ChunkObjects <= 0 {
 		opts.ChunkObjects = DefaultChunkObjects
 	}
@@ -117,9 +114,7 @@ func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	if opts.FS == nil {
 		opts.FS = vfs.Default()
 	}

@@ -281,8 +281,14 @@ func TestMetricsEndToEnd(t *testing.T) {
 	// observation after its answers were released, or a background record
 	// such as the key-usage flush) sees them one commit apart. Scrape again
 	// until they agree; each extra scrape is one more request counted.
-	for try := 0; try < 50 && (delta("marketd_wal_commit_records_sum") != delta("marketd_wal_records_total") ||
-		delta("marketd_wal_commit_records_count") != delta("marketd_wal_commits_total")); try++ {
+	apart := func() bool {
+		commits := delta("marketd_wal_commits_total")
+		return delta("marketd_wal_commit_records_sum") != delta("marketd_wal_records_total") ||
+			delta("marketd_wal_commit_records_count") != commits ||
+			delta("marketd_wal_fsync_duration_seconds_count") != commits ||
+			delta("marketd_wal_commit_duration_seconds_count") != commits
+	}
+	for try := 0; try < 50 && apart(); try++ {
 		time.Sleep(20 * time.Millisecond)
 		after, text = scrape(t, c.base+"/metrics")
 		requests++
