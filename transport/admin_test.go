@@ -36,10 +36,10 @@ func TestSettle(t *testing.T) {
 	alice := auth{session: ts.register("alice")}
 	bob := auth{session: ts.register("bob")}
 	carol := auth{session: ts.register("carol")}
-	active := ts.createMarket(adm, nil).ID
-	closedLogged := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(3 * time.Hour))}).ID
-	empty := ts.createMarket(adm, nil).ID
+	active := ts.createMarket(adm, nil).ID.String()
+	closedLogged := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(3 * time.Hour))}).ID.String()
+	empty := ts.createMarket(adm, nil).ID.String()
 	ts.trade(alice, active, "yes", "buy", "10")
 	ts.trade(bob, active, "no", "buy", "5")
 	ts.splitMerge(carol, active, "split", "3")
@@ -118,7 +118,7 @@ func TestSettle(t *testing.T) {
 				}
 			}
 			m := ts.market(tt.market)
-			if m.Status != "resolved" || m.Outcome == nil || *m.Outcome != tt.outcome || m.ResolvedAt == nil || *m.ResolvedAt != iso(clk.Now()) {
+			if m.Status != "resolved" || m.Outcome == nil || *m.Outcome != tt.outcome || m.ResolvedAt == nil || *m.ResolvedAt != wire.Timestamp(clk.Now().UnixNano()) {
 				t.Errorf("market after settlement: status %q, outcome %v, resolved_at %v", m.Status, m.Outcome, m.ResolvedAt)
 			}
 		})
@@ -132,8 +132,8 @@ func TestSettleRefused(t *testing.T) {
 	adm := ts.admin()
 	alice := auth{session: ts.register("alice")}
 	readKey := ts.newKey(adm, "read", "trade")
-	open := ts.createMarket(adm, nil).ID
-	done := ts.createMarket(adm, nil).ID
+	open := ts.createMarket(adm, nil).ID.String()
+	done := ts.createMarket(adm, nil).ID.String()
 	ts.trade(alice, open, "yes", "buy", "4")
 	ts.trade(alice, done, "yes", "buy", "4")
 	ts.expect(ts.do("POST", "/api/admin/settle", auth{session: adm}, settleBody(done, "yes")), http.StatusOK, "")
@@ -207,9 +207,9 @@ func TestAdminStats(t *testing.T) {
 	ts.expect(revoked, http.StatusCreated, "")
 	ts.expect(ts.do("DELETE", "/api/keys/"+revoked.json(t)["id"].(string), alice, ""), http.StatusOK, "")
 
-	a := ts.createMarket(adm, nil).ID
-	b := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	c := ts.createMarket(adm, nil).ID
+	a := ts.createMarket(adm, nil).ID.String()
+	b := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	c := ts.createMarket(adm, nil).ID.String()
 	ts.createMarket(adm, nil)
 	var volume money.Amount
 	buy := func(who auth, market, side, shares string) {

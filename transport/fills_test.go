@@ -27,7 +27,7 @@ func TestFillsHTTP(t *testing.T) {
 	other := ts.register("other")
 	me := auth{session: sess}
 	adm := ts.admin()
-	m1, m2 := ts.createMarket(adm, nil).ID, ts.createMarket(adm, nil).ID
+	m1, m2 := ts.createMarket(adm, nil).ID.String(), ts.createMarket(adm, nil).ID.String()
 	var ids []string
 	for i := range 25 {
 		m := m1
@@ -73,7 +73,7 @@ func TestIdempotencyLookup(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess, _ := ts.registerAccount("bot")
 	me := auth{session: sess}
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	key := "order 7/a?b"
 	r := ts.doHeaders("POST", "/api/markets/trade", me, fmt.Sprintf(`{"market_id":%q,"side":"yes","shares":2}`, mkt), withKey(key))
 	ts.expect(r, http.StatusOK, "")

@@ -39,7 +39,7 @@ func (ts *testServer) kpBalance(id uuid.UUID) money.Amount {
 func TestIdempotentTradeHTTP(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess, id := ts.registerAccount("bot")
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	me := auth{session: sess}
 	body := `{"market_id":"` + mkt + `","side":"yes","type":"buy","shares":3}`
 	before := ts.kpBalance(id)
@@ -133,7 +133,7 @@ func TestIdempotencyRetention(t *testing.T) {
 	clk := manualclock.New(testEpoch)
 	ts := startTestServerEngine(t, Config{}, core.Config{Idempotency: core.IdempotencyLimits{Retention: time.Hour, Keys: keys}}, clk, nil)
 	sess, id := ts.registerAccount("bot")
-	mkt := ts.createMarket(ts.admin(), map[string]any{"closes_at": iso(testEpoch.Add(1000 * time.Hour))}).ID
+	mkt := ts.createMarket(ts.admin(), map[string]any{"closes_at": iso(testEpoch.Add(1000 * time.Hour))}).ID.String()
 	me := auth{session: sess}
 	body := func(shares int) string {
 		return fmt.Sprintf(`{"market_id":%q,"side":"yes","type":"buy","shares":%d}`, mkt, shares)
@@ -176,7 +176,7 @@ func TestQuoteThenTradeHTTP(t *testing.T) {
 	sess, _ := ts.registerAccount("bot")
 	other := ts.register("other")
 	me := auth{session: sess}
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	readKey := ts.newKey(sess, "read")
 	for _, b := range []string{
 		`{"market_id":%q,"side":"yes","type":"buy","shares":12.345678}`,

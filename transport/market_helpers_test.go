@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"marketd/core/money"
 	"marketd/internal/manualclock"
 	"marketd/transport/wire"
 )
@@ -77,48 +76,13 @@ func (ts *testServer) expectError(r response, status int, msg, field string) {
 	}
 }
 
-// sidePairOut, liquidityOut and marketOut are the market object as a
-// client decodes it; money.Amount decodes exactly.
-type sidePairOut struct {
-	Yes float64 `json:"yes"`
-	No  float64 `json:"no"`
-}
-
-type liquidityOut struct {
-	Alpha float64      `json:"alpha"`
-	QYes  money.Amount `json:"q_yes"`
-	QNo   money.Amount `json:"q_no"`
-}
-
-type marketOut struct {
-	ID          string       `json:"id"`
-	Title       string       `json:"title"`
-	Description string       `json:"description"`
-	Category    string       `json:"category"`
-	Prices      sidePairOut  `json:"prices"`
-	Multipliers sidePairOut  `json:"multipliers"`
-	Liquidity   liquidityOut `json:"liquidity"`
-	ClosesAt    string       `json:"closes_at"`
-	CreatedAt   string       `json:"created_at"`
-	Status      string       `json:"status"`
-	Outcome     *string      `json:"outcome"`
-	Volume      money.Amount `json:"volume"`
-	ResolvedAt  *string      `json:"resolved_at"`
-	MarketSeq   uint64       `json:"market_seq"`
-}
-
-type marketListOut struct {
-	Count   int         `json:"count"`
-	Markets []marketOut `json:"markets"`
-}
-
 // iso renders t as the API writes timestamps.
 func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // createMarket creates a market as the admin session; fields override the
 // defaults (closes in a day from the server's clock at testEpoch or the
 // real time, whichever is later).
-func (ts *testServer) createMarket(adminSession string, fields map[string]any) marketOut {
+func (ts *testServer) createMarket(adminSession string, fields map[string]any) wire.Market {
 	ts.t.Helper()
 	body := map[string]any{
 		"title":       "Will it rain?",
@@ -133,7 +97,7 @@ func (ts *testServer) createMarket(adminSession string, fields map[string]any) m
 		}
 		body[k] = v
 	}
-	var m marketOut
+	var m wire.Market
 	ts.decode(ts.do("POST", "/api/markets", auth{session: adminSession}, jsonBody(body)), http.StatusCreated, &m)
 	return m
 }
@@ -149,9 +113,9 @@ func later(d time.Duration) time.Time {
 }
 
 // market reads a market by ID.
-func (ts *testServer) market(id string) marketOut {
+func (ts *testServer) market(id string) wire.Market {
 	ts.t.Helper()
-	var m marketOut
+	var m wire.Market
 	ts.decode(ts.do("GET", "/api/markets/"+id, auth{}, ""), http.StatusOK, &m)
 	return m
 }

@@ -171,20 +171,20 @@ func TestTokenFlow(t *testing.T) {
 	// In the USDC mode, trades and splits take USDC; KP stays.
 	ts.expect(ts.do("POST", "/api/profile/trading-mode", me, `{"mode":"usdc"}`), http.StatusOK, "")
 	kp := ts.profile(me).Agent.Balance
-	tr := ts.trade(me, mkt.ID, "yes", "buy", "10")
+	tr := ts.trade(me, mkt.ID.String(), "yes", "buy", "10")
 	if tr.BalanceAfter != dep.USDCBalance-tr.Cost || ts.profile(me).Agent.Balance != kp {
 		t.Fatalf("USDC trade %+v: balance_after, want %s - cost; KP %s", tr, dep.USDCBalance, kp)
 	}
 	var trRaw map[string]any
-	ts.decode(ts.do("POST", "/api/markets/trade", me, `{"market_id":"`+mkt.ID+`","side":"no","type":"buy","shares":1}`), http.StatusOK, &trRaw)
+	ts.decode(ts.do("POST", "/api/markets/trade", me, `{"market_id":"`+mkt.ID.String()+`","side":"no","type":"buy","shares":1}`), http.StatusOK, &trRaw)
 	if trRaw["currency"] != "usdc" {
 		t.Fatalf("trade in USDC mode answered currency %v", trRaw["currency"])
 	}
-	sm := ts.splitMerge(me, mkt.ID, "split", "2")
+	sm := ts.splitMerge(me, mkt.ID.String(), "split", "2")
 	if a, _ := ts.eng.Account(id); sm.BalanceAfter != a.Balances[money.USDC] {
 		t.Fatalf("split balance_after %s, USDC balance %s", sm.BalanceAfter, a.Balances[money.USDC])
 	}
-	mj := decodeExact(t, ts.do("GET", "/api/markets/"+mkt.ID, auth{}, "").body)
+	mj := decodeExact(t, ts.do("GET", "/api/markets/"+mkt.ID.String(), auth{}, "").body)
 	usdc, ok := mj["usdc"].(map[string]any)
 	if !ok {
 		t.Fatalf("market without its usdc book: %v", mj)
@@ -202,9 +202,9 @@ func TestTokenFlow(t *testing.T) {
 	ts.expect(ts.do("DELETE", "/api/wallet", me, ""), http.StatusBadRequest, "USDC balance or positions remain")
 
 	// Back out of the market, then withdraw everything.
-	ts.splitMerge(me, mkt.ID, "merge", "2")
-	ts.trade(me, mkt.ID, "yes", "sell", "10")
-	ts.trade(me, mkt.ID, "no", "sell", "1")
+	ts.splitMerge(me, mkt.ID.String(), "merge", "2")
+	ts.trade(me, mkt.ID.String(), "yes", "sell", "10")
+	ts.trade(me, mkt.ID.String(), "no", "sell", "1")
 	a, _ := ts.eng.Account(id)
 	var w depositOut
 	r = ts.do("POST", "/api/token/withdraw", me, jsonBody(map[string]any{"amount": a.Balances[money.USDC]}))

@@ -75,7 +75,7 @@ func TestTrade(t *testing.T) {
 		m := model
 		return m.apply(t, side, sell, shares).Amount.String()
 	}
-	id := mkt.ID
+	id := mkt.ID.String()
 	steps := []struct {
 		name   string
 		a      auth
@@ -162,7 +162,7 @@ func TestTrade(t *testing.T) {
 			t.Errorf("market q %v/%v, volume %v; want %v, %v", m.Liquidity.QYes, m.Liquidity.QNo, m.Volume, model.q, model.volume)
 		}
 		yes, no := pricing.Prices(model.alpha, model.q)
-		if m.Prices != (sidePairOut{yes, no}) {
+		if m.Prices != (wire.SidePair{Yes: yes, No: no}) {
 			t.Errorf("market prices %+v, want %v %v", m.Prices, yes, no)
 		}
 	})
@@ -249,9 +249,9 @@ func TestTradeRefused(t *testing.T) {
 	adm := ts.admin()
 	sess := ts.register("trader")
 	a := auth{session: sess}
-	open := ts.createMarket(adm, nil).ID
-	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	resolved := ts.createMarket(adm, nil).ID
+	open := ts.createMarket(adm, nil).ID.String()
+	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	resolved := ts.createMarket(adm, nil).ID.String()
 	ts.trade(a, open, "yes", "buy", "10")
 	ts.trade(a, closed, "yes", "buy", "1")
 	ts.expect(ts.do("POST", "/api/admin/settle", auth{session: adm}, jsonBody(map[string]any{"market_id": resolved, "outcome": "no"})),
@@ -337,7 +337,7 @@ func TestTradeAtClosingTime(t *testing.T) {
 	adm := ts.admin()
 	a := auth{session: ts.register("trader")}
 	closesAt := clk.Now().Add(time.Hour)
-	id := ts.createMarket(adm, map[string]any{"closes_at": iso(closesAt)}).ID
+	id := ts.createMarket(adm, map[string]any{"closes_at": iso(closesAt)}).ID.String()
 
 	clk.Advance(time.Hour - time.Nanosecond)
 	ts.trade(a, id, "yes", "buy", "1")
@@ -376,7 +376,7 @@ func TestTradeLiquidityLimit(t *testing.T) {
 	// 1e10.
 	ts, _ := newClockServer(t, Config{SignupBonus: core.MaxAmount}, nil)
 	adm := ts.admin()
-	id := ts.createMarket(adm, map[string]any{"liquidity": 1e9}).ID
+	id := ts.createMarket(adm, map[string]any{"liquidity": 1e9}).ID.String()
 	var buyers []auth
 	for i := range 9 {
 		buyers = append(buyers, auth{session: ts.register(fmt.Sprintf("buyer%d", i))})
@@ -391,7 +391,7 @@ func TestTradeLiquidityLimit(t *testing.T) {
 	// costs exactly that).
 	rich := auth{session: ts.register("rich")}
 	poor := auth{session: ts.register("poor")}
-	ts.splitMerge(poor, ts.createMarket(adm, nil).ID, "split", "950000000")
+	ts.splitMerge(poor, ts.createMarket(adm, nil).ID.String(), "split", "950000000")
 	deep := ts.createMarket(adm, map[string]any{"liquidity": 1e9})
 	left := ts.profile(poor).Agent.Balance
 	q := [2]money.Amount{deep.Liquidity.QYes, deep.Liquidity.QNo}
@@ -404,7 +404,7 @@ func TestTradeLiquidityLimit(t *testing.T) {
 			lo = mid
 		}
 	}
-	ts.trade(poor, deep.ID, "yes", "buy", lo.String())
+	ts.trade(poor, deep.ID.String(), "yes", "buy", lo.String())
 	if b := ts.profile(poor).Agent.Balance; b != 0 {
 		t.Fatalf("poor kept %s after spending it all", b)
 	}
@@ -494,7 +494,7 @@ func TestSplitMerge(t *testing.T) {
 				"price_yes_after": kindNumber, "price_no_after": kindNumber})
 			var got wire.SplitMerge
 			ts.decode(r, http.StatusOK, &got)
-			want := wire.SplitMerge{MarketID: uuid.MustParse(id), Type: typ, Currency: "kp", Amount: st.n, Cost: pq.Amount,
+			want := wire.SplitMerge{MarketID: uuid.MustParse(id.String()), Type: typ, Currency: "kp", Amount: st.n, Cost: pq.Amount,
 				Vig: pq.Vig, BalanceAfter: balance, YesShares: held[0], NoShares: held[1],
 				PriceYesAfter: pq.PricesAfter[0], PriceNoAfter: pq.PricesAfter[1], MarketSeq: got.MarketSeq}
 			if got != want {
@@ -506,14 +506,14 @@ func TestSplitMerge(t *testing.T) {
 			}
 			p := ts.profile(a)
 			for side, name := range sideNames {
-				pos := heldPosition(p, id, name)
-				want := wire.Position{MarketID: uuid.MustParse(id), Side: name, Currency: "kp", Shares: held[side], Cost: basis[side],
+				pos := heldPosition(p, id.String(), name)
+				want := wire.Position{MarketID: uuid.MustParse(id.String()), Side: name, Currency: "kp", Shares: held[side], Cost: basis[side],
 					AvgPrice: basis[side].Float() / held[side].Float()}
 				if pos != want {
 					t.Errorf("%s position %+v, want %+v", name, pos, want)
 				}
 			}
-			if m := ts.market(id); m.Liquidity.QYes != q[0] || m.Liquidity.QNo != q[1] || m.Volume != 0 {
+			if m := ts.market(id.String()); m.Liquidity.QYes != q[0] || m.Liquidity.QNo != q[1] || m.Volume != 0 {
 				t.Errorf("market q %v/%v volume %v: want q %v moved by the sets, no trade volume", m.Liquidity.QYes, m.Liquidity.QNo, m.Volume, q)
 			}
 			e := ts.points(a, "?limit=1").Ledger[0]
@@ -534,8 +534,8 @@ func TestSplitMergeRefused(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	a := auth{session: ts.register("trader")}
-	id := ts.createMarket(adm, nil).ID
-	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
+	id := ts.createMarket(adm, nil).ID.String()
+	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
 	ts.splitMerge(a, id, "split", "6")
 	ts.trade(a, id, "yes", "buy", "2") // 8 yes, 6 no
 	ts.splitMerge(a, closed, "split", "1")
@@ -590,7 +590,7 @@ func TestPointsPaging(t *testing.T) {
 	ts, _ := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	a := auth{session: ts.register("trader")}
-	id := ts.createMarket(adm, nil).ID
+	id := ts.createMarket(adm, nil).ID.String()
 	const trades = defaultLedgerLimit // with the signup bonus, one more entry than a default page
 	for range trades {
 		ts.trade(a, id, "yes", "buy", "0.01")

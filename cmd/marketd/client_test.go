@@ -195,14 +195,14 @@ func (c *client) login(name, password string) string {
 
 // createMarket creates a market as admin (whose cred is given) and
 // returns it.
-func (c *client) createMarket(admin cred, title string, extra map[string]any) marketJSON {
+func (c *client) createMarket(admin cred, title string, extra map[string]any) wire.Market {
 	c.t.Helper()
 	body := map[string]any{"title": title, "description": "e2e market " + title, "category": "e2e",
 		"closes_at": "2099-01-01T00:00:00Z"}
 	for k, v := range extra {
 		body[k] = v
 	}
-	var m marketJSON
+	var m wire.Market
 	c.must(http.MethodPost, "/api/markets", admin, body, http.StatusCreated, &m)
 	return m
 }
@@ -256,9 +256,9 @@ func (c *client) me(cr cred) wire.Profile {
 	return p
 }
 
-func (c *client) market(id string) marketJSON {
+func (c *client) market(id string) wire.Market {
 	c.t.Helper()
-	var m marketJSON
+	var m wire.Market
 	c.must(http.MethodGet, "/api/markets/"+id, cred{}, nil, http.StatusOK, &m)
 	return m
 }
@@ -289,28 +289,6 @@ func (c *client) stats(admin cred) statsJSON {
 
 // The answers' shapes, as far as the tests read them (docs/API.md). Money is
 // decoded exactly, as micro-units.
-
-type sidesJSON struct {
-	Yes float64 `json:"yes"`
-	No  float64 `json:"no"`
-}
-
-type marketJSON struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Category    string    `json:"category"`
-	Prices      sidesJSON `json:"prices"`
-	Multipliers sidesJSON `json:"multipliers"`
-	Liquidity   struct {
-		Alpha float64      `json:"alpha"`
-		QYes  money.Amount `json:"q_yes"`
-		QNo   money.Amount `json:"q_no"`
-	} `json:"liquidity"`
-	ClosesAt string       `json:"closes_at"`
-	Status   string       `json:"status"`
-	Outcome  *string      `json:"outcome"`
-	Volume   money.Amount `json:"volume"`
-}
 
 // heldShares returns the shares held on a market's side (0 when none).
 func heldShares(p *wire.Profile, marketID, side string) money.Amount {

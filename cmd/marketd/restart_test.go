@@ -47,8 +47,8 @@ type ackedSplit struct {
 // restart must give back.
 type history struct {
 	admin    cred
-	markets  []marketJSON // as created
-	accounts []*account   // admin first
+	markets  []wire.Market // as created
+	accounts []*account    // admin first
 	trades   []ackedTrade
 	splits   []ackedSplit
 	settled  map[string]settleJSON // by market ID
@@ -71,18 +71,18 @@ func (h *history) account(name string) *account {
 	panic("BUG: no account " + name)
 }
 
-func (h *history) trade(c *client, who string, cr cred, market *marketJSON, side, typ, shares string) {
+func (h *history) trade(c *client, who string, cr cred, market *wire.Market, side, typ, shares string) {
 	c.t.Helper()
-	tr := c.trade(cr, market.ID, side, typ, shares)
+	tr := c.trade(cr, market.ID.String(), side, typ, shares)
 	h.trades = append(h.trades, ackedTrade{who: who, Trade: tr})
 	if cr.key != "" {
 		h.lastKeyUse = time.Now()
 	}
 }
 
-func (h *history) split(c *client, who string, cr cred, market *marketJSON, typ, amount string) {
+func (h *history) split(c *client, who string, cr cred, market *wire.Market, typ, amount string) {
 	c.t.Helper()
-	s := c.splitMerge(cr, market.ID, typ, amount)
+	s := c.splitMerge(cr, market.ID.String(), typ, amount)
 	h.splits = append(h.splits, ackedSplit{who: who, SplitMerge: s})
 	if cr.key != "" {
 		h.lastKeyUse = time.Now()
@@ -168,7 +168,7 @@ func runScenario(t *testing.T, c *client) *history {
 	h.trade(c, "carol", carolKey, m1, "no", "buy", "2.5")
 	var st settleJSON
 	c.must(http.MethodPost, "/api/admin/settle", h.admin, map[string]any{"market_id": m2.ID, "outcome": "yes"}, http.StatusOK, &st)
-	h.settled[m2.ID] = st
+	h.settled[m2.ID.String()] = st
 	h.trade(c, "bob", bob2, m0, "yes", "buy", "1.125")
 
 	// Referral, notifications: carol applies alice's code and reads the
@@ -326,8 +326,8 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 	}
 
 	for _, m := range h.markets {
-		got := c.market(m.ID)
-		if st, ok := h.settled[m.ID]; ok {
+		got := c.market(m.ID.String())
+		if st, ok := h.settled[m.ID.String()]; ok {
 			// The scenario settles one market: every payout is its.
 			var paid money.Amount
 			for _, a := range h.accounts {
@@ -345,7 +345,7 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 		}
 		var last *ackedTrade
 		for i := range h.trades {
-			if h.trades[i].MarketID.String() == m.ID {
+			if h.trades[i].MarketID == m.ID {
 				last = &h.trades[i]
 			}
 		}
@@ -564,7 +564,7 @@ func testRestartWhileTrading(t *testing.T, sigName string, sig syscall.Signal) {
 	first := startProc(t, "first run", opts)
 	c := first.client(nil)
 	admin := sessionCred(c.login("admin", testAdminPassword))
-	markets := []marketJSON{c.createMarket(admin, "crash A", nil),
+	markets := []wire.Market{c.createMarket(admin, "crash A", nil),
 		c.createMarket(admin, "crash B", map[string]any{"liquidity": 300})}
 	trs := make([]*trader, traders)
 	for i := range trs {
@@ -581,7 +581,7 @@ func testRestartWhileTrading(t *testing.T, sigName string, sig syscall.Signal) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tr.run(c, markets[i%2].ID, markets[(i+1)%2].ID, acks, stop)
+			tr.run(c, markets[i%2].ID.String(), markets[(i+1)%2].ID.String(), acks, stop)
 		}()
 	}
 	timeout := time.NewTimer(20 * time.Second)
@@ -706,11 +706,11 @@ wait:
 
 	var openInterest money.Amount
 	for _, m := range markets {
-		got := c.market(m.ID)
-		yes, no := total[held{m.ID, "yes"}], total[held{m.ID, "no"}]
-		if got.Liquidity.QYes-m.Liquidity.QYes != yes || got.Liquidity.QNo-m.Liquidity.QNo != no || got.Volume != volume[m.ID] {
+		got := c.market(m.ID.String())
+		yes, no := total[held{m.ID.String(), "yes"}], total[held{m.ID.String(), "no"}]
+		if got.Liquidity.QYes-m.Liquidity.QYes != yes || got.Liquidity.QNo-m.Liquidity.QNo != no || got.Volume != volume[m.ID.String()] {
 			t.Errorf("market %s: q %s/%s from %s/%s and volume %s; the traders hold %s yes, %s no, traded %s",
-				m.ID, got.Liquidity.QYes, got.Liquidity.QNo, m.Liquidity.QYes, m.Liquidity.QNo, got.Volume, yes, no, volume[m.ID])
+				m.ID, got.Liquidity.QYes, got.Liquidity.QNo, m.Liquidity.QYes, m.Liquidity.QNo, got.Volume, yes, no, volume[m.ID.String()])
 		}
 		openInterest += max(yes, no)
 	}

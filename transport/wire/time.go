@@ -19,6 +19,12 @@ func (t Timestamp) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
+// String returns the time as MarshalJSON writes it, without the quotes:
+// what a client prints is what the API sent.
+func (t Timestamp) String() string {
+	return time.Unix(0, int64(t)).UTC().Format(time.RFC3339Nano)
+}
+
 // UnmarshalJSON reads an RFC 3339 string, as MarshalJSON writes it; a
 // null leaves t as it is, as encoding/json does for its own types.
 func (t *Timestamp) UnmarshalJSON(data []byte) error {
