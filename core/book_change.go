@@ -94,7 +94,11 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		sc.storeIdem(a, idemEntry(idem, now, answer))
 	}
 	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
-	if e.commit(&sc.pending, c.done, nil) {
+	// The view is made when a reader asks for it (view_publish.go).
+	sc.pending.lazyView = true
+	ok := e.commit(&sc.pending, c.done, nil)
+	sc.pending.lazyView = false
+	if ok {
 		// An account with a position in the market is among its
 		// holders already: a map assignment saved per trade.
 		if newHolder {

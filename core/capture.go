@@ -72,7 +72,10 @@ func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uin
 	c.see(c.rec.Supply.Prev)
 
 	s.rangeMarkets(func(m *market) bool {
-		v := m.view.Load()
+		// Every change handed to the journal before Capture began must
+		// be in the image: a trade's view is made on demand
+		// (view_publish.go).
+		v := m.freshView()
 		c.see(v.LSN)
 		c.market(v.image())
 		return c.err == nil

@@ -18,6 +18,9 @@ const (
 	opChallenge
 	opVote
 	opOracleDeadline
+	// opPublish only wakes the goroutine for a reader waiting for a view
+	// (view_publish.go); it has no caller waiting for an answer.
+	opPublish
 )
 
 // command is one request to a market's goroutine. The caller fills the
@@ -78,6 +81,8 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		e.vote(m, c)
 	case opOracleDeadline:
 		e.answerAfterStakes(m, c, e.decide)
+	case opPublish:
+		// The goroutine publishes after the command (publishIfWanted).
 	default:
 		panic(fmt.Sprintf("BUG: unknown op %d", c.op))
 	}

@@ -279,6 +279,7 @@ func (e *Engine) rebuildHolders() {
 // start runs a market's goroutine. The market must be published.
 func (e *Engine) start(m *market) {
 	m.inbox = make(chan *command, e.cfg.InboxSize)
+	m.eng = e
 	e.wg.Add(1)
 	go e.run(m)
 }
@@ -294,7 +295,15 @@ func (e *Engine) run(m *market) {
 	for m.info.Status != StatusResolved {
 		c, ok := <-m.inbox
 		if !ok {
+			if m.lag.stale {
+				m.publish()
+			}
 			return
+		}
+		// Every handler but a book change's reads the view
+		// (view_publish.go).
+		if m.lag.stale && c.op != opTrade && c.op != opSplitMerge {
+			m.publish()
 		}
 		// c is the caller's again once handled: read applied first.
 		applied := c.applied
@@ -302,6 +311,10 @@ func (e *Engine) run(m *market) {
 		if applied != nil {
 			applied <- struct{}{}
 		}
+		m.publishIfWanted()
+	}
+	if m.lag.stale {
+		m.publish()
 	}
 	e.retire(m, sc)
 }
@@ -361,7 +374,9 @@ func (e *Engine) refuseOn(ctx context.Context, m *market, a *account, err error)
 	if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, ErrClosed) {
 		return err
 	}
-	lsn := m.view.Load().LSN
+	// The market's last applied change, published or not: the view may
+	// lag behind it (view_publish.go).
+	lsn := m.lag.applied.Load()
 	if a != nil {
 		lsn = max(lsn, e.accountLSN(a.id))
 	}

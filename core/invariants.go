@@ -78,7 +78,7 @@ func (s *State) runChecks() *checker {
 		c.merge(p)
 	}
 	s.rangeMarkets(func(m *market) bool {
-		c.market(m.view.Load())
+		c.market(m.freshView())
 		return true
 	})
 	c.merge(lookups)

@@ -53,6 +53,11 @@ type market struct {
 	// pricing keeps each book's last curves for its trades' quotes.
 	// Runs only on the market's goroutine.
 	pricing [money.NumCurrencies]pricing.Memo
+
+	// lag lets trades leave the view to be made on demand
+	// (view_publish.go); eng, set by Engine.start, runs the goroutine.
+	lag viewLag
+	eng *Engine
 }
 
 // MarketView is an immutable copy of a market's state, published by its
@@ -106,6 +111,7 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 	}
 	m.applyOracle(ch)
 	m.lsn = seq
+	m.lag.applied.Store(seq)
 }
 
 // publish makes the current state visible to readers.
@@ -117,6 +123,8 @@ func (m *market) publish() {
 	}
 	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.infoView, Books: m.books, Open: m.open,
 		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})
+	m.lag.stale = false
+	m.wakeViewWaiters()
 }
 
 // image returns the market as an image change built from its view: Prev

@@ -79,7 +79,7 @@ func (e *Engine) quotedBook(id uuid.UUID, cur money.Currency) (*MarketView, Book
 	if m == nil {
 		return nil, Book{}, ErrMarketNotFound
 	}
-	v := m.view.Load()
+	v := m.freshView()
 	if v.StatusAt(e.now()) != StatusActive {
 		return nil, Book{}, ErrMarketNotActive
 	}

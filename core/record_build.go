@@ -20,6 +20,9 @@ type pending struct {
 	// with outcome (pending.answer, attachIdem).
 	idem    *IdemCall
 	outcome any
+	// lazyView, set by a book change on its market's goroutine, leaves
+	// the market's view to be made on demand (view_publish.go).
+	lazyView bool
 }
 
 // commit refuses a record the log could not write (CheckRecordSize), then
@@ -70,7 +73,11 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 			panic(fmt.Sprintf("BUG: market %s at LSN %d, record built at %d", m.id, m.lsn, mc.Prev))
 		}
 		m.apply(seq, mc)
-		m.publish()
+		if p.lazyView {
+			m.lag.stale = true
+		} else {
+			m.publish()
+		}
 		e.st.indexMarket(m.id, mc.Prev == 0, mc)
 	}
 	if rec.Supply != nil {

@@ -34,7 +34,7 @@ func (e *Engine) Stats() Stats {
 	now := e.now()
 	st := Stats{Accounts: e.st.accounts.len() - 1} // the house is always there
 	e.st.rangeMarkets(func(m *market) bool {
-		st.addMarket(m.view.Load(), now)
+		st.addMarket(m.freshView(), now)
 		return true
 	})
 	e.st.auth.countActive(&st, now)

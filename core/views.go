@@ -86,14 +86,14 @@ func (e *Engine) Market(id uuid.UUID) (*MarketView, bool) {
 	if m == nil {
 		return nil, false
 	}
-	return m.view.Load(), true
+	return m.freshView(), true
 }
 
 // Markets returns every market's latest view, in no particular order.
 func (e *Engine) Markets() []*MarketView {
 	var out []*MarketView
 	e.st.rangeMarkets(func(m *market) bool {
-		out = append(out, m.view.Load())
+		out = append(out, m.freshView())
 		return true
 	})
 	return out
