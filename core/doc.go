@@ -9,7 +9,8 @@
 //
 // Each market is owned by one goroutine (its actor), fed through a bounded
 // inbox; readers use the immutable MarketView it publishes after every
-// change. Each account is guarded by its own mutex, held by whoever changes
+// change, or, after a trade, a split or a merge, when a reader asks for it
+// (view_publish.go). Each account is guarded by its own mutex, held by whoever changes
 // it from its checks until its record is handed to the journal.
 // docs/ARCHITECTURE.md explains why this keeps the log in the order of the
 // changes of every object, and how a snapshot is taken while trading goes

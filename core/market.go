@@ -13,7 +13,7 @@ import (
 // market is one market's state. It is owned by the market's goroutine (its
 // actor) once the engine runs, and by the replaying goroutine before: no
 // lock guards it. Other goroutines read the immutable MarketView that the
-// owner publishes after every change.
+// owner publishes (view_publish.go).
 type market struct {
 	id   uuid.UUID
 	lsn  uint64
@@ -61,7 +61,9 @@ type market struct {
 }
 
 // MarketView is an immutable copy of a market's state, published by its
-// actor after every change, so that reads never wait on the actor.
+// actor after every change but a book change, and after those when a
+// reader asks (view_publish.go), so that reads wait on the actor only for
+// trades made since its last view.
 type MarketView struct {
 	ID  uuid.UUID
 	LSN uint64 // the sequence number of the last record that changed it

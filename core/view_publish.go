@@ -12,8 +12,9 @@ import (
 // goroutine for one and waits for it, and the goroutine makes one before
 // any other command, whose handlers read it. So trades that no one reads
 // in between share one view instead of allocating and copying one each,
-// while a read after a trade's answer still sees the trade (docs/API.md,
-// "Consistency"; docs/PERFORMANCE.md, "The trade path's own CPU").
+// while a read after a trade's answer still sees the trade
+// (docs/ARCHITECTURE.md, "Who owns what"; docs/PERFORMANCE.md, "The trade
+// path's own CPU").
 
 // viewLag is a market's state for publishing its view on demand.
 type viewLag struct {
