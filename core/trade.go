@@ -200,8 +200,10 @@ func (e *Engine) trade(m *market, sc *scratch, c *command) {
 	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
 	// An account with a position in the market is among its holders
 	// already: a map assignment saved per trade.
-	if e.commit(&sc.pending, c.done, nil) && newHolder {
-		m.holders[a.id] = struct{}{}
+	if e.commit(&sc.pending, c.done, nil) {
+		if newHolder {
+			m.holders[a.id] = struct{}{}
+		}
 		m.counters.countTrade(cur, side, sell, cost)
 	}
 }

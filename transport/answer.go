@@ -120,10 +120,21 @@ func renderStored(b []byte) ([]byte, error) {
 	if d.err != nil || d.off != len(b) {
 		return nil, fmt.Errorf("%w: kind %c, %d of %d bytes read", errBadAnswer, kind, d.off, len(b))
 	}
-	if fl&answerNewline != 0 {
-		return encodeAnswer(v), nil
+	var out []byte
+	if ans, ok := v.(tradeResponse); ok {
+		// As the trade handler writes it (writeTrade).
+		var err error
+		if out, err = ans.appendJSON(nil); err != nil {
+			return nil, fmt.Errorf("%w: %w", errBadAnswer, err)
+		}
+		out = append(out, '\n')
+	} else {
+		out = encodeAnswer(v)
 	}
-	return trimNewline(encodeAnswer(v)), nil
+	if fl&answerNewline != 0 {
+		return out, nil
+	}
+	return trimNewline(out), nil
 }
 
 // answerDecoder reads a stored answer; the first error sticks.

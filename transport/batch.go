@@ -134,7 +134,8 @@ func (s *Server) batchResults(ctx *fasthttp.RequestCtx, c *caller, items []core.
 		case it.Err != nil:
 			results[index[j]] = s.batchError(ctx, it.Err)
 		default:
-			b, err := json.Marshal(tradeAnswer(&it.Result))
+			ans := tradeAnswer(&it.Result)
+			b, err := ans.appendJSON(nil)
 			if err != nil {
 				return err
 			}

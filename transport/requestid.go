@@ -36,12 +36,16 @@ func newRequestIDs() *requestIDs {
 	return &g
 }
 
-// set gives the response the request's id: the incoming one when valid,
-// else a new one.
-func (g *requestIDs) set(ctx *fasthttp.RequestCtx) {
+// headerRequestID is HeaderRequestID as fasthttp's canonical key: with
+// it, setting and reading the header skip normalizing the name.
+var headerRequestID = []byte(HeaderRequestID)
+
+// set gives the response the request's id, the incoming one when valid,
+// else a new one, and appends the id to dst.
+func (g *requestIDs) set(ctx *fasthttp.RequestCtx, dst []byte) []byte {
 	if in := ctx.Request.Header.Peek(HeaderRequestID); validRequestID(in) {
-		ctx.Response.Header.SetBytesV(HeaderRequestID, in)
-		return
+		ctx.Response.Header.SetCanonical(headerRequestID, in)
+		return append(dst, in...)
 	}
 	var id [len(g.prefix) + 1 + 16]byte
 	copy(id[:], g.prefix[:])
@@ -52,7 +56,8 @@ func (g *requestIDs) set(ctx *fasthttp.RequestCtx) {
 		n[7-i] = byte(v >> (8 * i))
 	}
 	hex.Encode(id[len(g.prefix)+1:], n[:])
-	ctx.Response.Header.SetBytesV(HeaderRequestID, id[:])
+	ctx.Response.Header.SetCanonical(headerRequestID, id[:])
+	return append(dst, id[:]...)
 }
 
 // validRequestID reports whether id may be kept: 1 to MaxRequestIDBytes
@@ -75,12 +80,11 @@ func validRequestID(id []byte) bool {
 // a handler reset the response (a recovered panic does).
 func (s *Server) withRequestID(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		s.ids.set(ctx)
 		var buf [MaxRequestIDBytes]byte
-		id := append(buf[:0], ctx.Response.Header.Peek(HeaderRequestID)...)
+		id := s.ids.set(ctx, buf[:0])
 		h(ctx)
-		if len(ctx.Response.Header.Peek(HeaderRequestID)) == 0 {
-			ctx.Response.Header.SetBytesV(HeaderRequestID, id)
+		if len(ctx.Response.Header.PeekCanonical(headerRequestID)) == 0 {
+			ctx.Response.Header.SetCanonical(headerRequestID, id)
 		}
 	}
 }
@@ -88,5 +92,5 @@ func (s *Server) withRequestID(h fasthttp.RequestHandler) fasthttp.RequestHandle
 // requestID returns the id of the request being answered, for log lines
 // and error bodies. It is only valid while the handler runs.
 func requestID(ctx *fasthttp.RequestCtx) string {
-	return string(ctx.Response.Header.Peek(HeaderRequestID))
+	return string(ctx.Response.Header.PeekCanonical(headerRequestID))
 }

@@ -79,8 +79,9 @@ func TestRequestID(t *testing.T) {
 func BenchmarkRequestIDGenerate(b *testing.B) {
 	g := newRequestIDs()
 	var ctx fasthttp.RequestCtx
+	var buf [MaxRequestIDBytes]byte
 	b.ReportAllocs()
 	for b.Loop() {
-		g.set(&ctx)
+		g.set(&ctx, buf[:0])
 	}
 }

@@ -18,8 +18,9 @@ import (
 // reflection over its thirteen fields, four of them Marshalers whose output
 // it then compacts, took about 2.4 us of the 29 us of server CPU per
 // durable trade over HTTP (docs/PERFORMANCE.md, "Trade endpoint CPU per
-// request"). appendJSON writes the same bytes directly; encoding/json stays
-// the reference: TestTradeAnswerJSON compares the two on random and edge
+// request"). appendJSON writes the same bytes directly, for single trades,
+// batch items and replayed stored answers alike; encoding/json stays the
+// reference: TestTradeAnswerJSON compares the two on random and edge
 // values, so a change to either side fails it.
 
 // tradeAnswerBytes is the stack buffer of one encoded trade answer: a

@@ -489,3 +489,32 @@ func TestDecodeConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeNonZeroDestination: a destination that is not zero (Decode
+// decodes a zero one in place, any other through a new value) is left as
+// it was by a rejected body, a body rejected halfway included, and is
+// replaced whole by an accepted one.
+func TestDecodeNonZeroDestination(t *testing.T) {
+	before := tradeRequest{MarketID: "m", Side: "no", Type: "sell", Reasoning: "r"}
+	for _, body := range []string{
+		`{"market_id":"x","side":"yes","bogus":1}`,
+		`{"market_id":"x","side":7}`,
+		`{"market_id":"x",}`,
+		`{"market_id":null}`,
+	} {
+		dst := before
+		if err := strictjson.Decode([]byte(body), &dst); err == nil {
+			t.Fatalf("Decode(%q) accepted the body", body)
+		}
+		if dst != before {
+			t.Errorf("Decode(%q) changed the destination to %+v despite its error", body, dst)
+		}
+	}
+	dst := before
+	if err := strictjson.Decode([]byte(`{"market_id":"x","side":"yes"}`), &dst); err != nil {
+		t.Fatal(err)
+	}
+	if want := (tradeRequest{MarketID: "x", Side: "yes"}); dst != want {
+		t.Errorf("Decode replaced the destination with %+v, want %+v", dst, want)
+	}
+}
