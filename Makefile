@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load drill bench-metrics scale
+.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load load-snapshot drill bench-metrics scale
 
 # The server binary, left at bin/marketd.
 build:
@@ -22,6 +22,19 @@ LOAD_ARGS ?=
 load: build
 	$(GO) build -o bin/marketd-load ./cmd/marketd-load
 	./bin/marketd-load -spawn bin/marketd $(LOAD_ARGS)
+
+# The open loop while snapshots of 1,000,000 accounts are taken
+# (docs/PERFORMANCE.md, "The snapshot while trading"): the spawned server's
+# data directory is filled with the accounts and their snapshot first
+# (about 15 s and 2 GB of memory), then 128 connections send RATE trades a
+# second for 60 s while the server takes a snapshot every 15 s. RATE is
+# half of marketd's closed-loop 2xx/s (docs/PERFORMANCE.md says how to
+# find it); LOAD_ARGS adds flags, e.g. LOAD_ARGS='-trace /tmp/snap'.
+RATE ?= 15000
+load-snapshot: build
+	$(GO) build -o bin/marketd-load ./cmd/marketd-load
+	./bin/marketd-load -spawn bin/marketd -accounts 1000000 -snapshot-every 15s -conns 128 -rate $(RATE) \
+		-duration 60s -warmup 2s -mix buy=1,sell=1 -progress off $(LOAD_ARGS)
 
 # The kill -9 drill: marketd as a child on a temporary data directory,
 # killed with SIGKILL at random moments under load, checked offline and

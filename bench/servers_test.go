@@ -201,7 +201,7 @@ func (ts *tradeServer) setup(b *testing.B, markets int) []workload {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ids[i] = m.ID
+		ids[i] = m.ID.String()
 	}
 	keys := make([]string, driverConns)
 	for i := range keys {

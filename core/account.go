@@ -223,28 +223,44 @@ type imageBuffers struct {
 	ledger []LedgerEntry
 	pos    []Position
 	trades []TradeSummary
+	recent []TradeSummary
 	notes  []Note
 	idem   []IdemEntry
 }
 
 func (b *imageBuffers) reset() {
 	b.infos, b.bals, b.ledger = b.infos[:0], b.bals[:0], b.ledger[:0]
-	b.pos, b.trades, b.notes = b.pos[:0], b.trades[:0], b.notes[:0]
+	b.pos, b.trades, b.recent, b.notes = b.pos[:0], b.trades[:0], b.recent[:0], b.notes[:0]
 	b.idem = b.idem[:0]
 }
 
+// imagePrefixes are the append-only lists of an account's image, taken
+// under its lock and copied once it is released (addLedger, addTrades).
+type imagePrefixes struct {
+	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	// fills holds the fills before the recent trades, its first
+	// olderFills; recent the recent trades, copied under the lock since
+	// their ring changes in place.
+	fills      chunkList[TradeSummary]
+	olderFills int
+	recent     []TradeSummary
+}
+
 // imageLocked returns the whole account as an image change (Prev holds its
-// LSN), built in b, without its ledger, and the ledger prefixes to add to
-// it once the lock is released (addLedger): copying a long ledger under the
-// lock would stall trading. Caller holds a.mu.
-func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrencies]chunkList[LedgerEntry]) {
+// LSN), built in b, without its ledger and trades, and the snapshots of its
+// ledger and fills to add to it once the lock is released (ledger:
+// addLedger; trades: addTrades). Copying a long ledger or every fill of an
+// account under its lock stalled the market actor trading for it: an
+// account that has traded a million times has a million fills. Caller
+// holds a.mu.
+func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 	b.infos = append(b.infos, a.info)
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
-	var ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	var pre imagePrefixes
 	start := len(b.bals)
 	for c := range money.NumCurrencies {
 		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
-		ledger[c] = a.ledger[c].snapshot()
+		pre.ledger[c] = a.ledger[c].snapshot()
 	}
 	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if len(a.positions) > 0 {
@@ -255,13 +271,11 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
 	if len(a.trades) > 0 {
-		start := len(b.trades)
-		// The fills before the recent trades, then the recent trades with
-		// their reasoning: loading them rebuilds both (applyLocked).
-		b.trades = a.fills.appendTo(b.trades, 0, a.fills.Len()-len(a.trades))
-		b.trades = append(b.trades, a.trades[a.tradeHead:]...)
-		b.trades = append(b.trades, a.trades[:a.tradeHead]...)
-		ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
+		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-len(a.trades)
+		start := len(b.recent)
+		b.recent = append(b.recent, a.trades[a.tradeHead:]...)
+		b.recent = append(b.recent, a.trades[:a.tradeHead]...)
+		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
 	}
 	if len(a.notes) > 0 {
 		// Notes change in place when read: copy them.
@@ -281,7 +295,20 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, [money.NumCurrenc
 		}
 		ch.Idem = b.idem[start:len(b.idem):len(b.idem)]
 	}
-	return ch, ledger
+	return ch, pre
+}
+
+// addTrades sets an image's trades: the fills before the recent trades,
+// then the recent trades with their reasoning; loading them rebuilds both
+// (applyLocked). The fills' snapshot is immutable: no lock is needed.
+func (b *imageBuffers) addTrades(ch *AccountChange, pre *imagePrefixes) {
+	if len(pre.recent) == 0 {
+		return
+	}
+	start := len(b.trades)
+	b.trades = pre.fills.appendTo(b.trades, 0, pre.olderFills)
+	b.trades = append(b.trades, pre.recent...)
+	ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 }
 
 // addLedger joins an image's ledger prefixes into b. The prefixes are

@@ -86,10 +86,11 @@ func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uin
 	if c.err == nil {
 		s.rangeAccounts(func(a *account) bool {
 			a.mu.Lock()
-			ch, ledger := a.imageLocked(&c.bufs)
+			ch, pre := a.imageLocked(&c.bufs)
 			a.mu.Unlock()
 			c.see(ch.Prev)
-			c.account(ch, ledger)
+			c.bufs.addTrades(&ch, &pre)
+			c.account(ch, pre.ledger)
 			return c.err == nil
 		})
 	}

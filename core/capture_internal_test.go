@@ -27,17 +27,28 @@ func TestCaptureSplitsLongLedgers(t *testing.T) {
 	st.supply.minted[money.KP] = bal
 	st.addAccount(a)
 
-	var images []*Record
 	var changes int
-	if _, err := st.capture(2, 3, func(r *Record) error {
-		changes += len(r.Accounts)
+	loaded := captureAndLoad(t, st, 2, 3, func(r *Record) { changes += len(r.Accounts) })
+	if changes < 5 { // the house, then the long account in 4 pieces
+		t.Fatalf("%d account changes, want the ledger split in pieces of 3", changes)
+	}
+	if err := loaded.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// captureAndLoad captures st in images of chunk objects (State.capture) and
+// pieces of piece list items, showing each image to see, loads them into
+// a new state and fails t unless it equals st.
+func captureAndLoad(t *testing.T, st *State, chunk, piece int, see func(*Record)) *State {
+	t.Helper()
+	var images []*Record
+	if _, err := st.capture(chunk, piece, func(r *Record) error {
+		see(r)
 		images = append(images, r.Clone())
 		return nil
 	}); err != nil {
 		t.Fatal(err)
-	}
-	if changes < 5 { // the house, then the long account in 4 pieces
-		t.Fatalf("%d account changes, want the ledger split in pieces of 3", changes)
 	}
 	loaded := NewState()
 	for _, im := range images {
@@ -48,9 +59,7 @@ func TestCaptureSplitsLongLedgers(t *testing.T) {
 	if got, want := loaded.Canonical(), st.Canonical(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded state differs:\n got %+v\nwant %+v", got.Accounts, want.Accounts)
 	}
-	if err := loaded.Check(); err != nil {
-		t.Fatal(err)
-	}
+	return loaded
 }
 
 // An account's trades (its fills, GET /api/trades) are as unbounded as its
@@ -73,27 +82,13 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 	st.addAccount(a)
 
 	const piece = 4
-	var images []*Record
-	if _, err := st.capture(1000, piece, func(r *Record) error {
+	loaded := captureAndLoad(t, st, 1000, piece, func(r *Record) {
 		for _, ac := range r.Accounts {
 			if len(ac.Trades) > piece {
 				t.Errorf("account %s: an image change of %d trades, want at most %d", ac.ID, len(ac.Trades), piece)
 			}
 		}
-		images = append(images, r.Clone())
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	loaded := NewState()
-	for _, im := range images {
-		if err := loaded.LoadImage(im); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, want := loaded.Canonical(), st.Canonical(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("loaded state differs:\n got %+v\nwant %+v", got.Accounts, want.Accounts)
-	}
+	})
 	la := loaded.account(a.id)
 	if got, want := la.fills.appendTo(nil, 0, la.fills.Len()), a.fills.appendTo(nil, 0, a.fills.Len()); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded fills differ: got %d, want %d", len(got), len(want))
@@ -122,27 +117,13 @@ func TestCaptureSplitsLongIdempotency(t *testing.T) {
 	st.addAccount(a)
 
 	const piece = 4
-	var images []*Record
-	if _, err := st.capture(1000, piece, func(r *Record) error {
+	loaded := captureAndLoad(t, st, 1000, piece, func(r *Record) {
 		for _, ac := range r.Accounts {
 			if len(ac.Idem) > piece {
 				t.Errorf("account %s: an image change of %d idempotency entries, want at most %d", ac.ID, len(ac.Idem), piece)
 			}
 		}
-		images = append(images, r.Clone())
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	loaded := NewState()
-	for _, im := range images {
-		if err := loaded.LoadImage(im); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, want := loaded.Canonical(), st.Canonical(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("loaded state differs:\n got %+v\nwant %+v", got.Accounts, want.Accounts)
-	}
+	})
 	if got, want := len(loaded.account(a.id).idem), len(a.idem); got != want {
 		t.Fatalf("loaded %d keys, want %d", got, want)
 	}

@@ -64,10 +64,8 @@ func (e *Engine) handle(m *market, sc *scratch, c *command) {
 		}
 	}()
 	switch c.op {
-	case opTrade:
-		e.trade(m, sc, c)
-	case opSplitMerge:
-		e.splitMerge(m, sc, c)
+	case opTrade, opSplitMerge:
+		e.changeBook(m, sc, c)
 	case opSettle:
 		e.answerAfterStakes(m, c, e.settle) // of a proposal the settlement cancelled
 	case opClose:

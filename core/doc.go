@@ -109,11 +109,13 @@
 //	market.go              a market in memory and its MarketView
 //	market_create.go       CreateMarket
 //	market_fund.go         funding a market's book in a currency from the house
+//	book_change.go         what a trade, a split and a merge share: the caller's side, the
+//	                       actor's checks, locks and commit, the record of the book change
 //	trade.go               Trade: quote, checks, apply
 //	batch.go               TradeBatch
 //	quote.go               QuoteTrade, QuoteSplit: binding quotes
 //	fills.go               Fills, Fill: an account's trades
-//	split.go               SplitMerge
+//	split.go               SplitMerge: quote, checks, apply
 //	settle.go              Settle, the vig paid at settlement, CloseDue and a market's close
 //	steps.go               a settlement's or close's records in bounded steps, resumed after a crash
 //	oracle_proposal.go     Proposal and Vote, and how they change a market

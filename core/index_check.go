@@ -28,7 +28,7 @@ func (s *State) checkIndexes(c *checker) {
 	})
 	s.rangeMarkets(func(m *market) bool {
 		v := m.view.Load()
-		want.market(v.ID, true, &MarketChange{Info: &v.Info, Proposals: v.Proposals})
+		want.market(v.ID, true, &MarketChange{Info: v.Info, Proposals: v.Proposals})
 		return true
 	})
 	s.idx.mu.Lock()

@@ -15,11 +15,14 @@ import (
 // lock guards it. Other goroutines read the immutable MarketView that the
 // owner publishes after every change.
 type market struct {
-	id    uuid.UUID
-	lsn   uint64
-	info  MarketInfo
-	books [money.NumCurrencies]Book
-	open  [money.NumCurrencies]bool // whether the currency's book exists
+	id   uuid.UUID
+	lsn  uint64
+	info MarketInfo
+	// infoView is the copy of info that published views share, nil once
+	// info has changed since the last publish. Only apply changes info.
+	infoView *MarketInfo
+	books    [money.NumCurrencies]Book
+	open     [money.NumCurrencies]bool // whether the currency's book exists
 
 	// holders are the accounts with a position in this market, derived from
 	// the accounts' positions at start and kept by the actor; settlement
@@ -46,14 +49,23 @@ type market struct {
 	retired atomic.Bool
 
 	counters marketCounters // added to by the actor, read by Engine.Counters
+
+	// pricing keeps each book's last curves for its trades' quotes.
+	// Runs only on the market's goroutine.
+	pricing [money.NumCurrencies]pricing.Memo
 }
 
 // MarketView is an immutable copy of a market's state, published by its
 // actor after every change, so that reads never wait on the actor.
 type MarketView struct {
-	ID    uuid.UUID
-	LSN   uint64 // the sequence number of the last record that changed it
-	Info  MarketInfo
+	ID  uuid.UUID
+	LSN uint64 // the sequence number of the last record that changed it
+	// Info is shared by the views published until it changes: never
+	// modify it through a view. A pointer rather than a copy halves the
+	// view, the one allocation of a trade, and keeps it under the 512
+	// bytes above which the allocator writes a type header per object
+	// (docs/PERFORMANCE.md, "The trade path's own CPU").
+	Info  *MarketInfo
 	Books [money.NumCurrencies]Book
 	Open  [money.NumCurrencies]bool
 	// Proposals are the oracle proposals, oldest first; Votes the votes on
@@ -85,6 +97,7 @@ func (v *MarketView) StatusAt(nowNanos int64) Status {
 func (m *market) apply(seq uint64, ch *MarketChange) {
 	if ch.Info != nil {
 		m.info = *ch.Info
+		m.infoView = nil // publish copies it
 	}
 	for i := range ch.Books {
 		b := &ch.Books[i]
@@ -98,14 +111,18 @@ func (m *market) apply(seq uint64, ch *MarketChange) {
 // publish makes the current state visible to readers.
 // Runs on the market's goroutine.
 func (m *market) publish() {
-	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.info, Books: m.books, Open: m.open,
+	if m.infoView == nil {
+		info := m.info
+		m.infoView = &info
+	}
+	m.view.Store(&MarketView{ID: m.id, LSN: m.lsn, Info: m.infoView, Books: m.books, Open: m.open,
 		Proposals: m.proposals[:len(m.proposals):len(m.proposals)], Votes: m.votes[:len(m.votes):len(m.votes)]})
 }
 
 // image returns the market as an image change built from its view: Prev
 // holds its LSN. Safe from any goroutine.
 func (v *MarketView) image() MarketChange {
-	info := v.Info
+	info := *v.Info
 	ch := MarketChange{ID: v.ID, Prev: v.LSN, Info: &info}
 	for c := range money.NumCurrencies {
 		if v.Open[c] {

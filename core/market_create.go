@@ -122,7 +122,8 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 	if creator != nil {
 		// The market's view once the record is applied, but for its LSN,
 		// which an answer does not show.
-		v := &MarketView{ID: m.id, Info: *mc.Info}
+		info := *mc.Info
+		v := &MarketView{ID: m.id, Info: &info}
 		v.Books[money.KP], v.Open[money.KP] = mc.Books[0], true
 		p.answerAs(ctx, creator, v)
 	}

@@ -38,7 +38,7 @@ func (e *Engine) QuoteTrade(req TradeRequest) (Quote, error) {
 	return e.quote(req.Market, req.Currency, func(info *MarketInfo, book *Book) (pricing.Quote, error) {
 		var pos Position
 		pos.Shares[req.Side] = req.Shares
-		return quoteTrade(info, &req, book, &pos, money.Amount(math.MaxInt64))
+		return quoteTrade(nil, info, &req, book, &pos, money.Amount(math.MaxInt64))
 	})
 }
 
@@ -64,7 +64,7 @@ func (e *Engine) quote(id uuid.UUID, cur money.Currency, price func(*MarketInfo,
 	if err != nil {
 		return Quote{}, err
 	}
-	q, err := price(&v.Info, &book)
+	q, err := price(v.Info, &book)
 	if err != nil {
 		return Quote{}, err
 	}

@@ -59,125 +59,24 @@ func (r *SplitRequest) validate() error {
 	case r.Amount > MaxAmount:
 		return fieldErr("amount", "must be at most 1e9")
 	case r.HasLimit && r.Limit < 0:
-		return fieldErr(r.limitField(), "must not be negative")
+		return fieldErr(limitField(r.Merge), "must not be negative")
 	case r.Idem.Key != "" && r.Answer == nil:
 		panic("BUG: an idempotent split or merge without an answer encoder")
 	}
 	return nil
 }
 
-func (r *SplitRequest) limitField() string {
-	if r.Merge {
-		return "min_proceeds"
-	}
-	return "max_cost"
-}
-
 // SplitMerge splits or merges for an account, answering once durable.
 func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult, error) {
-	if err := req.validate(); err != nil {
-		return SplitResult{}, err
-	}
-	m, a, err := e.marketAndTrader(req.Market, req.Account)
-	if err != nil {
-		return SplitResult{}, err
-	}
-	if err := e.refuseInSteps(ctx, m); err != nil {
-		return SplitResult{}, err
-	}
 	c := e.getCommand(opSplitMerge)
-	c.acct, c.split = a, req
-	err = e.submit(ctx, m, c)
+	c.split = req
+	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account)
 	res := c.splitRes
 	e.putCommand(c)
 	if err != nil {
-		return SplitResult{}, e.refuseOn(ctx, m, a, err)
+		return SplitResult{}, err
 	}
 	return res, nil
-}
-
-// splitMerge is the actor's side of SplitMerge. Runs on the market's
-// goroutine.
-func (e *Engine) splitMerge(m *market, sc *scratch, c *command) {
-	now := e.now()
-	if !m.tradable(now) {
-		c.done <- ErrMarketNotActive
-		return
-	}
-	if err := m.checkExpectSeq(c.split.Currency, c.split.HasExpectSeq, c.split.ExpectSeq); err != nil {
-		c.done <- err
-		return
-	}
-	// c belongs to its caller again once commit has handed the record to
-	// the journal: keep what is needed after that.
-	a := c.acct
-	house := e.lockTrader(m, a, c.split.Currency)
-	defer unlockTrader(a, house)
-	if idem := &c.split.Idem; idem.Key != "" {
-		if err := e.checkIdem(a, idem, now); err != nil {
-			c.done <- err
-			return
-		}
-	}
-	if err := e.buildSplit(m, sc, c, house, now); err != nil {
-		c.done <- err
-		return
-	}
-	if idem := &c.split.Idem; idem.Key != "" {
-		sc.storeIdem(a, idemEntry(idem, now, c.split.Answer(&c.splitRes)))
-	}
-	if e.commit(&sc.pending, c.done, nil) {
-		m.holders[a.id] = struct{}{}
-	}
-}
-
-// buildSplit checks a split or merge and builds its record in sc. Caller
-// holds the trader's mu, and house.mu when house is not nil.
-func (e *Engine) buildSplit(m *market, sc *scratch, c *command, house *account, now int64) error {
-	r := &c.split
-	a := c.acct
-	kind := KindSplit
-	if r.Merge {
-		kind = KindMerge
-	}
-	sc.reset(kind, now)
-	sc.market(m)
-	var s sums
-	book := m.books[r.Currency]
-	if house != nil {
-		book = e.fundBook(sc, m, house, r.Currency, now, &s)
-	}
-	pos, ok := a.positions[posKey{m.id, r.Currency}]
-	if !ok {
-		pos = Position{Market: m.id, Currency: r.Currency}
-	}
-	if pos.Referrer == uuid.Nil {
-		pos.Referrer = a.info.Referrer
-	}
-	q, err := quoteSplit(&m.info, r, &book, &pos, a.balances[r.Currency])
-	if err != nil {
-		return err
-	}
-	balance := applySplit(r, q, &book, &pos, a.balances[r.Currency], &s)
-	if s.err != nil {
-		return fmt.Errorf("core: split/merge: %w", s.err)
-	}
-	if book.Collateral < 0 || book.Q != q.QAfter {
-		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a record of kind %d quoted to %v", m.id, book.Collateral, book.Q, kind, q.QAfter))
-	}
-	ref := e.ids.next()
-	tx, ledgerAmount := TxSplit, -q.Amount
-	if r.Merge {
-		tx, ledgerAmount = TxMerge, q.Amount
-	}
-	ac := sc.account(a)
-	sc.credit(ac, r.Currency, tx, ledgerAmount, balance, ref, now)
-	sc.addPosition(ac, pos)
-	sc.setBook(book)
-	c.splitRes = SplitResult{Market: m.id, Currency: r.Currency, Merge: r.Merge, Amount: r.Amount,
-		Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No],
-		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
-	return nil
 }
 
 // setQuote is a priced split or merge: the curve's quote for the sets that

@@ -67,7 +67,7 @@ func (r *TradeRequest) validate() error {
 	case r.Shares > MaxAmount:
 		return fieldErr("shares", "must be at most 1e9")
 	case r.HasLimit && r.Limit < 0:
-		return fieldErr(r.limitField(), "must not be negative")
+		return fieldErr(limitField(r.Sell), "must not be negative")
 	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
 		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
 	case r.Idem.Key != "" && r.Answer == nil:
@@ -76,8 +76,11 @@ func (r *TradeRequest) validate() error {
 	return nil
 }
 
-func (r *TradeRequest) limitField() string {
-	if r.Sell {
+// limitField names the request field of an operation's limit: the least
+// that a sell or a merge must pay the trader (paid), else the most that a
+// buy or a split may cost.
+func limitField(paid bool) string {
+	if paid {
 		return "min_proceeds"
 	}
 	return "max_cost"
@@ -87,23 +90,13 @@ func (r *TradeRequest) limitField() string {
 // durable. Checks run in the order of docs/API.md, "POST /api/markets/trade"
 // and a failed one changes nothing.
 func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
-	if err := req.validate(); err != nil {
-		return TradeResult{}, err
-	}
-	m, a, err := e.marketAndTrader(req.Market, req.Account)
-	if err != nil {
-		return TradeResult{}, err
-	}
-	if err := e.refuseInSteps(ctx, m); err != nil {
-		return TradeResult{}, err
-	}
 	c := e.getCommand(opTrade)
-	c.acct, c.trade = a, req
-	err = e.submit(ctx, m, c)
+	c.trade = req
+	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account)
 	res := c.tradeRes
 	e.putCommand(c)
 	if err != nil {
-		return TradeResult{}, e.refuseOn(ctx, m, a, err)
+		return TradeResult{}, err
 	}
 	return res, nil
 }
@@ -165,103 +158,10 @@ func (m *market) checkExpectSeq(cur money.Currency, has bool, seq uint64) error 
 	return nil
 }
 
-// trade is the actor's side of Trade. Runs on the market's goroutine.
-func (e *Engine) trade(m *market, sc *scratch, c *command) {
-	now := e.now()
-	if !m.tradable(now) {
-		c.done <- ErrMarketNotActive
-		return
-	}
-	if err := m.checkExpectSeq(c.trade.Currency, c.trade.HasExpectSeq, c.trade.ExpectSeq); err != nil {
-		c.done <- err
-		return
-	}
-	// c belongs to its caller again once commit has handed the record to
-	// the journal: keep what is needed after that.
-	a := c.acct
-	house := e.lockTrader(m, a, c.trade.Currency)
-	defer unlockTrader(a, house)
-	if idem := &c.trade.Idem; idem.Key != "" {
-		if err := e.checkIdem(a, idem, now); err != nil {
-			c.done <- err
-			return
-		}
-	}
-	newHolder, err := e.buildTrade(m, sc, c, house, now)
-	if err != nil {
-		c.done <- err
-		return
-	}
-	c.tradeRes.Time = time.Unix(0, now).UTC()
-	if idem := &c.trade.Idem; idem.Key != "" {
-		sc.storeIdem(a, idemEntry(idem, now, c.trade.Answer(&c.tradeRes)))
-	}
-	r := &c.trade
-	cur, side, sell, cost := r.Currency, r.Side, r.Sell, c.tradeRes.Cost
-	// An account with a position in the market is among its holders
-	// already: a map assignment saved per trade.
-	if e.commit(&sc.pending, c.done, nil) {
-		if newHolder {
-			m.holders[a.id] = struct{}{}
-		}
-		m.counters.countTrade(cur, side, sell, cost)
-	}
-}
-
-// buildTrade checks a trade and builds its record in sc, and reports
-// whether it opens the trader's first position in the market. Caller holds
-// the trader's mu, and house.mu when house is not nil.
-func (e *Engine) buildTrade(m *market, sc *scratch, c *command, house *account, now int64) (newHolder bool, err error) {
-	r := &c.trade
-	a := c.acct
-	book := m.books[r.Currency]
-	sc.reset(KindTrade, now)
-	sc.market(m)
-	var s sums
-	if house != nil {
-		book = e.fundBook(sc, m, house, r.Currency, now, &s)
-	}
-	pos, ok := a.positions[posKey{m.id, r.Currency}]
-	if !ok {
-		pos = Position{Market: m.id, Currency: r.Currency}
-	}
-	if pos.Referrer == uuid.Nil {
-		pos.Referrer = a.info.Referrer
-	}
-	q, err := quoteTrade(&m.info, r, &book, &pos, a.balances[r.Currency])
-	if err != nil {
-		return false, err
-	}
-	balance := applyTrade(r, q, &book, &pos, a.balances[r.Currency], &s)
-	if s.err != nil {
-		return false, fmt.Errorf("core: trade: %w", s.err)
-	}
-	if book.Collateral < 0 || book.Q != q.QAfter {
-		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a trade quoted to %v", m.id, book.Collateral, book.Q, q.QAfter))
-	}
-
-	tradeID := e.ids.next()
-	txType, ledgerAmount := TxTradeBuy, -q.Amount
-	if r.Sell {
-		txType, ledgerAmount = TxTradeSell, q.Amount
-	}
-	ac := sc.account(a)
-	sc.credit(ac, r.Currency, txType, ledgerAmount, balance, tradeID, now)
-	sc.addPosition(ac, pos)
-	sc.trds[0] = TradeSummary{ID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
-		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, Reasoning: r.Reasoning, Time: now}
-	ac.Trades = sc.trds[:1]
-	sc.setBook(book)
-	c.tradeRes = TradeResult{TradeID: tradeID, Market: m.id, Currency: r.Currency, Side: r.Side, Sell: r.Sell,
-		Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance,
-		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
-	return !ok, nil
-}
-
 // quoteTrade prices a trade and runs its checks in the order of docs/API.md,
 // "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
-// balance.
-func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
+// balance. memo is the book's own on its market's goroutine, nil elsewhere.
+func quoteTrade(memo *pricing.Memo, info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
 	side := int(r.Side)
 	if r.Sell {
 		switch {
@@ -270,7 +170,7 @@ func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, ba
 		case book.Q[side]-r.Shares < info.Q0:
 			return pricing.Quote{}, ErrInsufficientLiquidity
 		}
-		q, err := pricing.QuoteSell(info.Alpha, book.Q, side, r.Shares)
+		q, err := memo.QuoteSell(info.Alpha, book.Q, side, r.Shares)
 		if err != nil {
 			return q, fmt.Errorf("core: sell proceeds: %w", err)
 		}
@@ -282,7 +182,7 @@ func quoteTrade(info *MarketInfo, r *TradeRequest, book *Book, pos *Position, ba
 	if book.Q[side] > pricing.MaxQ-r.Shares {
 		return pricing.Quote{}, ErrLiquidityLimit
 	}
-	q, err := pricing.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
+	q, err := memo.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
 		return q, ErrLiquidityLimit

@@ -1,10 +1,15 @@
 package snapshot_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +20,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/cputime"
+	"marketd/snapshot"
 	"marketd/wal/record"
 )
 
@@ -72,67 +78,133 @@ func getBig(b *testing.B) *bigNode {
 }
 
 // BenchmarkSnapshotPause takes a snapshot of a state with 1,000,000
-// accounts while 16 goroutines trade, and reports how long trading was
-// held up: the longest trade during the snapshot (pause-max-ms) next to the
-// longest trade during a window of the same length without one
-// (baseline-max-ms), measured in the same run, and the snapshot's duration.
+// accounts while 16 goroutines trade, unpaced (as at shutdown) and paced
+// to a quarter of a core (as Run takes them), and reports how trading was
+// held up: the longest trade during the snapshot (pause-max-ms) next to
+// the longest trade during a window of the same length without one
+// (baseline-max-ms), the trades per second in both windows
+// (during-trades/s, baseline-trades/s: on a machine the trading keeps
+// busy, what the snapshot's CPU takes from it), the time trades waited for
+// locks the capture held (actor-wait-ms, from the mutex profile: the
+// locks of accounts and of the state's maps, taken in the market actors),
+// and the snapshot's duration.
 func BenchmarkSnapshotPause(b *testing.B) {
 	bn := getBig(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		var stop atomic.Bool
-		var mu sync.Mutex
-		var lat []time.Duration
-		var window atomic.Int32 // 0: baseline, 1: snapshot, 2: ignore
-		window.Store(2)
-		maxIn := [2]time.Duration{}
-		var wg sync.WaitGroup
-		for g := range 16 {
-			wg.Go(func() {
-				ctx := context.Background()
-				req := core.TradeRequest{Account: bn.traders[g], Market: bn.markets[g%len(bn.markets)], Side: core.Yes, Shares: money.Units(1)}
-				for i := 0; !stop.Load(); i++ {
-					w := window.Load()
-					start := time.Now()
-					req.Sell = i%2 == 1
-					if _, err := bn.n.e.Trade(ctx, req); err != nil {
-						b.Error(err)
-						return
-					}
-					d := time.Since(start)
-					if w2 := window.Load(); w2 == w && w < 2 {
-						mu.Lock()
-						maxIn[w] = max(maxIn[w], d)
-						if w == 1 {
-							lat = append(lat, d)
-						}
-						mu.Unlock()
-					}
-				}
-			})
-		}
-		time.Sleep(100 * time.Millisecond) // warm up
-		window.Store(1)
-		t0 := time.Now()
-		if _, err := bn.n.snaps.Take(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		took := time.Since(t0)
-		// The baseline: trading alone for as long as the snapshot took.
-		window.Store(0)
-		time.Sleep(took)
-		window.Store(2)
-		stop.Store(true)
-		wg.Wait()
-		slices.Sort(lat)
-		b.ReportMetric(float64(took.Milliseconds()), "snapshot-ms")
-		b.ReportMetric(float64(maxIn[1].Microseconds())/1000, "pause-max-ms")
-		b.ReportMetric(float64(maxIn[0].Microseconds())/1000, "baseline-max-ms")
-		if len(lat) > 0 {
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-during-ms")
-		}
-		b.ReportMetric(float64(len(lat)), "trades-during")
+	for _, c := range []struct {
+		name  string
+		share float64
+	}{{"unpaced", 1}, {"share=0.25", snapshot.DefaultCPUShare}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				snapshotPause(b, bn, func() error {
+					_, err := bn.n.snaps.TakePaced(context.Background(), c.share)
+					return err
+				})
+			}
+		})
 	}
+}
+
+// snapshotPause measures one snapshot taken by take while 16 goroutines
+// trade; see BenchmarkSnapshotPause.
+func snapshotPause(b *testing.B, bn *bigNode, take func() error) {
+	var stop atomic.Bool
+	var mu sync.Mutex
+	var lat []time.Duration
+	var window atomic.Int32 // 0: baseline, 1: snapshot, 2: ignore
+	window.Store(2)
+	maxIn := [2]time.Duration{}
+	count := [2]int{}
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			ctx := context.Background()
+			req := core.TradeRequest{Account: bn.traders[g], Market: bn.markets[g%len(bn.markets)], Side: core.Yes, Shares: money.Units(1)}
+			for i := 0; !stop.Load(); i++ {
+				w := window.Load()
+				start := time.Now()
+				req.Sell = i%2 == 1
+				if _, err := bn.n.e.Trade(ctx, req); err != nil {
+					b.Error(err)
+					return
+				}
+				d := time.Since(start)
+				if w2 := window.Load(); w2 == w && w < 2 {
+					mu.Lock()
+					maxIn[w] = max(maxIn[w], d)
+					count[w]++
+					if w == 1 {
+						lat = append(lat, d)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond) // warm up
+	prevRate := runtime.SetMutexProfileFraction(1)
+	waitBefore := captureLockWait(b)
+	window.Store(1)
+	t0 := time.Now()
+	if err := take(); err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(t0)
+	window.Store(2)
+	waited := captureLockWait(b) - waitBefore
+	runtime.SetMutexProfileFraction(prevRate)
+	// The baseline: trading alone for as long as the snapshot took.
+	window.Store(0)
+	time.Sleep(took)
+	window.Store(2)
+	stop.Store(true)
+	wg.Wait()
+	slices.Sort(lat)
+	b.ReportMetric(float64(took.Milliseconds()), "snapshot-ms")
+	b.ReportMetric(float64(maxIn[1].Microseconds())/1000, "pause-max-ms")
+	b.ReportMetric(float64(maxIn[0].Microseconds())/1000, "baseline-max-ms")
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-during-ms")
+	}
+	b.ReportMetric(float64(count[1])/took.Seconds(), "during-trades/s")
+	b.ReportMetric(float64(count[0])/took.Seconds(), "baseline-trades/s")
+	b.ReportMetric(float64(waited)/float64(time.Millisecond), "actor-wait-ms")
+}
+
+// captureLockWait returns the time goroutines waited, since mutex
+// profiling was turned on, for locks that a snapshot's capture released:
+// the mutex profile charges a contention's delay to the stack that
+// unlocked.
+func captureLockWait(b *testing.B) time.Duration {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("mutex").WriteTo(&buf, 1); err != nil {
+		b.Fatal(err)
+	}
+	// debug=1: "cycles/second=N", then per stack "cycles count @ pcs" and
+	// "#\tpc func+off file:line" lines.
+	var perSecond, cycles, total float64
+	inRecord := false
+	for line := range strings.Lines(buf.String()) {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "cycles/second="):
+			perSecond, _ = strconv.ParseFloat(strings.TrimPrefix(line, "cycles/second="), 64)
+		case strings.Contains(line, " @ "):
+			f := strings.Fields(line)
+			cycles, _ = strconv.ParseFloat(f[0], 64)
+			inRecord = true
+		case inRecord && strings.HasPrefix(line, "#") && strings.Contains(line, "marketd/core.(*State).capture"):
+			total += cycles
+			inRecord = false // count each record once
+		case line == "":
+			inRecord = false
+		}
+	}
+	if perSecond == 0 {
+		return 0
+	}
+	return time.Duration(total / perSecond * float64(time.Second))
 }
 
 // BenchmarkCapture measures the capture and encoding of 1,000,000 accounts

@@ -67,8 +67,9 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // write captures st into dir as the snapshot for from: written under a
 // temporary name, the log awaited through the snapshot's highest LSN,
 // fsynced, renamed into place, and the directory fsynced. A failure removes
-// the temporary file. sizeBytes is the file's size.
-func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int) (h Header, sizeBytes int64, err error) {
+// the temporary file. sizeBytes is the file's size. pace, when not nil,
+// rests after each chunk (pace.go).
+func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int, pace *pacer) (h Header, sizeBytes int64, err error) {
 	final := filepath.Join(dir, fileName(from))
 	tmp := final + tmpSuffix
 	f, err := fsys.Create(tmp, filePerm)
@@ -108,8 +109,12 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 			}
 		}()
 		buf = appendChunk(buf[:0], chunks, rec)
-		_, err = bw.Write(buf)
-		return err
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+		// Capture holds no lock while it hands over a chunk: resting here
+		// holds up nothing but the snapshot.
+		return pace.rest(ctx)
 	})
 	if err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)

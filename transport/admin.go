@@ -6,12 +6,8 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
-
-type settleRequest struct {
-	MarketID *string `json:"market_id"`
-	Outcome  *string `json:"outcome"`
-}
 
 type settleResponse struct {
 	MarketID      uuid.UUID    `json:"market_id"`
@@ -21,16 +17,12 @@ type settleResponse struct {
 	TotalPaidUSDC money.Amount `json:"total_paid_usdc"`
 }
 
-func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller, body *settleRequest) error {
-	var req core.SettleRequest
-	var err error
-	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+func (s *Server) settle(ctx *fasthttp.RequestCtx, _ *caller, body *marketOutcome) error {
+	market, outcome, err := body.parse()
+	if err != nil {
 		return err
 	}
-	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
-		return err
-	}
-	return respond(ctx, fasthttp.StatusOK, settleResponseOf)(s.eng.Settle(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, settleResponseOf)(s.eng.Settle(ctx, core.SettleRequest{Market: market, Outcome: outcome}))
 }
 
 // settleResponseOf is the answer of POST /api/admin/settle.
@@ -68,9 +60,9 @@ type logJSON struct {
 }
 
 type snapshotJSON struct {
-	FromSeq    uint64    `json:"from_seq"`
-	ThroughSeq uint64    `json:"through_seq"`
-	CreatedAt  timestamp `json:"created_at"`
+	FromSeq    uint64         `json:"from_seq"`
+	ThroughSeq uint64         `json:"through_seq"`
+	CreatedAt  wire.Timestamp `json:"created_at"`
 }
 
 type platformStats struct {
@@ -110,7 +102,7 @@ func (s *Server) stats(ctx *fasthttp.RequestCtx, _ *caller) error {
 		out.WAL = &logJSON{FirstSeq: p.LogFirstSeq, LastSeq: p.LogLastSeq, DurableSeq: p.LogDurableSeq,
 			Records: p.LogRecords, Batches: p.LogBatches, Fsyncs: p.LogFsyncs}
 		if p.SnapshotThrough != 0 {
-			out.Snapshot = &snapshotJSON{FromSeq: p.SnapshotFrom, ThroughSeq: p.SnapshotThrough, CreatedAt: timestamp(p.SnapshotAt)}
+			out.Snapshot = &snapshotJSON{FromSeq: p.SnapshotFrom, ThroughSeq: p.SnapshotThrough, CreatedAt: wire.Timestamp(p.SnapshotAt)}
 		}
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, out)

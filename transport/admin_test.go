@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // settleOut is a settlement answer.
@@ -35,10 +36,10 @@ func TestSettle(t *testing.T) {
 	alice := auth{session: ts.register("alice")}
 	bob := auth{session: ts.register("bob")}
 	carol := auth{session: ts.register("carol")}
-	active := ts.createMarket(adm, nil).ID
-	closedLogged := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(3 * time.Hour))}).ID
-	empty := ts.createMarket(adm, nil).ID
+	active := ts.createMarket(adm, nil).ID.String()
+	closedLogged := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(3 * time.Hour))}).ID.String()
+	empty := ts.createMarket(adm, nil).ID.String()
 	ts.trade(alice, active, "yes", "buy", "10")
 	ts.trade(bob, active, "no", "buy", "5")
 	ts.splitMerge(carol, active, "split", "3")
@@ -78,7 +79,7 @@ func TestSettle(t *testing.T) {
 			if m := ts.market(tt.market); m.Status != tt.statusIn {
 				t.Fatalf("status before %q, want %q", m.Status, tt.statusIn)
 			}
-			before := map[*auth]pointsOut{}
+			before := map[*auth]wire.Points{}
 			for who := range tt.payouts {
 				before[who] = ts.points(*who, "")
 			}
@@ -111,13 +112,13 @@ func TestSettle(t *testing.T) {
 			}
 			for _, who := range []*auth{&alice, &bob, &carol} {
 				for _, side := range sideNames {
-					if pos := ts.profile(*who).position(tt.market, side); pos != (positionOut{}) {
+					if pos := heldPosition(ts.profile(*who), tt.market, side); pos != (wire.Position{}) {
 						t.Errorf("position %+v still open after settlement", pos)
 					}
 				}
 			}
 			m := ts.market(tt.market)
-			if m.Status != "resolved" || m.Outcome == nil || *m.Outcome != tt.outcome || m.ResolvedAt == nil || *m.ResolvedAt != iso(clk.Now()) {
+			if m.Status != "resolved" || m.Outcome == nil || *m.Outcome != tt.outcome || m.ResolvedAt == nil || *m.ResolvedAt != wire.Timestamp(clk.Now().UnixNano()) {
 				t.Errorf("market after settlement: status %q, outcome %v, resolved_at %v", m.Status, m.Outcome, m.ResolvedAt)
 			}
 		})
@@ -131,8 +132,8 @@ func TestSettleRefused(t *testing.T) {
 	adm := ts.admin()
 	alice := auth{session: ts.register("alice")}
 	readKey := ts.newKey(adm, "read", "trade")
-	open := ts.createMarket(adm, nil).ID
-	done := ts.createMarket(adm, nil).ID
+	open := ts.createMarket(adm, nil).ID.String()
+	done := ts.createMarket(adm, nil).ID.String()
 	ts.trade(alice, open, "yes", "buy", "4")
 	ts.trade(alice, done, "yes", "buy", "4")
 	ts.expect(ts.do("POST", "/api/admin/settle", auth{session: adm}, settleBody(done, "yes")), http.StatusOK, "")
@@ -206,9 +207,9 @@ func TestAdminStats(t *testing.T) {
 	ts.expect(revoked, http.StatusCreated, "")
 	ts.expect(ts.do("DELETE", "/api/keys/"+revoked.json(t)["id"].(string), alice, ""), http.StatusOK, "")
 
-	a := ts.createMarket(adm, nil).ID
-	b := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	c := ts.createMarket(adm, nil).ID
+	a := ts.createMarket(adm, nil).ID.String()
+	b := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	c := ts.createMarket(adm, nil).ID.String()
 	ts.createMarket(adm, nil)
 	var volume money.Amount
 	buy := func(who auth, market, side, shares string) {

@@ -10,6 +10,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // The stored answer of an idempotent request is opaque to core: transport
@@ -104,7 +105,7 @@ func renderStored(b []byte) ([]byte, error) {
 		t := d.varint()
 		r.MarketSeq = d.uvarint()
 		ans := tradeAnswer(&r)
-		ans.CreatedAt = timestamp(t)
+		ans.CreatedAt = wire.Timestamp(t)
 		v = ans
 	case answerSplit:
 		var r core.SplitResult
@@ -121,10 +122,10 @@ func renderStored(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: kind %c, %d of %d bytes read", errBadAnswer, kind, d.off, len(b))
 	}
 	var out []byte
-	if ans, ok := v.(tradeResponse); ok {
+	if ans, ok := v.(wire.Trade); ok {
 		// As the trade handler writes it (writeTrade).
 		var err error
-		if out, err = ans.appendJSON(nil); err != nil {
+		if out, err = appendTradeJSON(nil, &ans); err != nil {
 			return nil, fmt.Errorf("%w: %w", errBadAnswer, err)
 		}
 		out = append(out, '\n')

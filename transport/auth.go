@@ -12,6 +12,7 @@ import (
 	"marketd/core"
 	"marketd/transport/password"
 	"marketd/transport/ratelimit"
+	"marketd/transport/wire"
 )
 
 // Password limits (docs/API.md, "POST /api/auth/register"), in characters.
@@ -20,13 +21,27 @@ const (
 	maxPasswordRunes = 128
 )
 
+// passwordRunesOK reports whether a new password has an allowed length.
+func passwordRunesOK(pw string) bool {
+	n := utf8.RuneCountInString(pw)
+	return n >= minPasswordRunes && n <= maxPasswordRunes
+}
+
+// checkNewPassword refuses a new password that is absent or of a length
+// not allowed, naming field.
+func checkNewPassword(field string, pw *string) error {
+	if pw == nil {
+		return fieldError(field, "is required")
+	}
+	if !passwordRunesOK(*pw) {
+		return fieldError(field, "must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
+	}
+	return nil
+}
+
 type credentials struct {
 	Name     *string `json:"name"`
 	Password *string `json:"password"`
-}
-
-type agentResponse struct {
-	Agent agentJSON `json:"agent"`
 }
 
 func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) error {
@@ -35,11 +50,9 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller, req *credentials)
 		return fieldError("name", "is required")
 	case !core.ValidName(*req.Name):
 		return fieldError("name", "must be %d-%d characters of A-Z, a-z, 0-9, _ and -", core.MinNameLen, core.MaxNameLen)
-	case req.Password == nil:
-		return fieldError("password", "is required")
 	}
-	if n := utf8.RuneCountInString(*req.Password); n < minPasswordRunes || n > maxPasswordRunes {
-		return fieldError("password", "must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
+	if err := checkNewPassword("password", req.Password); err != nil {
+		return err
 	}
 	// Refuse a taken name before paying for a hash; CreateAccount checks
 	// again under its lock, so a race still ends in one account.
@@ -69,7 +82,7 @@ func (s *Server) register(ctx *fasthttp.RequestCtx, _ *caller, req *credentials)
 		return err
 	}
 	s.setDeviceCookie(ctx, a.ID)
-	return writeJSON(ctx, fasthttp.StatusCreated, agentResponse{Agent: agentOf(&a)})
+	return writeJSON(ctx, fasthttp.StatusCreated, wire.AgentAnswer{Agent: agentOf(&a)})
 }
 
 func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) error {
@@ -127,7 +140,7 @@ func (s *Server) login(ctx *fasthttp.RequestCtx, _ *caller, req *credentials) er
 		return err
 	}
 	s.setDeviceCookie(ctx, a.ID)
-	return writeJSON(ctx, fasthttp.StatusOK, agentResponse{Agent: agentOf(&a)})
+	return writeJSON(ctx, fasthttp.StatusOK, wire.AgentAnswer{Agent: agentOf(&a)})
 }
 
 // startSession stores a new session for the account and sets its cookie
@@ -176,7 +189,7 @@ func (s *Server) CreateAdmin(ctx context.Context, name, pw string) error {
 	if !core.ValidName(name) {
 		return fmt.Errorf("admin account name %q: %w", name, errors.New("not a valid account name"))
 	}
-	if n := utf8.RuneCountInString(pw); n < minPasswordRunes || n > maxPasswordRunes {
+	if !passwordRunesOK(pw) {
 		return fmt.Errorf("admin password must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
 	}
 	hash, err := s.hasher.Hash(ctx, pw)

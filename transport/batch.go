@@ -135,7 +135,7 @@ func (s *Server) batchResults(ctx *fasthttp.RequestCtx, c *caller, items []core.
 			results[index[j]] = s.batchError(ctx, it.Err)
 		default:
 			ans := tradeAnswer(&it.Result)
-			b, err := ans.appendJSON(nil)
+			b, err := appendTradeJSON(nil, &ans)
 			if err != nil {
 				return err
 			}

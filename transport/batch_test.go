@@ -28,7 +28,7 @@ func TestTradeBatchHTTP(t *testing.T) {
 	sess, id := ts.registerAccount("bot")
 	me := auth{session: sess}
 	adm := ts.admin()
-	m1, m2 := ts.createMarket(adm, nil).ID, ts.createMarket(adm, nil).ID
+	m1, m2 := ts.createMarket(adm, nil).ID.String(), ts.createMarket(adm, nil).ID.String()
 	items := []string{
 		fmt.Sprintf(`{"market_id":%q,"side":"yes","type":"buy","shares":10}`, m1),
 		fmt.Sprintf(`{"marketId":%q,"outcome":"no","side":"buy","amount":2}`, m2),
@@ -93,7 +93,7 @@ func TestTradeBatchRateLimit(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess, _ := ts.registerAccount("bot")
 	key := ts.newKey(sess, "trade") // standard tier: 60 a minute
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	item := fmt.Sprintf(`{"market_id":%q,"side":"yes","type":"buy","shares":1}`, mkt)
 	batch := func(n int) string { return `{"trades":[` + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + `]}` }
 	for i := range 2 {
@@ -121,7 +121,7 @@ func TestTradeBatchIdempotent(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess, id := ts.registerAccount("bot")
 	me := auth{session: sess}
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	body := fmt.Sprintf(`{"trades":[{"market_id":%q,"side":"yes","type":"buy","shares":3},`+
 		`{"market_id":%q,"side":"no","type":"sell","shares":2}]}`, mkt, mkt)
 	first := ts.doHeaders("POST", "/api/markets/trades", me, body, withKey("batch-1"))

@@ -9,6 +9,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // The admin's custody endpoints (docs/API.md, "Custody"): list the pending
@@ -32,13 +33,13 @@ type withdrawalSentRequest struct {
 // custodyDepositJSON is a deposit as the admin sees it: with its account.
 type custodyDepositJSON struct {
 	AgentID uuid.UUID `json:"agent_id"`
-	depositJSON
+	wire.Deposit
 }
 
 // custodyWithdrawalJSON is a withdrawal as the admin sees it.
 type custodyWithdrawalJSON struct {
 	AgentID uuid.UUID `json:"agent_id"`
-	withdrawalJSON
+	wire.Withdrawal
 }
 
 type depositDecisionResponse struct {
@@ -165,7 +166,7 @@ func depositDecisionOf(d core.TransferDecided) depositDecisionResponse {
 }
 
 func custodyDepositOf(t core.AccountTransfer) custodyDepositJSON {
-	return custodyDepositJSON{AgentID: t.Account, depositJSON: depositOf(t.Transfer)}
+	return custodyDepositJSON{AgentID: t.Account, Deposit: depositOf(t.Transfer)}
 }
 
 func withdrawalDecisionOf(d core.TransferDecided) withdrawalDecisionResponse {
@@ -173,5 +174,5 @@ func withdrawalDecisionOf(d core.TransferDecided) withdrawalDecisionResponse {
 }
 
 func custodyWithdrawalOf(t core.AccountTransfer) custodyWithdrawalJSON {
-	return custodyWithdrawalJSON{AgentID: t.Account, withdrawalJSON: withdrawalOf(t.Transfer)}
+	return custodyWithdrawalJSON{AgentID: t.Account, Withdrawal: withdrawalOf(t.Transfer)}
 }

@@ -24,7 +24,7 @@ func TestRoutingErrors(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess := ts.register("trader")
 	adm := ts.admin()
-	id := ts.createMarket(adm, nil).ID
+	id := ts.createMarket(adm, nil).ID.String()
 	// exactly is a valid trade body of exactly the limit, padded with
 	// spaces: it is read and answered on its merits.
 	exactly := fmt.Sprintf(`{"market_id":%q,"side":"yes","shares":1}`, uuid.NewString())
@@ -106,7 +106,7 @@ func rawExchange(t *testing.T, addr, raw string) (*http.Response, []byte) {
 func TestBodyTooLarge(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess := ts.register("trader")
-	id := ts.createMarket(ts.admin(), nil).ID
+	id := ts.createMarket(ts.admin(), nil).ID.String()
 	over := fmt.Sprintf(`{"market_id":%q,"side":"yes","shares":1,"reasoning":"%s"}`, id, strings.Repeat(" ", DefaultMaxBodyBytes))
 	whole := func(method, path, header string) string {
 		return fmt.Sprintf("%s %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n%s",
@@ -179,7 +179,7 @@ func TestBodyDecodingErrors(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	adm := ts.admin()
 	sess := ts.register("trader")
-	id := ts.createMarket(adm, nil).ID
+	id := ts.createMarket(adm, nil).ID.String()
 	valid := fmt.Sprintf(`{"market_id":%q,"side":"yes","shares":1}`, id)
 	tests := []struct {
 		name  string

@@ -7,8 +7,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
-	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // Paging of GET /api/trades (docs/API.md, "GET /api/trades").
@@ -19,29 +19,8 @@ const (
 
 var errTradeNotFound = newError(fasthttp.StatusNotFound, "trade_not_found", "Trade not found")
 
-// fillJSON is one of the caller's trades.
-type fillJSON struct {
-	TradeID   uuid.UUID    `json:"trade_id"`
-	MarketID  uuid.UUID    `json:"market_id"`
-	Side      string       `json:"side"`
-	Type      string       `json:"type"`
-	Currency  string       `json:"currency"`
-	Shares    money.Amount `json:"shares"`
-	Cost      money.Amount `json:"cost"`
-	Vig       money.Amount `json:"vig"`
-	CreatedAt timestamp    `json:"created_at"`
-}
-
-func fillOf(t *core.TradeSummary) fillJSON {
-	return fillJSON{TradeID: t.ID, MarketID: t.Market, Side: t.Side.String(), Type: tradeType(t.Sell),
-		Currency: t.Currency.String(), Shares: t.Shares, Cost: t.Cost, Vig: t.Vig, CreatedAt: timestamp(t.Time)}
-}
-
-type fillList struct {
-	Count  int        `json:"count"`
-	Limit  int        `json:"limit"`
-	Offset int        `json:"offset"`
-	Trades []fillJSON `json:"trades"`
+func fillOf(t *core.TradeSummary) wire.Fill {
+	return wire.Fill{TradeFields: tradeFieldsOf(t), Vig: t.Vig, CreatedAt: wire.Timestamp(t.Time)}
 }
 
 // listFills answers GET /api/trades: the caller's trades, newest first.
@@ -65,7 +44,7 @@ func (s *Server) listFills(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return err
 	}
-	out := fillList{Count: total, Limit: limit, Offset: offset, Trades: make([]fillJSON, len(fills))}
+	out := wire.FillList{Count: total, Limit: limit, Offset: offset, Trades: make([]wire.Fill, len(fills))}
 	for i := range fills {
 		out.Trades[i] = fillOf(&fills[i])
 	}
@@ -91,7 +70,7 @@ func (s *Server) getFill(ctx *fasthttp.RequestCtx, c *caller) error {
 // idemLookup is the answer of GET /api/idempotency: what a key stored.
 type idemLookup struct {
 	Key       string           `json:"idempotency_key"`
-	CreatedAt timestamp        `json:"created_at"`
+	CreatedAt wire.Timestamp   `json:"created_at"`
 	Items     []idemLookupItem `json:"items"`
 }
 
@@ -116,7 +95,7 @@ func (s *Server) lookupKey(ctx *fasthttp.RequestCtx, c *caller) error {
 	if len(entries) == 0 {
 		return errIdemNotFound
 	}
-	out := idemLookup{Key: string(key), CreatedAt: timestamp(entries[0].Time), Items: make([]idemLookupItem, len(entries))}
+	out := idemLookup{Key: string(key), CreatedAt: wire.Timestamp(entries[0].Time), Items: make([]idemLookupItem, len(entries))}
 	for i, e := range entries {
 		body, err := renderStored(e.Answer)
 		if err != nil {

@@ -27,16 +27,16 @@ func TestFillsHTTP(t *testing.T) {
 	other := ts.register("other")
 	me := auth{session: sess}
 	adm := ts.admin()
-	m1, m2 := ts.createMarket(adm, nil).ID, ts.createMarket(adm, nil).ID
+	m1, m2 := ts.createMarket(adm, nil).ID.String(), ts.createMarket(adm, nil).ID.String()
 	var ids []string
 	for i := range 25 {
 		m := m1
 		if i%5 == 0 {
 			m = m2
 		}
-		ids = append(ids, ts.trade(me, m, "yes", "buy", "0.5").TradeID)
+		ids = append(ids, ts.trade(me, m, "yes", "buy", "0.5").TradeID.String())
 	}
-	othersTrade := ts.trade(auth{session: other}, m1, "no", "buy", "1").TradeID
+	othersTrade := ts.trade(auth{session: other}, m1, "no", "buy", "1").TradeID.String()
 
 	var all fillListOut
 	ts.decode(ts.do("GET", "/api/trades?limit=500", me, ""), http.StatusOK, &all)
@@ -73,7 +73,7 @@ func TestIdempotencyLookup(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess, _ := ts.registerAccount("bot")
 	me := auth{session: sess}
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	key := "order 7/a?b"
 	r := ts.doHeaders("POST", "/api/markets/trade", me, fmt.Sprintf(`{"market_id":%q,"side":"yes","shares":2}`, mkt), withKey(key))
 	ts.expect(r, http.StatusOK, "")

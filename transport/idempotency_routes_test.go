@@ -70,11 +70,11 @@ func TestIdempotencyEveryRoute(t *testing.T) {
 	}
 	ts.decode(ts.do("GET", "/api/referral/code", auth{session: refSess}, ""), http.StatusOK, &code)
 	admSess, admID := ts.adminWithID()
-	mkt := ts.createMarket(admSess, nil).ID
+	mkt := ts.createMarket(admSess, nil).ID.String()
 	trade := `{"market_id":"` + mkt + `","side":"yes","type":"buy","shares":2}`
 	// A market that closes in an hour, for the oracle's routes once the
 	// clock has passed it.
-	closing := ts.createMarket(admSess, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
+	closing := ts.createMarket(admSess, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
 
 	adm := auth{session: admSess}
 	ref, voter := auth{session: refSess}, auth{session: voterSess}

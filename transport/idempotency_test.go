@@ -14,6 +14,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/manualclock"
+	"marketd/transport/wire"
 )
 
 // withKey returns the headers of a request with an Idempotency-Key.
@@ -38,7 +39,7 @@ func (ts *testServer) kpBalance(id uuid.UUID) money.Amount {
 func TestIdempotentTradeHTTP(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	sess, id := ts.registerAccount("bot")
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	me := auth{session: sess}
 	body := `{"market_id":"` + mkt + `","side":"yes","type":"buy","shares":3}`
 	before := ts.kpBalance(id)
@@ -48,7 +49,7 @@ func TestIdempotentTradeHTTP(t *testing.T) {
 	if first.header.Get(HeaderReplayed) != "" {
 		t.Errorf("first answer marked %s", HeaderReplayed)
 	}
-	var tr tradeOut
+	var tr wire.Trade
 	ts.decode(first, http.StatusOK, &tr)
 	again := ts.doHeaders("POST", "/api/markets/trade", me, body, withKey("order-1"))
 	if again.status != http.StatusOK || !bytes.Equal(again.body, first.body) || again.header.Get(HeaderReplayed) != "true" {
@@ -83,7 +84,7 @@ func TestIdempotentTradeHTTP(t *testing.T) {
 			replayed++
 		}
 	}
-	var tr2 tradeOut
+	var tr2 wire.Trade
 	ts.decode(answers[0], http.StatusOK, &tr2)
 	if replayed != len(answers)-1 || ts.kpBalance(id) != afterFirst-tr2.Cost {
 		t.Fatalf("%d of %d answers replayed, balance %s from %s after a trade of %s; want one trade", replayed,
@@ -132,7 +133,7 @@ func TestIdempotencyRetention(t *testing.T) {
 	clk := manualclock.New(testEpoch)
 	ts := startTestServerEngine(t, Config{}, core.Config{Idempotency: core.IdempotencyLimits{Retention: time.Hour, Keys: keys}}, clk, nil)
 	sess, id := ts.registerAccount("bot")
-	mkt := ts.createMarket(ts.admin(), map[string]any{"closes_at": iso(testEpoch.Add(1000 * time.Hour))}).ID
+	mkt := ts.createMarket(ts.admin(), map[string]any{"closes_at": iso(testEpoch.Add(1000 * time.Hour))}).ID.String()
 	me := auth{session: sess}
 	body := func(shares int) string {
 		return fmt.Sprintf(`{"market_id":%q,"side":"yes","type":"buy","shares":%d}`, mkt, shares)
@@ -175,7 +176,7 @@ func TestQuoteThenTradeHTTP(t *testing.T) {
 	sess, _ := ts.registerAccount("bot")
 	other := ts.register("other")
 	me := auth{session: sess}
-	mkt := ts.createMarket(ts.admin(), nil).ID
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
 	readKey := ts.newKey(sess, "read")
 	for _, b := range []string{
 		`{"market_id":%q,"side":"yes","type":"buy","shares":12.345678}`,
@@ -192,10 +193,7 @@ func TestQuoteThenTradeHTTP(t *testing.T) {
 		if m := ts.market(mkt); m.MarketSeq != q.MarketSeq {
 			t.Fatalf("market object market_seq %d, quote %d", m.MarketSeq, q.MarketSeq)
 		}
-		var tr struct {
-			tradeOut
-			MarketSeq uint64 `json:"market_seq"`
-		}
+		var tr wire.Trade
 		ts.decode(ts.do("POST", "/api/markets/trade", me, strings.TrimSuffix(body, "}")+fmt.Sprintf(`,"expect_seq":%d}`, q.MarketSeq)), http.StatusOK, &tr)
 		if tr.Cost != q.Cost || tr.Vig != q.Vig || tr.MarketSeq != q.MarketSeq+1 {
 			t.Fatalf("%s: trade cost %s vig %s seq %d; quoted %s %s at %d", body, tr.Cost, tr.Vig, tr.MarketSeq, q.Cost, q.Vig, q.MarketSeq)

@@ -9,6 +9,7 @@ import (
 	"marketd/core"
 	"marketd/transport/ratelimit"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // maxKeyDays bounds expires_in_days (docs/API.md, "POST /api/keys").
@@ -19,37 +20,6 @@ type createKeyRequest struct {
 	Scopes        []string          `json:"scopes"`
 	ExpiresInDays strictjson.Number `json:"expires_in_days"`
 	RateLimitTier *string           `json:"rate_limit_tier"`
-}
-
-// newKeyResponse is what creating or rotating a key answers: the only
-// time the key itself is shown.
-type newKeyResponse struct {
-	ID            uuid.UUID  `json:"id"`
-	Name          string     `json:"name"`
-	Key           string     `json:"key"`
-	KeyPrefix     string     `json:"key_prefix"`
-	Scopes        []string   `json:"scopes"`
-	RateLimitTier string     `json:"rate_limit_tier"`
-	CreatedAt     timestamp  `json:"created_at"`
-	ExpiresAt     *timestamp `json:"expires_at"`
-}
-
-type keyJSON struct {
-	ID            uuid.UUID  `json:"id"`
-	Name          string     `json:"name"`
-	KeyPrefix     string     `json:"key_prefix"`
-	Scopes        []string   `json:"scopes"`
-	RateLimitTier string     `json:"rate_limit_tier"`
-	TotalRequests uint64     `json:"total_requests"`
-	Status        string     `json:"status"`
-	CreatedAt     timestamp  `json:"created_at"`
-	ExpiresAt     *timestamp `json:"expires_at"`
-	LastUsedAt    *timestamp `json:"last_used_at"`
-}
-
-type keyList struct {
-	Count int       `json:"count"`
-	Keys  []keyJSON `json:"keys"`
 }
 
 type revokedKey struct {
@@ -144,16 +114,16 @@ func (s *Server) isAdmin(c *caller) bool {
 	return ok && a.Info.Role == core.RoleAdmin
 }
 
-func newKeyOf(k *core.Key, key string) newKeyResponse {
-	return newKeyResponse{
+func newKeyOf(k *core.Key, key string) wire.NewKey {
+	return wire.NewKey{
 		ID:            k.ID,
 		Name:          k.Name,
 		Key:           key,
 		KeyPrefix:     k.Prefix,
 		Scopes:        scopeList(k.Scopes),
 		RateLimitTier: k.Tier.String(),
-		CreatedAt:     timestamp(k.CreatedAt),
-		ExpiresAt:     optionalTime(k.ExpiresAt),
+		CreatedAt:     wire.Timestamp(k.CreatedAt),
+		ExpiresAt:     wire.OptionalTime(k.ExpiresAt),
 	}
 }
 
@@ -172,10 +142,10 @@ func keyStatus(k *core.Key, nowNanos int64) string {
 func (s *Server) listKeys(ctx *fasthttp.RequestCtx, c *caller) error {
 	now := s.now().UnixNano()
 	keys := s.eng.Keys(c.account)
-	out := keyList{Count: len(keys), Keys: make([]keyJSON, 0, len(keys))}
+	out := wire.KeyList{Count: len(keys), Keys: make([]wire.Key, 0, len(keys))}
 	for i := range keys {
 		k := &keys[i]
-		out.Keys = append(out.Keys, keyJSON{
+		out.Keys = append(out.Keys, wire.Key{
 			ID:            k.ID,
 			Name:          k.Name,
 			KeyPrefix:     k.Prefix,
@@ -183,9 +153,9 @@ func (s *Server) listKeys(ctx *fasthttp.RequestCtx, c *caller) error {
 			RateLimitTier: k.Tier.String(),
 			TotalRequests: k.TotalRequests,
 			Status:        keyStatus(k, now),
-			CreatedAt:     timestamp(k.CreatedAt),
-			ExpiresAt:     optionalTime(k.ExpiresAt),
-			LastUsedAt:    optionalTime(k.LastUsedAt),
+			CreatedAt:     wire.Timestamp(k.CreatedAt),
+			ExpiresAt:     wire.OptionalTime(k.ExpiresAt),
+			LastUsedAt:    wire.OptionalTime(k.LastUsedAt),
 		})
 	}
 	return writeJSON(ctx, fasthttp.StatusOK, out)

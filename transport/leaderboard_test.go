@@ -63,9 +63,9 @@ func TestLeaderboard(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	admin := ts.admin()
 	title := func(s string) map[string]any { return map[string]any{"title": s} }
-	a := ts.createMarket(admin, title("A")).ID
-	twins := []string{ts.createMarket(admin, title("B")).ID, ts.createMarket(admin, title("C")).ID}
-	d := ts.createMarket(admin, title("D")).ID
+	a := ts.createMarket(admin, title("A")).ID.String()
+	twins := []string{ts.createMarket(admin, title("B")).ID.String(), ts.createMarket(admin, title("C")).ID.String()}
+	d := ts.createMarket(admin, title("D")).ID.String()
 
 	traders := map[string]*trader{}
 	for _, n := range []string{"alice", "bob", "carol", "erin", "dave", "frank", "idle"} {

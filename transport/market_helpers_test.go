@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"marketd/core/money"
 	"marketd/internal/manualclock"
+	"marketd/transport/wire"
 )
 
 // testEpoch is where test clocks start: a fixed time, so that timestamps
@@ -76,48 +76,13 @@ func (ts *testServer) expectError(r response, status int, msg, field string) {
 	}
 }
 
-// sidePairOut, liquidityOut and marketOut are the market object as a
-// client decodes it; money.Amount decodes exactly.
-type sidePairOut struct {
-	Yes float64 `json:"yes"`
-	No  float64 `json:"no"`
-}
-
-type liquidityOut struct {
-	Alpha float64      `json:"alpha"`
-	QYes  money.Amount `json:"q_yes"`
-	QNo   money.Amount `json:"q_no"`
-}
-
-type marketOut struct {
-	ID          string       `json:"id"`
-	Title       string       `json:"title"`
-	Description string       `json:"description"`
-	Category    string       `json:"category"`
-	Prices      sidePairOut  `json:"prices"`
-	Multipliers sidePairOut  `json:"multipliers"`
-	Liquidity   liquidityOut `json:"liquidity"`
-	ClosesAt    string       `json:"closes_at"`
-	CreatedAt   string       `json:"created_at"`
-	Status      string       `json:"status"`
-	Outcome     *string      `json:"outcome"`
-	Volume      money.Amount `json:"volume"`
-	ResolvedAt  *string      `json:"resolved_at"`
-	MarketSeq   uint64       `json:"market_seq"`
-}
-
-type marketListOut struct {
-	Count   int         `json:"count"`
-	Markets []marketOut `json:"markets"`
-}
-
 // iso renders t as the API writes timestamps.
 func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // createMarket creates a market as the admin session; fields override the
 // defaults (closes in a day from the server's clock at testEpoch or the
 // real time, whichever is later).
-func (ts *testServer) createMarket(adminSession string, fields map[string]any) marketOut {
+func (ts *testServer) createMarket(adminSession string, fields map[string]any) wire.Market {
 	ts.t.Helper()
 	body := map[string]any{
 		"title":       "Will it rain?",
@@ -132,7 +97,7 @@ func (ts *testServer) createMarket(adminSession string, fields map[string]any) m
 		}
 		body[k] = v
 	}
-	var m marketOut
+	var m wire.Market
 	ts.decode(ts.do("POST", "/api/markets", auth{session: adminSession}, jsonBody(body)), http.StatusCreated, &m)
 	return m
 }
@@ -148,118 +113,51 @@ func later(d time.Duration) time.Time {
 }
 
 // market reads a market by ID.
-func (ts *testServer) market(id string) marketOut {
+func (ts *testServer) market(id string) wire.Market {
 	ts.t.Helper()
-	var m marketOut
+	var m wire.Market
 	ts.decode(ts.do("GET", "/api/markets/"+id, auth{}, ""), http.StatusOK, &m)
 	return m
 }
 
-// tradeOut is a trade response.
-type tradeOut struct {
-	TradeID       string       `json:"trade_id"`
-	MarketID      string       `json:"market_id"`
-	Side          string       `json:"side"`
-	Type          string       `json:"type"`
-	Shares        money.Amount `json:"shares"`
-	Cost          money.Amount `json:"cost"`
-	Vig           money.Amount `json:"vig"`
-	BalanceAfter  money.Amount `json:"balance_after"`
-	PriceYesAfter float64      `json:"price_yes_after"`
-	PriceNoAfter  float64      `json:"price_no_after"`
-}
-
 // trade posts a reference-shape trade and expects it to succeed.
-func (ts *testServer) trade(a auth, marketID, side, typ, shares string) tradeOut {
+func (ts *testServer) trade(a auth, marketID, side, typ, shares string) wire.Trade {
 	ts.t.Helper()
 	body := fmt.Sprintf(`{"market_id":%q,"side":%q,"type":%q,"shares":%s}`, marketID, side, typ, shares)
-	var out tradeOut
+	var out wire.Trade
 	ts.decode(ts.do("POST", "/api/markets/trade", a, body), http.StatusOK, &out)
 	return out
 }
 
-// splitMergeOut is a split-merge response.
-type splitMergeOut struct {
-	MarketID      string       `json:"market_id"`
-	Type          string       `json:"type"`
-	Amount        money.Amount `json:"amount"`
-	Cost          money.Amount `json:"cost"`
-	Vig           money.Amount `json:"vig"`
-	BalanceAfter  money.Amount `json:"balance_after"`
-	YesShares     money.Amount `json:"yes_shares"`
-	NoShares      money.Amount `json:"no_shares"`
-	PriceYesAfter float64      `json:"price_yes_after"`
-	PriceNoAfter  float64      `json:"price_no_after"`
-}
-
-func (ts *testServer) splitMerge(a auth, marketID, typ, amount string) splitMergeOut {
+func (ts *testServer) splitMerge(a auth, marketID, typ, amount string) wire.SplitMerge {
 	ts.t.Helper()
 	body := fmt.Sprintf(`{"market_id":%q,"type":%q,"amount":%s}`, marketID, typ, amount)
-	var out splitMergeOut
+	var out wire.SplitMerge
 	ts.decode(ts.do("POST", "/api/markets/split-merge", a, body), http.StatusOK, &out)
 	return out
 }
 
-// positionOut and profileOut are the parts of GET /api/agents/me these
-// tests read.
-type positionOut struct {
-	MarketID string       `json:"market_id"`
-	Side     string       `json:"side"`
-	Shares   money.Amount `json:"shares"`
-	Cost     money.Amount `json:"cost"`
-	AvgPrice float64      `json:"avg_price"`
-}
-
-type profileOut struct {
-	Agent struct {
-		ID      string       `json:"id"`
-		Balance money.Amount `json:"balance"`
-	} `json:"agent"`
-	Stats struct {
-		OpenPositions int          `json:"open_positions"`
-		TotalInvested money.Amount `json:"total_invested"`
-	} `json:"stats"`
-	Positions []positionOut `json:"positions"`
-}
-
-func (ts *testServer) profile(a auth) profileOut {
+func (ts *testServer) profile(a auth) wire.Profile {
 	ts.t.Helper()
-	var p profileOut
+	var p wire.Profile
 	ts.decode(ts.do("GET", "/api/agents/me", a, ""), http.StatusOK, &p)
 	return p
 }
 
-// position returns the caller's position in a market and side, zero when
+// heldPosition returns the caller's position in a market and side, zero when
 // there is none.
-func (p profileOut) position(marketID, side string) positionOut {
+func heldPosition(p wire.Profile, marketID, side string) wire.Position {
 	for _, pos := range p.Positions {
-		if pos.MarketID == marketID && pos.Side == side {
+		if pos.MarketID.String() == marketID && pos.Side == side {
 			return pos
 		}
 	}
-	return positionOut{}
+	return wire.Position{}
 }
 
-type ledgerItemOut struct {
-	ID           string       `json:"id"`
-	Amount       money.Amount `json:"amount"`
-	TxType       string       `json:"tx_type"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	RefID        string       `json:"ref_id"`
-	CreatedAt    string       `json:"created_at"`
-}
-
-type pointsOut struct {
-	Balance money.Amount    `json:"balance"`
-	Count   int             `json:"count"`
-	Limit   int             `json:"limit"`
-	Offset  int             `json:"offset"`
-	Ledger  []ledgerItemOut `json:"ledger"`
-}
-
-func (ts *testServer) points(a auth, query string) pointsOut {
+func (ts *testServer) points(a auth, query string) wire.Points {
 	ts.t.Helper()
-	var p pointsOut
+	var p wire.Points
 	ts.decode(ts.do("GET", "/api/points"+query, a, ""), http.StatusOK, &p)
 	return p
 }

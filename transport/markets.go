@@ -12,6 +12,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // Paging of GET /api/markets (docs/API.md, "GET /api/markets") and of
@@ -88,7 +89,7 @@ func parseMarketQuery(args *fasthttp.Args) (marketQuery, error) {
 
 // findMarkets filters, sorts and pages the published market views; count
 // is the number that matched before paging.
-func (s *Server) findMarkets(q marketQuery) marketList {
+func (s *Server) findMarkets(q marketQuery) wire.MarketList {
 	now := s.now().UnixNano()
 	views := s.eng.Markets()
 	matched := views[:0]
@@ -98,7 +99,7 @@ func (s *Server) findMarkets(q marketQuery) marketList {
 		}
 	}
 	sortMarkets(matched, q.sort)
-	out := marketList{Count: len(matched), Markets: []marketJSON{}}
+	out := wire.MarketList{Count: len(matched), Markets: []wire.Market{}}
 	page := matched[min(q.offset, len(matched)):]
 	if len(page) > q.limit {
 		page = page[:q.limit]
@@ -195,7 +196,7 @@ func (s *Server) createMarket(ctx *fasthttp.RequestCtx, c *caller, req *createMa
 	}
 	t, err := time.Parse(time.RFC3339Nano, *req.ClosesAt)
 	if err != nil {
-		return fieldError("closes_at", "must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z")
+		return fieldError("closes_at", "must be an ISO 8601 wire.Timestamp such as 2030-01-01T00:00:00Z")
 	}
 	nm.ClosesAt = t.UTC()
 	if req.Alpha.Set() {

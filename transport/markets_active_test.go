@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"marketd/core"
+	"marketd/transport/wire"
 )
 
 // TestActiveMarketsPaging checks that GET /api/markets/active answers at
@@ -43,7 +44,7 @@ func TestActiveMarketsPaging(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			ts := ts.sub(t)
-			var l marketListOut
+			var l wire.MarketList
 			ts.decode(ts.do("GET", "/api/markets/active"+tt.query, auth{}, ""), http.StatusOK, &l)
 			if got := marketIDs(l); l.Count != n || !slices.Equal(got, tt.want) && len(got)+len(tt.want) > 0 {
 				t.Errorf("count %d, %d markets; want %d, %d", l.Count, len(got), n, len(tt.want))

@@ -14,6 +14,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/core/pricing"
+	"marketd/transport/wire"
 )
 
 // TestCreateMarket creates markets with every field given and with the
@@ -63,28 +64,28 @@ func TestCreateMarket(t *testing.T) {
 					t.Errorf("%s = %v, want null before settlement", f, raw[f])
 				}
 			}
-			var m marketOut
+			var m wire.Market
 			ts.decode(r, http.StatusCreated, &m)
 			desc, _ := tt.body["description"].(string)
 			if m.Title != tt.body["title"] || m.Description != desc || m.Category != tt.body["category"] {
 				t.Errorf("title, description, category = %q, %q, %q; body %v", m.Title, m.Description, m.Category, tt.body)
 			}
-			if m.ClosesAt != iso(closes) || m.CreatedAt != iso(clk.Now()) {
+			if m.ClosesAt != wire.Timestamp(closes.UnixNano()) || m.CreatedAt != wire.Timestamp(clk.Now().UnixNano()) {
 				t.Errorf("closes_at %s, created_at %s; want %s, %s", m.ClosesAt, m.CreatedAt, iso(closes), iso(clk.Now()))
 			}
 			if m.Status != "active" || m.Volume != 0 {
 				t.Errorf("status %q, volume %v; want active, 0", m.Status, m.Volume)
 			}
-			want := liquidityOut{Alpha: tt.alpha, QYes: tt.liquidity, QNo: tt.liquidity}
+			want := wire.Liquidity{Alpha: tt.alpha, QYes: tt.liquidity, QNo: tt.liquidity}
 			if m.Liquidity != want {
 				t.Errorf("liquidity %+v, want %+v", m.Liquidity, want)
 			}
 			yes, no := pricing.Prices(tt.alpha, [2]money.Amount{tt.liquidity, tt.liquidity})
-			if m.Prices != (sidePairOut{yes, no}) || m.Multipliers != (sidePairOut{1 / yes, 1 / no}) {
+			if m.Prices != (wire.SidePair{Yes: yes, No: no}) || m.Multipliers != (wire.SidePair{Yes: 1 / yes, No: 1 / no}) {
 				t.Errorf("prices %+v, multipliers %+v; want %v %v and their inverses", m.Prices, m.Multipliers, yes, no)
 			}
 			// The market reads back as it was created.
-			got := ts.do("GET", "/api/markets/"+m.ID, auth{}, "")
+			got := ts.do("GET", "/api/markets/"+m.ID.String(), auth{}, "")
 			ts.expect(got, http.StatusOK, "")
 			if !bytes.Equal(got.body, r.body) {
 				t.Errorf("GET /api/markets/%s = %s, created %s", m.ID, got.body, r.body)
@@ -179,7 +180,7 @@ func TestGetMarket(t *testing.T) {
 	}{
 		{"unknown market", "/api/markets/" + uuid.NewString(), 404, "Market not found", ""},
 		{"malformed id", "/api/markets/not-a-uuid", 400, "", "id"},
-		{"id with trailing data", "/api/markets/" + m.ID + "x", 400, "", "id"},
+		{"id with trailing data", "/api/markets/" + m.ID.String() + "x", 400, "", "id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,15 +188,15 @@ func TestGetMarket(t *testing.T) {
 			ts.expectError(ts.do("GET", tt.path, auth{}, ""), tt.status, tt.msg, tt.field)
 		})
 	}
-	if got := ts.market(m.ID); got.ID != m.ID || got.Status != "active" {
+	if got := ts.market(m.ID.String()); got.ID != m.ID || got.Status != "active" {
 		t.Errorf("GET /api/markets/%s = %+v", m.ID, got)
 	}
 }
 
-func marketIDs(l marketListOut) []string {
+func marketIDs(l wire.MarketList) []string {
 	ids := make([]string, 0, len(l.Markets))
 	for _, m := range l.Markets {
-		ids = append(ids, m.ID)
+		ids = append(ids, m.ID.String())
 	}
 	return ids
 }
@@ -212,7 +213,7 @@ func TestListMarkets(t *testing.T) {
 		// newest has one right answer.
 		clk.Advance(time.Second)
 		return ts.createMarket(adm, map[string]any{"title": title, "description": desc, "category": category,
-			"closes_at": iso(start.Add(closesIn))}).ID
+			"closes_at": iso(start.Add(closesIn))}).ID.String()
 	}
 	a := create("Bitcoin above 100k?", "Resolves on the Coinbase close.", "crypto", 30*time.Hour)
 	b := create("Rain in Paris", "Météo-France data.", "weather", 10*time.Hour)
@@ -269,7 +270,7 @@ func TestListMarkets(t *testing.T) {
 			for _, m := range raw["markets"].([]any) {
 				checkMarketObject(t, m.(map[string]any))
 			}
-			var l marketListOut
+			var l wire.MarketList
 			ts.decode(r, http.StatusOK, &l)
 			count := tt.count
 			if count == 0 {
@@ -285,7 +286,7 @@ func TestListMarkets(t *testing.T) {
 		ts := ts.sub(t)
 		for id, want := range map[string]string{a: "active", d: "closed", e: "resolved"} {
 			m := ts.market(id)
-			resolved := m.Outcome != nil && *m.Outcome == "yes" && m.ResolvedAt != nil && *m.ResolvedAt == iso(clk.Now())
+			resolved := m.Outcome != nil && *m.Outcome == "yes" && m.ResolvedAt != nil && *m.ResolvedAt == wire.Timestamp(clk.Now().UnixNano())
 			if m.Status != want || resolved != (want == "resolved") {
 				t.Errorf("market %s: status %q, outcome %v, resolved_at %v; want %s", id, m.Status, m.Outcome, m.ResolvedAt, want)
 			}
@@ -298,7 +299,7 @@ func TestListMarkets(t *testing.T) {
 	t.Run("active endpoint", func(t *testing.T) {
 		ts := ts.sub(t)
 		r := ts.do("GET", "/api/markets/active", auth{}, "")
-		var active marketListOut
+		var active wire.MarketList
 		ts.decode(r, http.StatusOK, &active)
 		if active.Count != 3 || !slices.Equal(marketIDs(active), []string{c, b, a}) {
 			t.Errorf("active: count %d, %v; want 3, %v", active.Count, marketIDs(active), []string{c, b, a})
@@ -341,7 +342,7 @@ func TestListMarketsPaging(t *testing.T) {
 	for i := range n {
 		clk.Advance(time.Millisecond)
 		m := ts.createMarket(adm, map[string]any{"title": fmt.Sprintf("market %d", i), "closes_at": closes})
-		newestFirst = append([]string{m.ID}, newestFirst...)
+		newestFirst = append([]string{m.ID.String()}, newestFirst...)
 	}
 	tests := []struct {
 		query string
@@ -357,14 +358,14 @@ func TestListMarketsPaging(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			ts := ts.sub(t)
-			var l marketListOut
+			var l wire.MarketList
 			ts.decode(ts.do("GET", "/api/markets"+tt.query, auth{}, ""), http.StatusOK, &l)
 			if got := marketIDs(l); l.Count != n || !slices.Equal(got, tt.want) {
 				t.Errorf("count %d, %d markets %v; want %d, %v", l.Count, len(got), got, n, tt.want)
 			}
 		})
 	}
-	var active marketListOut
+	var active wire.MarketList
 	ts.decode(ts.do("GET", "/api/markets/active", auth{}, ""), http.StatusOK, &active)
 	if active.Count != n || !slices.Equal(marketIDs(active), newestFirst) {
 		t.Errorf("GET /api/markets/active: count %d, %d markets; want all %d, newest first", active.Count, len(active.Markets), n)

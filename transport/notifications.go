@@ -9,6 +9,7 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // Paging of notifications: one page, newest first.
@@ -32,12 +33,12 @@ type noteDataJSON struct {
 }
 
 type noteJSON struct {
-	ID        uint64       `json:"id"`
-	Kind      string       `json:"kind"`
-	Message   string       `json:"message"`
-	Data      noteDataJSON `json:"data"`
-	Read      bool         `json:"read"`
-	CreatedAt timestamp    `json:"created_at"`
+	ID        uint64         `json:"id"`
+	Kind      string         `json:"kind"`
+	Message   string         `json:"message"`
+	Data      noteDataJSON   `json:"data"`
+	Read      bool           `json:"read"`
+	CreatedAt wire.Timestamp `json:"created_at"`
 }
 
 type notesJSON struct {
@@ -77,7 +78,7 @@ func (s *Server) notifications(ctx *fasthttp.RequestCtx, c *caller) error {
 // its message from the data. Names and titles are read now, so they are
 // the current ones.
 func (s *Server) noteOf(n *core.Note) noteJSON {
-	j := noteJSON{ID: n.ID, Kind: n.Kind.String(), Read: n.Read, CreatedAt: timestamp(n.Time)}
+	j := noteJSON{ID: n.ID, Kind: n.Kind.String(), Read: n.Read, CreatedAt: wire.Timestamp(n.Time)}
 	d := &j.Data
 	title := ""
 	if n.Market != uuid.Nil {

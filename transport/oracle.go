@@ -7,15 +7,28 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // The oracle's endpoints (docs/API.md, "The oracle"): propose, challenge and
 // vote answer the proposal as it stands after the change; status answers
 // a proposal, or a market's latest.
 
-type proposeRequest struct {
+// marketOutcome is the body of the requests that name a market and an
+// outcome: an oracle proposal and an admin's settlement.
+type marketOutcome struct {
 	MarketID *string `json:"market_id"`
 	Outcome  *string `json:"outcome"`
+}
+
+// parse reads the market and the outcome, both required.
+func (b *marketOutcome) parse() (uuid.UUID, core.Side, error) {
+	market, err := requiredUUID("market_id", b.MarketID)
+	if err != nil {
+		return market, 0, err
+	}
+	outcome, err := parseSide("outcome", b.Outcome)
+	return market, outcome, err
 }
 
 type challengeRequest struct {
@@ -41,19 +54,19 @@ type voteCounts struct {
 
 // proposalJSON is the proposal object (docs/API.md, "The proposal object").
 type proposalJSON struct {
-	ID                uuid.UUID    `json:"id"`
-	MarketID          uuid.UUID    `json:"market_id"`
-	Outcome           string       `json:"outcome"`
-	Status            string       `json:"status"`
-	ProposerID        uuid.UUID    `json:"proposer_id"`
-	ChallengerID      *uuid.UUID   `json:"challenger_id"`
-	Bond              money.Amount `json:"bond"`
-	Votes             voteCounts   `json:"votes"`
-	Stakes            stakeAmounts `json:"stakes"`
-	ChallengeDeadline timestamp    `json:"challenge_deadline"`
-	VoteDeadline      *timestamp   `json:"vote_deadline"`
-	CreatedAt         timestamp    `json:"created_at"`
-	ResolvedAt        *timestamp   `json:"resolved_at"`
+	ID                uuid.UUID       `json:"id"`
+	MarketID          uuid.UUID       `json:"market_id"`
+	Outcome           string          `json:"outcome"`
+	Status            string          `json:"status"`
+	ProposerID        uuid.UUID       `json:"proposer_id"`
+	ChallengerID      *uuid.UUID      `json:"challenger_id"`
+	Bond              money.Amount    `json:"bond"`
+	Votes             voteCounts      `json:"votes"`
+	Stakes            stakeAmounts    `json:"stakes"`
+	ChallengeDeadline wire.Timestamp  `json:"challenge_deadline"`
+	VoteDeadline      *wire.Timestamp `json:"vote_deadline"`
+	CreatedAt         wire.Timestamp  `json:"created_at"`
+	ResolvedAt        *wire.Timestamp `json:"resolved_at"`
 }
 
 func proposalOf(p core.ProposalView) proposalJSON {
@@ -66,10 +79,10 @@ func proposalOf(p core.ProposalView) proposalJSON {
 		Bond:              p.Bond,
 		Votes:             voteCounts{Yes: p.Votes[core.Yes], No: p.Votes[core.No]},
 		Stakes:            stakeAmounts{Yes: p.Stakes[core.Yes], No: p.Stakes[core.No]},
-		ChallengeDeadline: timestamp(p.ChallengeDeadline),
-		VoteDeadline:      optionalTime(p.VoteDeadline),
-		CreatedAt:         timestamp(p.CreatedAt),
-		ResolvedAt:        optionalTime(p.ResolvedAt),
+		ChallengeDeadline: wire.Timestamp(p.ChallengeDeadline),
+		VoteDeadline:      wire.OptionalTime(p.VoteDeadline),
+		CreatedAt:         wire.Timestamp(p.CreatedAt),
+		ResolvedAt:        wire.OptionalTime(p.ResolvedAt),
 	}
 	if p.Challenger != uuid.Nil {
 		id := p.Challenger
@@ -78,16 +91,12 @@ func proposalOf(p core.ProposalView) proposalJSON {
 	return out
 }
 
-func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller, body *proposeRequest) error {
-	req := core.ProposeRequest{Account: c.account}
-	var err error
-	if req.Market, err = requiredUUID("market_id", body.MarketID); err != nil {
+func (s *Server) propose(ctx *fasthttp.RequestCtx, c *caller, body *marketOutcome) error {
+	market, outcome, err := body.parse()
+	if err != nil {
 		return err
 	}
-	if req.Outcome, err = parseSide("outcome", body.Outcome); err != nil {
-		return err
-	}
-	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Propose(ctx, req))
+	return respond(ctx, fasthttp.StatusOK, proposalOf)(s.eng.Propose(ctx, core.ProposeRequest{Account: c.account, Market: market, Outcome: outcome}))
 }
 
 func (s *Server) challenge(ctx *fasthttp.RequestCtx, c *caller, body *challengeRequest) error {

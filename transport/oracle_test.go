@@ -68,7 +68,7 @@ func TestOracleFlow(t *testing.T) {
 	alice := auth{session: ts.register("alice")}
 	bob := auth{key: ts.newKey(ts.register("bob"), "trade", "read")}
 	carol := auth{session: ts.register("carol")}
-	mkt := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
+	mkt := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
 	ts.trade(carol, mkt, "no", "buy", "4")
 	clk.Advance(2 * time.Hour)
 	aliceBefore, bobBefore := ts.points(alice, "").Balance, ts.points(bob, "").Balance
@@ -81,7 +81,7 @@ func TestOracleFlow(t *testing.T) {
 		t.Fatalf("proposed %+v", p)
 	}
 	if got := ts.points(alice, "?limit=1"); got.Balance != aliceBefore-bond || got.Ledger[0].TxType != "oracle_bond" ||
-		got.Ledger[0].RefID != p.ID {
+		got.Ledger[0].RefID.String() != p.ID {
 		t.Fatalf("proposer after proposing: %+v", got)
 	}
 	if got := ts.oracleStatus(bob, "market_id="+mkt); !reflect.DeepEqual(got, p) {
@@ -140,7 +140,7 @@ func TestOracleAdminSettleCancels(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	alice := auth{session: ts.register("alice")}
-	mkt := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
+	mkt := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
 	clk.Advance(2 * time.Hour)
 	before := ts.points(alice, "").Balance
 	p := ts.oracleCall(alice, "/api/oracle/propose", map[string]any{"market_id": mkt, "outcome": "no"})
@@ -149,7 +149,7 @@ func TestOracleAdminSettleCancels(t *testing.T) {
 		t.Fatalf("after settlement %+v, want cancelled", got)
 	}
 	pts := ts.points(alice, "?limit=1")
-	if pts.Balance != before || pts.Ledger[0].TxType != "oracle_bond_return" || pts.Ledger[0].RefID != p.ID {
+	if pts.Balance != before || pts.Ledger[0].TxType != "oracle_bond_return" || pts.Ledger[0].RefID.String() != p.ID {
 		t.Fatalf("proposer after settlement %+v, want the bond back", pts)
 	}
 }
@@ -163,8 +163,8 @@ func TestOracleErrors(t *testing.T) {
 	bob := auth{session: ts.register("bob")}
 	carol := auth{session: ts.register("carol")}
 	poor := auth{session: ts.register("poor")}
-	mkt := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	open := ts.createMarket(adm, nil).ID
+	mkt := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	open := ts.createMarket(adm, nil).ID.String()
 	// poor spends its KP below one bond.
 	for ts.points(poor, "").Balance >= core.DefaultOracleBond {
 		ts.trade(poor, open, "yes", "buy", "50")

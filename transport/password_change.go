@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 
@@ -23,14 +22,11 @@ type passwordChangeRequest struct {
 // logins are by a device cookie, so that a stolen session cannot guess the
 // password at the speed of the server.
 func (s *Server) changePassword(ctx *fasthttp.RequestCtx, c *caller, req *passwordChangeRequest) error {
-	switch {
-	case req.OldPassword == nil:
+	if req.OldPassword == nil {
 		return fieldError("old_password", "is required")
-	case req.NewPassword == nil:
-		return fieldError("new_password", "is required")
 	}
-	if n := utf8.RuneCountInString(*req.NewPassword); n < minPasswordRunes || n > maxPasswordRunes {
-		return fieldError("new_password", "must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
+	if err := checkNewPassword("new_password", req.NewPassword); err != nil {
+		return err
 	}
 	if *req.NewPassword == *req.OldPassword {
 		return fieldError("new_password", "must differ from old_password")
@@ -75,7 +71,7 @@ func (s *Server) changePassword(ctx *fasthttp.RequestCtx, c *caller, req *passwo
 // sessions: cmd/marketd calls it at start for the admin account when asked
 // to with -reset-admin-password, never on its own.
 func (s *Server) ResetPassword(ctx context.Context, name, pw string) error {
-	if n := utf8.RuneCountInString(pw); n < minPasswordRunes || n > maxPasswordRunes {
+	if !passwordRunesOK(pw) {
 		return fmt.Errorf("password must be %d-%d characters", minPasswordRunes, maxPasswordRunes)
 	}
 	a, ok := s.eng.AccountByName(name)

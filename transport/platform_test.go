@@ -119,7 +119,7 @@ func (ts *testServer) notes(a auth, query string) notesOut {
 func TestNotificationEndpoints(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	admin := ts.admin()
-	mkt := ts.createMarket(admin, map[string]any{"title": "Rain"}).ID
+	mkt := ts.createMarket(admin, map[string]any{"title": "Rain"}).ID.String()
 	bob := ts.register("bobby")
 	ts.trade(auth{session: bob}, mkt, "yes", "buy", "10")
 	clk.Advance(25 * time.Hour) // past closes_at, within the sessions' 7 days
@@ -182,7 +182,7 @@ func TestNotificationEndpoints(t *testing.T) {
 func TestVigEndpoint(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	admin := ts.admin()
-	mkt := ts.createMarket(admin, map[string]any{"title": "Vig"}).ID
+	mkt := ts.createMarket(admin, map[string]any{"title": "Vig"}).ID.String()
 	bob := ts.register("bobby")
 	ts.trade(auth{session: bob}, mkt, "yes", "buy", "100")
 	vig := func(query string) map[string]any {

@@ -6,6 +6,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // settingsJSON is every setting with its value (docs/API.md, "GET
@@ -69,8 +70,8 @@ type acceptTOSRequest struct {
 }
 
 type tosJSON struct {
-	TOSVersion    string    `json:"tos_version"`
-	TOSAcceptedAt timestamp `json:"tos_accepted_at"`
+	TOSVersion    string         `json:"tos_version"`
+	TOSAcceptedAt wire.Timestamp `json:"tos_accepted_at"`
 }
 
 func (s *Server) acceptTOS(ctx *fasthttp.RequestCtx, c *caller, body *acceptTOSRequest) error {
@@ -81,7 +82,7 @@ func (s *Server) acceptTOS(ctx *fasthttp.RequestCtx, c *caller, body *acceptTOSR
 }
 
 func tosOf(info core.AccountInfo) tosJSON {
-	return tosJSON{TOSVersion: info.TOSVersion, TOSAcceptedAt: timestamp(info.TOSAcceptedAt)}
+	return tosJSON{TOSVersion: info.TOSVersion, TOSAcceptedAt: wire.Timestamp(info.TOSAcceptedAt)}
 }
 
 type tradingModeRequest struct {

@@ -68,7 +68,7 @@ func TestSettings(t *testing.T) {
 	// show_on_leaderboard false keeps a trader off the leaderboard.
 	adm := ts.admin()
 	mkt := ts.createMarket(adm, nil)
-	ts.trade(me, mkt.ID, "yes", "buy", "1")
+	ts.trade(me, mkt.ID.String(), "yes", "buy", "1")
 	clk.Advance(core.LeaderboardMaxAge)
 	if r := ts.do("GET", "/api/leaderboard", auth{}, ""); !strings.Contains(string(r.body), `"count":0`) {
 		t.Fatalf("hidden trader on the leaderboard: %s", r.body)

@@ -57,29 +57,6 @@ func writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 	_ = writeJSON(ctx, e.status, errorBody{Error: e.msg, Code: e.code, Field: e.field, RequestID: requestID(ctx)})
 }
 
-// timestamp is a time in Unix nanoseconds, written as ISO 8601 UTC with a
-// Z and the fraction of a second when there is one (docs/API.md,
-// "Conventions").
-type timestamp int64
-
-// MarshalJSON writes the time as an RFC 3339 string in UTC.
-func (t timestamp) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 32)
-	b = append(b, '"')
-	b = time.Unix(0, int64(t)).UTC().AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), nil
-}
-
-// optionalTime is a timestamp that is null when zero (no expiry, never
-// used, not resolved).
-func optionalTime(nanos int64) *timestamp {
-	if nanos == 0 {
-		return nil
-	}
-	t := timestamp(nanos)
-	return &t
-}
-
 // ceilSeconds rounds d up to whole seconds, at least 1: a client that
 // waits that long is past the moment d measures.
 func ceilSeconds(d time.Duration) int {

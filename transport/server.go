@@ -179,28 +179,34 @@ func New(eng *core.Engine, cfg Config) *Server {
 		// that no scrape reads the list while it grows.
 		cfg.Metrics.MustRegister(s.metrics, s.metrics.duration, newPhaseCollector(s))
 	}
-	s.http = &fasthttp.Server{
-		Handler:            s.withRequestID(s.router.Handler),
-		ErrorHandler:       s.transportError,
-		Name:               "marketd",
-		MaxRequestBodySize: cfg.MaxBodyBytes,
-		// A client that stalls mid-request or idles holds a connection
-		// and its buffers; these bound both.
+	s.http = NewHTTPServer("marketd", s.withRequestID(s.router.Handler), cfg.MaxBodyBytes)
+	s.http.ErrorHandler = s.transportError
+	s.http.HeaderReceived = s.headerReceived
+	s.http.Logger = fasthttpLogger{s.log}
+	// fasthttp's message for a header it cannot parse quotes the raw
+	// header, Authorization and Cookie included: keep them out of the log.
+	s.http.SecureErrorLogMessage = true
+	s.wg.Add(1)
+	go s.sweepLoop()
+	return s
+}
+
+// NewHTTPServer returns a fasthttp server of handler with the limits of
+// marketd's: the body's size, and timeouts, since a client that stalls
+// mid-request or idles holds a connection and its buffers. bench/baseline
+// serves its handlers with it, so that only the handler differs from
+// marketd's.
+func NewHTTPServer(name string, handler fasthttp.RequestHandler, maxBodyBytes int) *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:                      handler,
+		Name:                         name,
+		MaxRequestBodySize:           maxBodyBytes,
 		ReadTimeout:                  30 * time.Second,
 		WriteTimeout:                 30 * time.Second,
 		IdleTimeout:                  2 * time.Minute,
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
-		HeaderReceived:               s.headerReceived,
-		Logger:                       fasthttpLogger{s.log},
-		// fasthttp's message for a header it cannot parse quotes the raw
-		// header, Authorization and Cookie included: keep them out of the
-		// log.
-		SecureErrorLogMessage: true,
 	}
-	s.wg.Add(1)
-	go s.sweepLoop()
-	return s
 }
 
 func withDefaults(cfg Config) Config {

@@ -1,12 +1,12 @@
 package transport
 
 import (
-	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // maxTransfersShown bounds the deposits and withdrawals listed by GET
@@ -23,35 +23,9 @@ type withdrawRequest struct {
 	Amount strictjson.Number `json:"amount"`
 }
 
-// depositJSON is a deposit (docs/API.md, "Custody"): amount is what was
-// credited, or while pending what the depositor claimed; claimed_amount
-// what the depositor claimed (null for deposits made before custody
-// modes); resolved_at when an admin confirmed or rejected it.
-type depositJSON struct {
-	ID            uuid.UUID     `json:"id"`
-	Amount        money.Amount  `json:"amount"`
-	ClaimedAmount *money.Amount `json:"claimed_amount"`
-	TxHash        string        `json:"tx_hash"`
-	Status        string        `json:"status"`
-	CreatedAt     timestamp     `json:"created_at"`
-	ResolvedAt    *timestamp    `json:"resolved_at"`
-}
-
-// withdrawalJSON is a withdrawal: tx_hash is the chain's transaction once
-// sent (null before, and when sent in the record custody mode).
-type withdrawalJSON struct {
-	ID            uuid.UUID    `json:"id"`
-	Amount        money.Amount `json:"amount"`
-	WalletAddress string       `json:"wallet_address"`
-	Status        string       `json:"status"`
-	TxHash        *string      `json:"tx_hash"`
-	CreatedAt     timestamp    `json:"created_at"`
-	ResolvedAt    *timestamp   `json:"resolved_at"`
-}
-
-func depositOf(t core.Transfer) depositJSON {
-	d := depositJSON{ID: t.ID, Amount: t.Amount, TxHash: t.TxHash, Status: t.Status.String(), CreatedAt: timestamp(t.Time),
-		ResolvedAt: optionalTime(t.ResolvedAt)}
+func depositOf(t core.Transfer) wire.Deposit {
+	d := wire.Deposit{ID: t.ID, Amount: t.Amount, TxHash: t.TxHash, Status: t.Status.String(), CreatedAt: wire.Timestamp(t.Time),
+		ResolvedAt: wire.OptionalTime(t.ResolvedAt)}
 	if t.Claimed != 0 {
 		claimed := t.Claimed
 		d.ClaimedAmount = &claimed
@@ -59,19 +33,9 @@ func depositOf(t core.Transfer) depositJSON {
 	return d
 }
 
-func withdrawalOf(t core.Transfer) withdrawalJSON {
-	return withdrawalJSON{ID: t.ID, Amount: t.Amount, WalletAddress: t.Wallet, Status: t.Status.String(),
-		TxHash: optionalString(t.ChainTx), CreatedAt: timestamp(t.Time), ResolvedAt: optionalTime(t.ResolvedAt)}
-}
-
-type depositResponse struct {
-	Deposit     depositJSON  `json:"deposit"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-}
-
-type withdrawResponse struct {
-	Withdrawal  withdrawalJSON `json:"withdrawal"`
-	USDCBalance money.Amount   `json:"usdc_balance"`
+func withdrawalOf(t core.Transfer) wire.Withdrawal {
+	return wire.Withdrawal{ID: t.ID, Amount: t.Amount, WalletAddress: t.Wallet, Status: t.Status.String(),
+		TxHash: optionalString(t.ChainTx), CreatedAt: wire.Timestamp(t.Time), ResolvedAt: wire.OptionalTime(t.ResolvedAt)}
 }
 
 func (s *Server) deposit(ctx *fasthttp.RequestCtx, c *caller, body *depositRequest) error {
@@ -86,8 +50,8 @@ func (s *Server) deposit(ctx *fasthttp.RequestCtx, c *caller, body *depositReque
 		core.DepositRequest{Account: c.account, Amount: amount, TxHash: body.TxHash}))
 }
 
-func depositResponseOf(r core.TransferResult) depositResponse {
-	return depositResponse{Deposit: depositOf(r.Transfer), USDCBalance: r.USDCBalance}
+func depositResponseOf(r core.TransferResult) wire.DepositAnswer {
+	return wire.DepositAnswer{Deposit: depositOf(r.Transfer), USDCBalance: r.USDCBalance}
 }
 
 func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller, body *withdrawRequest) error {
@@ -98,36 +62,18 @@ func (s *Server) withdraw(ctx *fasthttp.RequestCtx, c *caller, body *withdrawReq
 	return respond(ctx, fasthttp.StatusOK, withdrawResponseOf)(s.eng.Withdraw(ctx, c.account, amount))
 }
 
-func withdrawResponseOf(r core.TransferResult) withdrawResponse {
-	return withdrawResponse{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance}
-}
-
-// tokenBalanceJSON answers GET /api/token/balance (docs/API.md, "GET
-// /api/token/balance"): the USDC balance, the wallet, the newest transfers and
-// a page of the USDC ledger, shaped like the points ledger.
-type tokenBalanceJSON struct {
-	USDC          money.Amount `json:"usdc"`
-	WalletAddress *string      `json:"wallet_address"`
-	// DepositAddress is where to send USDC before POST
-	// /api/token/deposit (-deposit-address; null when not set).
-	DepositAddress *string          `json:"deposit_address"`
-	Withdrawals    []withdrawalJSON `json:"withdrawals"`
-	Deposits       []depositJSON    `json:"deposits"`
-	ledgerPage
+func withdrawResponseOf(r core.TransferResult) wire.WithdrawalAnswer {
+	return wire.WithdrawalAnswer{Withdrawal: withdrawalOf(r.Transfer), USDCBalance: r.USDCBalance}
 }
 
 func (s *Server) tokenBalance(ctx *fasthttp.RequestCtx, c *caller) error {
-	page, err := s.ledgerPage(ctx, c, money.USDC)
+	page, a, err := s.ledgerAndAccount(ctx, c, money.USDC)
 	if err != nil {
 		return err
 	}
-	a, err := s.account(c)
-	if err != nil {
-		return err
-	}
-	out := tokenBalanceJSON{USDC: a.Balances[money.USDC], WalletAddress: optionalString(a.Info.Wallet),
+	out := wire.TokenBalance{USDC: a.Balances[money.USDC], WalletAddress: optionalString(a.Info.Wallet),
 		DepositAddress: optionalString(s.cfg.DepositAddress),
-		Withdrawals:    []withdrawalJSON{}, Deposits: []depositJSON{}, ledgerPage: page}
+		Withdrawals:    []wire.Withdrawal{}, Deposits: []wire.Deposit{}, LedgerPage: page}
 	ws, _, _ := s.eng.Transfers(c.account, core.TransferWithdrawal, maxTransfersShown)
 	for _, t := range ws {
 		out.Withdrawals = append(out.Withdrawals, withdrawalOf(t))

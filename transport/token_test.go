@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // Tests of POST/DELETE /api/wallet and /api/token/* (docs/API.md, their
@@ -86,15 +87,15 @@ type depositOut struct {
 }
 
 type tokenBalanceOut struct {
-	USDC           money.Amount    `json:"usdc"`
-	WalletAddress  *string         `json:"wallet_address"`
-	DepositAddress *string         `json:"deposit_address"`
-	Withdrawals    []transferOut   `json:"withdrawals"`
-	Deposits       []transferOut   `json:"deposits"`
-	Count          int             `json:"count"`
-	Limit          int             `json:"limit"`
-	Offset         int             `json:"offset"`
-	Ledger         []ledgerItemOut `json:"ledger"`
+	USDC           money.Amount      `json:"usdc"`
+	WalletAddress  *string           `json:"wallet_address"`
+	DepositAddress *string           `json:"deposit_address"`
+	Withdrawals    []transferOut     `json:"withdrawals"`
+	Deposits       []transferOut     `json:"deposits"`
+	Count          int               `json:"count"`
+	Limit          int               `json:"limit"`
+	Offset         int               `json:"offset"`
+	Ledger         []wire.LedgerItem `json:"ledger"`
 }
 
 // TestTokenFlow links a wallet, deposits, trades, splits and merges in
@@ -170,20 +171,20 @@ func TestTokenFlow(t *testing.T) {
 	// In the USDC mode, trades and splits take USDC; KP stays.
 	ts.expect(ts.do("POST", "/api/profile/trading-mode", me, `{"mode":"usdc"}`), http.StatusOK, "")
 	kp := ts.profile(me).Agent.Balance
-	tr := ts.trade(me, mkt.ID, "yes", "buy", "10")
+	tr := ts.trade(me, mkt.ID.String(), "yes", "buy", "10")
 	if tr.BalanceAfter != dep.USDCBalance-tr.Cost || ts.profile(me).Agent.Balance != kp {
 		t.Fatalf("USDC trade %+v: balance_after, want %s - cost; KP %s", tr, dep.USDCBalance, kp)
 	}
 	var trRaw map[string]any
-	ts.decode(ts.do("POST", "/api/markets/trade", me, `{"market_id":"`+mkt.ID+`","side":"no","type":"buy","shares":1}`), http.StatusOK, &trRaw)
+	ts.decode(ts.do("POST", "/api/markets/trade", me, `{"market_id":"`+mkt.ID.String()+`","side":"no","type":"buy","shares":1}`), http.StatusOK, &trRaw)
 	if trRaw["currency"] != "usdc" {
 		t.Fatalf("trade in USDC mode answered currency %v", trRaw["currency"])
 	}
-	sm := ts.splitMerge(me, mkt.ID, "split", "2")
+	sm := ts.splitMerge(me, mkt.ID.String(), "split", "2")
 	if a, _ := ts.eng.Account(id); sm.BalanceAfter != a.Balances[money.USDC] {
 		t.Fatalf("split balance_after %s, USDC balance %s", sm.BalanceAfter, a.Balances[money.USDC])
 	}
-	mj := decodeExact(t, ts.do("GET", "/api/markets/"+mkt.ID, auth{}, "").body)
+	mj := decodeExact(t, ts.do("GET", "/api/markets/"+mkt.ID.String(), auth{}, "").body)
 	usdc, ok := mj["usdc"].(map[string]any)
 	if !ok {
 		t.Fatalf("market without its usdc book: %v", mj)
@@ -201,9 +202,9 @@ func TestTokenFlow(t *testing.T) {
 	ts.expect(ts.do("DELETE", "/api/wallet", me, ""), http.StatusBadRequest, "USDC balance or positions remain")
 
 	// Back out of the market, then withdraw everything.
-	ts.splitMerge(me, mkt.ID, "merge", "2")
-	ts.trade(me, mkt.ID, "yes", "sell", "10")
-	ts.trade(me, mkt.ID, "no", "sell", "1")
+	ts.splitMerge(me, mkt.ID.String(), "merge", "2")
+	ts.trade(me, mkt.ID.String(), "yes", "sell", "10")
+	ts.trade(me, mkt.ID.String(), "no", "sell", "1")
 	a, _ := ts.eng.Account(id)
 	var w depositOut
 	r = ts.do("POST", "/api/token/withdraw", me, jsonBody(map[string]any{"amount": a.Balances[money.USDC]}))
@@ -222,7 +223,7 @@ func TestTokenFlow(t *testing.T) {
 	// deposit, buy, buy, split, merge, sell, sell, withdrawal
 	if bal.USDC != 0 || *bal.WalletAddress != walletA || len(bal.Withdrawals) != 1 || bal.Withdrawals[0] != w.Withdrawal ||
 		len(bal.Deposits) != 1 || bal.Deposits[0] != dep.Deposit || bal.Count != 8 || len(bal.Ledger) != 8 ||
-		bal.Ledger[0].TxType != "withdrawal" || bal.Ledger[7].TxType != "deposit" || bal.Ledger[7].RefID != dep.Deposit.ID {
+		bal.Ledger[0].TxType != "withdrawal" || bal.Ledger[7].TxType != "deposit" || bal.Ledger[7].RefID.String() != dep.Deposit.ID {
 		t.Fatalf("token balance %s", r.body)
 	}
 	var page tokenBalanceOut

@@ -7,6 +7,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/transport/strictjson"
+	"marketd/transport/wire"
 )
 
 // tradeRequest accepts both request shapes of docs/API.md, "POST
@@ -28,22 +29,6 @@ type tradeRequest struct {
 	Amount           strictjson.Number `json:"amount"`
 
 	ExpectSeq strictjson.Number `json:"expect_seq"`
-}
-
-type tradeResponse struct {
-	TradeID       uuid.UUID    `json:"trade_id"`
-	MarketID      uuid.UUID    `json:"market_id"`
-	Side          string       `json:"side"`
-	Type          string       `json:"type"`
-	Currency      string       `json:"currency"`
-	Shares        money.Amount `json:"shares"`
-	Cost          money.Amount `json:"cost"`
-	Vig           money.Amount `json:"vig"`
-	BalanceAfter  money.Amount `json:"balance_after"`
-	PriceYesAfter float64      `json:"price_yes_after"`
-	PriceNoAfter  float64      `json:"price_no_after"`
-	CreatedAt     timestamp    `json:"created_at"`
-	MarketSeq     uint64       `json:"market_seq"`
 }
 
 func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
@@ -82,20 +67,22 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 func storeSingleTrade(r *core.TradeResult) []byte { return storeTrade(r, true) }
 
 // tradeAnswer is the answer to a trade.
-func tradeAnswer(r *core.TradeResult) tradeResponse {
-	return tradeResponse{
-		TradeID:       r.TradeID,
-		MarketID:      r.Market,
-		Side:          r.Side.String(),
-		Type:          tradeType(r.Sell),
-		Currency:      r.Currency.String(),
-		Shares:        r.Shares,
-		Cost:          r.Cost,
+func tradeAnswer(r *core.TradeResult) wire.Trade {
+	return wire.Trade{
+		TradeFields: wire.TradeFields{
+			TradeID:  r.TradeID,
+			MarketID: r.Market,
+			Side:     r.Side.String(),
+			Type:     tradeType(r.Sell),
+			Currency: r.Currency.String(),
+			Shares:   r.Shares,
+			Cost:     r.Cost,
+		},
 		Vig:           r.Vig,
 		BalanceAfter:  r.BalanceAfter,
 		PriceYesAfter: r.PriceYesAfter,
 		PriceNoAfter:  r.PriceNoAfter,
-		CreatedAt:     timestamp(r.Time.UnixNano()),
+		CreatedAt:     wire.Timestamp(r.Time.UnixNano()),
 		MarketSeq:     r.MarketSeq,
 	}
 }
@@ -199,24 +186,6 @@ type splitMergeRequest struct {
 	ExpectSeq   strictjson.Number `json:"expect_seq"`
 }
 
-// splitMergeResponse answers a split or merge, priced on the curve like a
-// trade (docs/API.md, "Split and merge"): cost is paid on a split and
-// received on a merge.
-type splitMergeResponse struct {
-	MarketID      uuid.UUID    `json:"market_id"`
-	Type          string       `json:"type"`
-	Currency      string       `json:"currency"`
-	Amount        money.Amount `json:"amount"`
-	Cost          money.Amount `json:"cost"`
-	Vig           money.Amount `json:"vig"`
-	BalanceAfter  money.Amount `json:"balance_after"`
-	YesShares     money.Amount `json:"yes_shares"`
-	NoShares      money.Amount `json:"no_shares"`
-	PriceYesAfter float64      `json:"price_yes_after"`
-	PriceNoAfter  float64      `json:"price_no_after"`
-	MarketSeq     uint64       `json:"market_seq"`
-}
-
 func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	var body splitMergeRequest
 	if err := decodeBody(ctx, &body); err != nil {
@@ -278,12 +247,12 @@ func (b *splitMergeRequest) toCore(req *core.SplitRequest) error {
 }
 
 // splitMergeAnswer is the answer to a split or a merge.
-func splitMergeAnswer(r *core.SplitResult) splitMergeResponse {
+func splitMergeAnswer(r *core.SplitResult) wire.SplitMerge {
 	typ := "split"
 	if r.Merge {
 		typ = "merge"
 	}
-	return splitMergeResponse{
+	return wire.SplitMerge{
 		MarketID:      r.Market,
 		Type:          typ,
 		Currency:      r.Currency.String(),

@@ -12,6 +12,7 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/core/pricing"
+	"marketd/transport/wire"
 )
 
 // tradeModel is what a market and one trader should look like after a
@@ -74,7 +75,7 @@ func TestTrade(t *testing.T) {
 		m := model
 		return m.apply(t, side, sell, shares).Amount.String()
 	}
-	id := mkt.ID
+	id := mkt.ID.String()
 	steps := []struct {
 		name   string
 		a      auth
@@ -112,19 +113,20 @@ func TestTrade(t *testing.T) {
 				"market_id": kindUUID, "side": kindString, "type": kindString, "shares": kindNumber,
 				"balance_after": kindNumber, "vig": kindNumber,
 			})
-			var got tradeOut
+			var got wire.Trade
 			ts.decode(r, http.StatusOK, &got)
 			q := model.apply(t, st.side, st.sell, st.shares)
-			want := tradeOut{TradeID: got.TradeID, MarketID: id, Side: sideNames[st.side], Type: tradeType(st.sell),
-				Shares: st.shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: model.balance,
-				PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1]}
+			want := wire.Trade{TradeFields: wire.TradeFields{TradeID: got.TradeID, MarketID: uuid.MustParse(id),
+				Side: sideNames[st.side], Type: tradeType(st.sell), Currency: "kp", Shares: st.shares, Cost: q.Amount},
+				Vig: q.Vig, BalanceAfter: model.balance, PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1],
+				CreatedAt: got.CreatedAt, MarketSeq: got.MarketSeq}
 			if got != want {
 				t.Errorf("trade %s\n got  %+v\n want %+v", r.body, got, want)
 			}
 			if q.Amount <= 0 || q.Vig <= 0 || q.Vig >= q.Amount {
 				t.Errorf("cost %v, vig %v: want 0 < vig < cost", q.Amount, q.Vig)
 			}
-			tradeIDs = append(tradeIDs, got.TradeID)
+			tradeIDs = append(tradeIDs, got.TradeID.String())
 		})
 	}
 	if t.Failed() {
@@ -135,17 +137,17 @@ func TestTrade(t *testing.T) {
 		ts := ts.sub(t)
 		p := ts.profile(auth{session: sess})
 		var port struct {
-			Balance   money.Amount  `json:"balance"`
-			Positions []positionOut `json:"positions"`
+			Balance   money.Amount    `json:"balance"`
+			Positions []wire.Position `json:"positions"`
 		}
 		ts.decode(ts.do("GET", "/api/portfolio", auth{session: sess}, ""), http.StatusOK, &port)
 		for side, name := range sideNames {
-			want := positionOut{MarketID: id, Side: name, Shares: model.shares[side], Cost: model.cost[side],
+			want := wire.Position{MarketID: uuid.MustParse(id), Side: name, Currency: "kp", Shares: model.shares[side], Cost: model.cost[side],
 				AvgPrice: model.cost[side].Float() / model.shares[side].Float()}
-			if got := p.position(id, name); got != want {
+			if got := heldPosition(p, id, name); got != want {
 				t.Errorf("agents/me %s position %+v, want %+v", name, got, want)
 			}
-			if got := (profileOut{Positions: port.Positions}).position(id, name); got != want {
+			if got := heldPosition(wire.Profile{Positions: port.Positions}, id, name); got != want {
 				t.Errorf("portfolio %s position %+v, want %+v", name, got, want)
 			}
 		}
@@ -160,7 +162,7 @@ func TestTrade(t *testing.T) {
 			t.Errorf("market q %v/%v, volume %v; want %v, %v", m.Liquidity.QYes, m.Liquidity.QNo, m.Volume, model.q, model.volume)
 		}
 		yes, no := pricing.Prices(model.alpha, model.q)
-		if m.Prices != (sidePairOut{yes, no}) {
+		if m.Prices != (wire.SidePair{Yes: yes, No: no}) {
 			t.Errorf("market prices %+v, want %v %v", m.Prices, yes, no)
 		}
 	})
@@ -197,7 +199,7 @@ func TestTrade(t *testing.T) {
 			checkFields(t, "ledger item", it.(map[string]any), map[string]fieldKind{"id": kindUUID, "amount": kindNumber,
 				"tx_type": kindString, "balance_after": kindNumber, "created_at": kindTime, "ref_id": kindUUID})
 		}
-		var p pointsOut
+		var p wire.Points
 		ts.decode(r, http.StatusOK, &p)
 		if p.Balance != model.balance || p.Count != len(steps)+1 || len(p.Ledger) != len(steps)+1 || p.Limit != defaultLedgerLimit {
 			t.Fatalf("points: balance %v, count %d, %d items, limit %d; want %v, %d, %d, %d",
@@ -218,7 +220,7 @@ func TestTrade(t *testing.T) {
 				wantType = "trade_sell"
 			}
 			prev := p.Ledger[i+1]
-			if e.TxType != wantType || e.RefID != tradeIDs[len(steps)-1-i] ||
+			if e.TxType != wantType || e.RefID.String() != tradeIDs[len(steps)-1-i] ||
 				e.BalanceAfter != prev.BalanceAfter+e.Amount || (e.Amount > 0) != st.sell || e.Amount == 0 {
 				t.Errorf("entry %d %+v: want %s with ref_id %s, balance_after %v + amount",
 					i, e, wantType, tradeIDs[len(steps)-1-i], prev.BalanceAfter)
@@ -247,9 +249,9 @@ func TestTradeRefused(t *testing.T) {
 	adm := ts.admin()
 	sess := ts.register("trader")
 	a := auth{session: sess}
-	open := ts.createMarket(adm, nil).ID
-	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
-	resolved := ts.createMarket(adm, nil).ID
+	open := ts.createMarket(adm, nil).ID.String()
+	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
+	resolved := ts.createMarket(adm, nil).ID.String()
 	ts.trade(a, open, "yes", "buy", "10")
 	ts.trade(a, closed, "yes", "buy", "1")
 	ts.expect(ts.do("POST", "/api/admin/settle", auth{session: adm}, jsonBody(map[string]any{"market_id": resolved, "outcome": "no"})),
@@ -335,7 +337,7 @@ func TestTradeAtClosingTime(t *testing.T) {
 	adm := ts.admin()
 	a := auth{session: ts.register("trader")}
 	closesAt := clk.Now().Add(time.Hour)
-	id := ts.createMarket(adm, map[string]any{"closes_at": iso(closesAt)}).ID
+	id := ts.createMarket(adm, map[string]any{"closes_at": iso(closesAt)}).ID.String()
 
 	clk.Advance(time.Hour - time.Nanosecond)
 	ts.trade(a, id, "yes", "buy", "1")
@@ -374,7 +376,7 @@ func TestTradeLiquidityLimit(t *testing.T) {
 	// 1e10.
 	ts, _ := newClockServer(t, Config{SignupBonus: core.MaxAmount}, nil)
 	adm := ts.admin()
-	id := ts.createMarket(adm, map[string]any{"liquidity": 1e9}).ID
+	id := ts.createMarket(adm, map[string]any{"liquidity": 1e9}).ID.String()
 	var buyers []auth
 	for i := range 9 {
 		buyers = append(buyers, auth{session: ts.register(fmt.Sprintf("buyer%d", i))})
@@ -389,7 +391,7 @@ func TestTradeLiquidityLimit(t *testing.T) {
 	// costs exactly that).
 	rich := auth{session: ts.register("rich")}
 	poor := auth{session: ts.register("poor")}
-	ts.splitMerge(poor, ts.createMarket(adm, nil).ID, "split", "950000000")
+	ts.splitMerge(poor, ts.createMarket(adm, nil).ID.String(), "split", "950000000")
 	deep := ts.createMarket(adm, map[string]any{"liquidity": 1e9})
 	left := ts.profile(poor).Agent.Balance
 	q := [2]money.Amount{deep.Liquidity.QYes, deep.Liquidity.QNo}
@@ -402,7 +404,7 @@ func TestTradeLiquidityLimit(t *testing.T) {
 			lo = mid
 		}
 	}
-	ts.trade(poor, deep.ID, "yes", "buy", lo.String())
+	ts.trade(poor, deep.ID.String(), "yes", "buy", lo.String())
 	if b := ts.profile(poor).Agent.Balance; b != 0 {
 		t.Fatalf("poor kept %s after spending it all", b)
 	}
@@ -490,11 +492,11 @@ func TestSplitMerge(t *testing.T) {
 				"currency": kindString, "amount": kindNumber, "cost": kindNumber, "vig": kindNumber,
 				"balance_after": kindNumber, "yes_shares": kindNumber, "no_shares": kindNumber,
 				"price_yes_after": kindNumber, "price_no_after": kindNumber})
-			var got splitMergeOut
+			var got wire.SplitMerge
 			ts.decode(r, http.StatusOK, &got)
-			want := splitMergeOut{MarketID: id, Type: typ, Amount: st.n, Cost: pq.Amount, Vig: pq.Vig,
-				BalanceAfter: balance, YesShares: held[0], NoShares: held[1],
-				PriceYesAfter: pq.PricesAfter[0], PriceNoAfter: pq.PricesAfter[1]}
+			want := wire.SplitMerge{MarketID: uuid.MustParse(id.String()), Type: typ, Currency: "kp", Amount: st.n, Cost: pq.Amount,
+				Vig: pq.Vig, BalanceAfter: balance, YesShares: held[0], NoShares: held[1],
+				PriceYesAfter: pq.PricesAfter[0], PriceNoAfter: pq.PricesAfter[1], MarketSeq: got.MarketSeq}
 			if got != want {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
@@ -504,14 +506,14 @@ func TestSplitMerge(t *testing.T) {
 			}
 			p := ts.profile(a)
 			for side, name := range sideNames {
-				pos := p.position(id, name)
-				want := positionOut{MarketID: id, Side: name, Shares: held[side], Cost: basis[side],
+				pos := heldPosition(p, id.String(), name)
+				want := wire.Position{MarketID: uuid.MustParse(id.String()), Side: name, Currency: "kp", Shares: held[side], Cost: basis[side],
 					AvgPrice: basis[side].Float() / held[side].Float()}
 				if pos != want {
 					t.Errorf("%s position %+v, want %+v", name, pos, want)
 				}
 			}
-			if m := ts.market(id); m.Liquidity.QYes != q[0] || m.Liquidity.QNo != q[1] || m.Volume != 0 {
+			if m := ts.market(id.String()); m.Liquidity.QYes != q[0] || m.Liquidity.QNo != q[1] || m.Volume != 0 {
 				t.Errorf("market q %v/%v volume %v: want q %v moved by the sets, no trade volume", m.Liquidity.QYes, m.Liquidity.QNo, m.Volume, q)
 			}
 			e := ts.points(a, "?limit=1").Ledger[0]
@@ -532,8 +534,8 @@ func TestSplitMergeRefused(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	a := auth{session: ts.register("trader")}
-	id := ts.createMarket(adm, nil).ID
-	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID
+	id := ts.createMarket(adm, nil).ID.String()
+	closed := ts.createMarket(adm, map[string]any{"closes_at": iso(clk.Now().Add(time.Hour))}).ID.String()
 	ts.splitMerge(a, id, "split", "6")
 	ts.trade(a, id, "yes", "buy", "2") // 8 yes, 6 no
 	ts.splitMerge(a, closed, "split", "1")
@@ -588,7 +590,7 @@ func TestPointsPaging(t *testing.T) {
 	ts, _ := newClockServer(t, Config{}, nil)
 	adm := ts.admin()
 	a := auth{session: ts.register("trader")}
-	id := ts.createMarket(adm, nil).ID
+	id := ts.createMarket(adm, nil).ID.String()
 	const trades = defaultLedgerLimit // with the signup bonus, one more entry than a default page
 	for range trades {
 		ts.trade(a, id, "yes", "buy", "0.01")

@@ -12,15 +12,16 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
+	"marketd/transport/wire"
 )
 
 // The trade answer is the one answer on the hot path: encoding/json's
 // reflection over its thirteen fields, four of them Marshalers whose output
 // it then compacts, took about 2.4 us of the 29 us of server CPU per
 // durable trade over HTTP (docs/PERFORMANCE.md, "Trade endpoint CPU per
-// request"). appendJSON writes the same bytes directly, for single trades,
-// batch items and replayed stored answers alike; encoding/json stays the
-// reference: TestTradeAnswerJSON compares the two on random and edge
+// request"). appendTradeJSON writes the same bytes directly, for single
+// trades, batch items and replayed stored answers alike; encoding/json stays
+// the reference: TestTradeAnswerJSON compares the two on random and edge
 // values, so a change to either side fails it.
 
 // tradeAnswerBytes is the stack buffer of one encoded trade answer: a
@@ -32,7 +33,7 @@ const tradeAnswerBytes = 512
 func writeTrade(ctx *fasthttp.RequestCtx, r *core.TradeResult) error {
 	ans := tradeAnswer(r)
 	var buf [tradeAnswerBytes]byte
-	b, err := ans.appendJSON(buf[:0])
+	b, err := appendTradeJSON(buf[:0], &ans)
 	if err != nil {
 		return err
 	}
@@ -41,9 +42,9 @@ func writeTrade(ctx *fasthttp.RequestCtx, r *core.TradeResult) error {
 	return nil
 }
 
-// appendJSON appends a as json.Marshal encodes it. The error is
+// appendTradeJSON appends a as json.Marshal encodes it. The error is
 // json.Marshal's for a price that is not a finite number.
-func (a *tradeResponse) appendJSON(b []byte) ([]byte, error) {
+func appendTradeJSON(b []byte, a *wire.Trade) ([]byte, error) {
 	b = append(b, `{"trade_id":`...)
 	b = appendJSONUUID(b, a.TradeID)
 	b = append(b, `,"market_id":`...)

@@ -13,9 +13,10 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
-// TestTradeAnswerJSON: appendJSON writes what encoding/json writes for the
+// TestTradeAnswerJSON: appendTradeJSON writes what encoding/json writes for the
 // trade answer (writeJSON's bytes, newline included, through writeTrade),
 // for edge values and random trades (seeded PCG); a price that is not a
 // finite number is an error for both.
@@ -57,7 +58,7 @@ func TestTradeAnswerJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d (seed %d): json.Marshal(%+v): %v", i, seed, ans, err)
 		}
-		got, err := ans.appendJSON(nil)
+		got, err := appendTradeJSON(nil, &ans)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("case %d (seed %d): %+v\nappendJSON %s, %v\nwant       %s", i, seed, ans, got, err, want)
 		}
@@ -72,18 +73,18 @@ func TestTradeAnswerJSON(t *testing.T) {
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		ans := tradeResponse{PriceNoAfter: f}
+		ans := wire.Trade{PriceNoAfter: f}
 		if _, err := json.Marshal(ans); err == nil {
 			t.Fatalf("json.Marshal took price %v", f)
 		}
-		if b, err := ans.appendJSON(nil); err == nil {
+		if b, err := appendTradeJSON(nil, &ans); err == nil {
 			t.Errorf("appendJSON took price %v: %s", f, b)
 		}
 	}
 }
 
 // BenchmarkTradeAnswer compares encoding/json (writeJSON's way) with
-// appendJSON on a typical trade's answer.
+// appendTradeJSON on a typical trade's answer.
 func BenchmarkTradeAnswer(b *testing.B) {
 	r := core.TradeResult{TradeID: uuid.New(), Market: uuid.New(), Shares: money.Units(10), Cost: 5_422_289, Vig: 258_204,
 		BalanceAfter: 994_577_711, PriceYesAfter: 0.5593447785736297, PriceNoAfter: 0.4904840617860577,

@@ -6,15 +6,16 @@ import (
 
 	"marketd/core"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 type vigEntryJSON struct {
-	MarketID uuid.UUID    `json:"market_id"`
-	Currency string       `json:"currency"`
-	Role     string       `json:"role"`
-	Accrued  money.Amount `json:"accrued"`
-	Paid     money.Amount `json:"paid"`
-	PaidAt   *timestamp   `json:"paid_at"`
+	MarketID uuid.UUID       `json:"market_id"`
+	Currency string          `json:"currency"`
+	Role     string          `json:"role"`
+	Accrued  money.Amount    `json:"accrued"`
+	Paid     money.Amount    `json:"paid"`
+	PaidAt   *wire.Timestamp `json:"paid_at"`
 }
 
 type vigJSON struct {
@@ -46,7 +47,7 @@ func (s *Server) vig(ctx *fasthttp.RequestCtx, c *caller) error {
 		j := vigEntryJSON{MarketID: e.Market, Currency: e.Currency.String(), Role: e.Role.String(),
 			Accrued: e.Accrued, Paid: e.Paid}
 		if e.Settled {
-			t := timestamp(e.Time)
+			t := wire.Timestamp(e.Time)
 			j.PaidAt = &t
 		}
 		out.Entries = append(out.Entries, j)

@@ -39,7 +39,8 @@
 //	        order, up to MaxBatchRecords / MaxBatchBytes
 //	        one tidwall WriteBatch (one write)
 //	        fsync the segment file (and the directory after a new segment)
-//	        send nil on each record's done, in seq order; loop
+//	        hand the commit to the releaser; loop
+//	releaser: send nil on each record's done, in seq order
 //
 // Why this shape:
 //
@@ -57,6 +58,10 @@
 //     follows. A slot ring indexed by seq makes the hand-over lock-free.
 //   - A reply is released only after the fsync that covers its record and
 //     every record before it: what a client was told is durable.
+//   - The answers are sent by a goroutine of their own, the releaser, so
+//     that the callers they wake are queued on its processor rather than
+//     on the writer's, which the next fsync blocks (writer.go, release).
+//     At most releaseQueue commits wait for it; then the writer waits.
 //   - The queue is bounded: Next blocks once QueueRecords records are
 //     reserved and not written, which pushes back on the actors instead of
 //     growing memory without limit.

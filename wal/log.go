@@ -58,7 +58,12 @@ type Log struct {
 	slots    []atomic.Pointer[entry]
 	slotMask uint64
 	kick     chan struct{} // capacity 1: "a slot was filled"
-	entries  sync.Pool     // *entry, recycled by the writer
+	entries  sync.Pool     // *entry, recycled by the releaser
+
+	// Hand-over from the writer to the releaser (writer.go): durable
+	// commits to acknowledge, and their emptied entry lists coming back.
+	releases    chan releasedCommit
+	freeEntries chan []*entry
 
 	// WaitDurable's wake-up: closed and replaced after every commit.
 	waitMu   sync.Mutex
@@ -155,22 +160,24 @@ func newLog(dir string, o Options, tw *tidwall.Log) (*Log, error) {
 	}
 	ringSize := uint64(1) << bits.Len(uint(o.QueueRecords-1))
 	l := &Log{
-		dir:       dir,
-		opts:      o,
-		logger:    o.Logger,
-		tw:        tw,
-		dirFile:   dirFile,
-		writeNext: last + 1,
-		reserved:  last,
-		released:  last,
-		slots:     make([]atomic.Pointer[entry], ringSize),
-		slotMask:  ringSize - 1,
-		kick:      make(chan struct{}, 1),
-		waitChan:  make(chan struct{}),
-		truncReqs: make(chan truncRequest),
-		stop:      make(chan struct{}),
-		exited:    make(chan struct{}),
-		failedCh:  make(chan struct{}),
+		dir:         dir,
+		opts:        o,
+		logger:      o.Logger,
+		tw:          tw,
+		dirFile:     dirFile,
+		writeNext:   last + 1,
+		reserved:    last,
+		released:    last,
+		slots:       make([]atomic.Pointer[entry], ringSize),
+		slotMask:    ringSize - 1,
+		kick:        make(chan struct{}, 1),
+		releases:    make(chan releasedCommit, releaseQueue),
+		freeEntries: make(chan []*entry, releaseQueue+1),
+		waitChan:    make(chan struct{}),
+		truncReqs:   make(chan truncRequest),
+		stop:        make(chan struct{}),
+		exited:      make(chan struct{}),
+		failedCh:    make(chan struct{}),
 	}
 	l.cond.L = &l.mu
 	l.entries.New = func() any { return new(entry) }

@@ -76,15 +76,16 @@ type Options struct {
 	// and directory fsyncs. Tidwall opens and writes its segment files
 	// itself, through package os. Default vfs.Default().
 	FS vfs.FS
-	// Observer, when set, is told of every commit by the writer goroutine,
+	// Observer, when set, is told of every commit by the releaser goroutine,
 	// after the commit's records are acknowledged; the metrics' histograms
 	// are observed there, off the callers' path. Default: none.
 	Observer Observer
 }
 
 // Observer receives a description of every commit. ObserveCommit runs on
-// the writer goroutine: it must be quick and must not block, or it delays
-// the next commit.
+// the releaser goroutine, after the commit's records are acknowledged: it
+// must be quick and must not block, or it delays the next commit's
+// answers (and, once releaseQueue commits wait, the writer).
 type Observer interface {
 	ObserveCommit(c Commit)
 }

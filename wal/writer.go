@@ -17,7 +17,53 @@ const smallCommitRecords = 64
 // the first write, fsync or truncation error; Close waits for it.
 func (l *Log) run() {
 	defer close(l.exited)
-	l.shutdown(l.loop())
+	released := make(chan struct{})
+	go l.release(released)
+	err := l.loop()
+	// Every commit handed over is acknowledged before the failed one and
+	// the slots get their error.
+	close(l.releases)
+	<-released
+	l.shutdown(err)
+}
+
+// releaseQueue bounds the commits handed to the releaser and not yet
+// acknowledged; the writer waits for room beyond it.
+const releaseQueue = 4
+
+// release is the releaser goroutine: it acknowledges the records of each
+// commit the writer hands over, in order, and returns their entries to the
+// pool. The answers wake the callers, and a woken goroutine is queued on
+// the processor of the goroutine that woke it: sent by the writer, a
+// commit's few hundred callers waited on the writer's processor while the
+// writer blocked in the next fsync, holding it (docs/PERFORMANCE.md, "The
+// trade path's own CPU"). Sent from here, they run while the writer syncs.
+// It exits when the writer closes releases, and closes done.
+func (l *Log) release(done chan<- struct{}) {
+	defer close(done)
+	for r := range l.releases {
+		for i, e := range r.entries {
+			deliver(e.done, nil)
+			l.recycle(e)
+			r.entries[i] = nil
+		}
+		l.wakeWaiters()
+		if l.opts.Observer != nil {
+			r.commit.Took = time.Since(r.commit.Began)
+			l.opts.Observer.ObserveCommit(r.commit)
+		}
+		select {
+		case l.freeEntries <- r.entries[:0]:
+		default: // the writer made a new one meanwhile; let this one go
+		}
+	}
+}
+
+// releasedCommit is a durable commit handed from the writer to the
+// releaser.
+type releasedCommit struct {
+	entries []*entry
+	commit  Commit
 }
 
 // loop commits ready records until Close or a failure, which it returns.
@@ -139,22 +185,18 @@ func (l *Log) commit() (int, error) {
 	if uint64(n) > c.maxBatch.Load() {
 		c.maxBatch.Store(uint64(n))
 	}
-	for i, e := range l.pending {
-		deliver(e.done, nil)
-		l.recycle(e)
-		l.pending[i] = nil
+	l.releases <- releasedCommit{entries: l.pending,
+		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync}}
+	select {
+	case l.pending = <-l.freeEntries:
+	default:
+		l.pending = make([]*entry, 0, cap(l.pending))
 	}
-	l.pending = l.pending[:0]
 
 	l.mu.Lock()
 	l.released = last
 	l.cond.Broadcast()
 	l.mu.Unlock()
-	l.wakeWaiters()
-	if l.opts.Observer != nil {
-		l.opts.Observer.ObserveCommit(Commit{Records: n, Bytes: bytes, First: first, Last: last,
-			Began: began, Write: write, Fsync: fsync, Took: time.Since(began)})
-	}
 	return n, nil
 }
 

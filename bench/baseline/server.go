@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -57,20 +56,12 @@ func Serve(ln net.Listener, name string, handler fasthttp.RequestHandler) *Serve
 }
 
 // serve serves handler on ln. The server's limits are those of marketd's
-// transport server, so that only the handler differs from marketd's.
+// transport server (transport.NewHTTPServer), so that only the handler
+// differs from marketd's.
 func serve(ln net.Listener, name string, handler fasthttp.RequestHandler, release func() error) *Server {
 	s := &Server{
-		name: name,
-		srv: &fasthttp.Server{
-			Handler:                      handler,
-			Name:                         name,
-			MaxRequestBodySize:           transport.DefaultMaxBodyBytes,
-			ReadTimeout:                  30 * time.Second,
-			WriteTimeout:                 30 * time.Second,
-			IdleTimeout:                  2 * time.Minute,
-			DisablePreParseMultipartForm: true,
-			NoDefaultContentType:         true,
-		},
+		name:    name,
+		srv:     transport.NewHTTPServer(name, handler, transport.DefaultMaxBodyBytes),
 		addr:    ln.Addr().String(),
 		served:  make(chan error, 1),
 		release: release,

@@ -6,21 +6,17 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
-// Agent is the part of the agent object (docs/API.md, "The agent object")
-// the tools read.
-type Agent struct {
-	ID          string       `json:"id"`
-	Name        string       `json:"name"`
-	Balance     money.Amount `json:"balance"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-}
+// The answers are package wire's types, the ones the server encodes; the
+// names below are the tools' names for them.
 
-type agentAnswer struct {
-	Agent Agent `json:"agent"`
-}
+// Agent is the agent object (docs/API.md, "The agent object").
+type Agent = wire.Agent
 
 type namePassword struct {
 	Name     string `json:"name"`
@@ -38,7 +34,7 @@ func (c *Client) Login(name, password string) (string, Agent, error) {
 }
 
 func (c *Client) session(path, name, password string, status int) (string, Agent, error) {
-	var a agentAnswer
+	var a wire.AgentAnswer
 	token, err := c.Call(http.MethodPost, path, Credentials{}, namePassword{name, password}, status, &a)
 	if err != nil {
 		return "", Agent{}, err
@@ -57,46 +53,24 @@ type KeyRequest struct {
 }
 
 // Key is a created key, the key itself included.
-type Key struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	Key           string `json:"key"`
-	RateLimitTier string `json:"rate_limit_tier"`
-}
+type Key = wire.NewKey
 
 // CreateKey creates an API key with a session.
 func (c *Client) CreateKey(session string, r KeyRequest) (Key, error) {
-	var k Key
-	_, err := c.Call(http.MethodPost, "/api/keys", Credentials{Session: session}, r, http.StatusCreated, &k)
-	return k, err
+	return answer[Key](c, http.MethodPost, "/api/keys", Credentials{Session: session}, r, http.StatusCreated)
 }
 
 // KeyInfo is one item of GET /api/keys.
-type KeyInfo struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Status string `json:"status"`
-}
+type KeyInfo = wire.Key
 
 // Keys lists the account's keys.
 func (c *Client) Keys(cr Credentials) ([]KeyInfo, error) {
-	var a struct {
-		Keys []KeyInfo `json:"keys"`
-	}
-	_, err := c.Call(http.MethodGet, "/api/keys", cr, nil, http.StatusOK, &a)
-	return a.Keys, err
+	l, err := answer[wire.KeyList](c, http.MethodGet, "/api/keys", cr, nil, http.StatusOK)
+	return l.Keys, err
 }
 
-// Market is the part of the market object the tools read.
-type Market struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Status    string `json:"status"`
-	Liquidity struct {
-		QYes money.Amount `json:"q_yes"`
-		QNo  money.Amount `json:"q_no"`
-	} `json:"liquidity"`
-}
+// Market is the market object.
+type Market = wire.Market
 
 // MarketRequest is the body of POST /api/markets.
 type MarketRequest struct {
@@ -108,19 +82,15 @@ type MarketRequest struct {
 
 // CreateMarket creates a market (admin) that closes after closesIn.
 func (c *Client) CreateMarket(cr Credentials, title string, closesIn time.Duration) (Market, error) {
-	var m Market
-	_, err := c.Call(http.MethodPost, "/api/markets", cr, MarketRequest{
+	return answer[Market](c, http.MethodPost, "/api/markets", cr, MarketRequest{
 		Title: title, Description: "Created by a marketd tool.", Category: "tools",
 		ClosesAt: time.Now().Add(closesIn).UTC().Format(time.RFC3339),
-	}, http.StatusCreated, &m)
-	return m, err
+	}, http.StatusCreated)
 }
 
 // GetMarket reads one market.
 func (c *Client) GetMarket(id string) (Market, error) {
-	var m Market
-	_, err := c.Call(http.MethodGet, "/api/markets/"+id, Credentials{}, nil, http.StatusOK, &m)
-	return m, err
+	return answer[Market](c, http.MethodGet, "/api/markets/"+id, Credentials{}, nil, http.StatusOK)
 }
 
 // TradeRequest is the body of POST /api/markets/trade (reference shape).
@@ -132,22 +102,11 @@ type TradeRequest struct {
 }
 
 // Trade is the answer of a trade.
-type Trade struct {
-	TradeID      string       `json:"trade_id"`
-	MarketID     string       `json:"market_id"`
-	Side         string       `json:"side"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Shares       money.Amount `json:"shares"`
-	Cost         money.Amount `json:"cost"`
-	BalanceAfter money.Amount `json:"balance_after"`
-}
+type Trade = wire.Trade
 
 // Trade buys or sells.
 func (c *Client) Trade(cr Credentials, r TradeRequest) (Trade, error) {
-	var t Trade
-	_, err := c.Call(http.MethodPost, "/api/markets/trade", cr, r, http.StatusOK, &t)
-	return t, err
+	return answer[Trade](c, http.MethodPost, "/api/markets/trade", cr, r, http.StatusOK)
 }
 
 // SplitMergeRequest is the body of POST /api/markets/split-merge.
@@ -158,21 +117,11 @@ type SplitMergeRequest struct {
 }
 
 // SplitMerge is the answer of a split or a merge.
-type SplitMerge struct {
-	MarketID     string       `json:"market_id"`
-	Type         string       `json:"type"`
-	Currency     string       `json:"currency"`
-	Amount       money.Amount `json:"amount"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	YesShares    money.Amount `json:"yes_shares"`
-	NoShares     money.Amount `json:"no_shares"`
-}
+type SplitMerge = wire.SplitMerge
 
 // SplitMerge splits or merges.
 func (c *Client) SplitMerge(cr Credentials, r SplitMergeRequest) (SplitMerge, error) {
-	var s SplitMerge
-	_, err := c.Call(http.MethodPost, "/api/markets/split-merge", cr, r, http.StatusOK, &s)
-	return s, err
+	return answer[SplitMerge](c, http.MethodPost, "/api/markets/split-merge", cr, r, http.StatusOK)
 }
 
 // LinkWallet links a wallet address to the account.
@@ -181,32 +130,14 @@ func (c *Client) LinkWallet(cr Credentials, address string) error {
 	return err
 }
 
-// Transfer is a deposit or a withdrawal as answered.
-type Transfer struct {
-	ID     string       `json:"id"`
-	Amount money.Amount `json:"amount"`
-	TxHash string       `json:"tx_hash"`
-	Status string       `json:"status"`
-}
-
-// TransferAnswer is the answer of a deposit (Deposit set) or a withdrawal
-// (Withdrawal set).
-type TransferAnswer struct {
-	Deposit     *Transfer    `json:"deposit"`
-	Withdrawal  *Transfer    `json:"withdrawal"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-}
-
 type depositRequest struct {
 	Amount money.Amount `json:"amount"`
 	TxHash string       `json:"tx_hash"`
 }
 
 // Deposit deposits USDC.
-func (c *Client) Deposit(cr Credentials, amount money.Amount, txHash string) (TransferAnswer, error) {
-	var a TransferAnswer
-	_, err := c.Call(http.MethodPost, "/api/token/deposit", cr, depositRequest{amount, txHash}, http.StatusOK, &a)
-	return a, err
+func (c *Client) Deposit(cr Credentials, amount money.Amount, txHash string) (wire.DepositAnswer, error) {
+	return answer[wire.DepositAnswer](c, http.MethodPost, "/api/token/deposit", cr, depositRequest{amount, txHash}, http.StatusOK)
 }
 
 type withdrawRequest struct {
@@ -214,21 +145,13 @@ type withdrawRequest struct {
 }
 
 // Withdraw withdraws USDC to the linked wallet.
-func (c *Client) Withdraw(cr Credentials, amount money.Amount) (TransferAnswer, error) {
-	var a TransferAnswer
-	_, err := c.Call(http.MethodPost, "/api/token/withdraw", cr, withdrawRequest{amount}, http.StatusOK, &a)
-	return a, err
+func (c *Client) Withdraw(cr Credentials, amount money.Amount) (wire.WithdrawalAnswer, error) {
+	return answer[wire.WithdrawalAnswer](c, http.MethodPost, "/api/token/withdraw", cr, withdrawRequest{amount}, http.StatusOK)
 }
 
 // LedgerEntry is one entry of a ledger (GET /api/points, GET
 // /api/token/balance).
-type LedgerEntry struct {
-	ID           string       `json:"id"`
-	Amount       money.Amount `json:"amount"`
-	TxType       string       `json:"tx_type"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	RefID        string       `json:"ref_id"`
-}
+type LedgerEntry = wire.LedgerItem
 
 // Ledger is a whole ledger of one currency, oldest entry first, with the
 // balance read with it.
@@ -236,7 +159,8 @@ type Ledger struct {
 	Balance money.Amount
 	Entries []LedgerEntry
 	// Deposits and Withdrawals are the newest 100 of each (USDC only).
-	Deposits, Withdrawals []Transfer
+	Deposits    []wire.Deposit
+	Withdrawals []wire.Withdrawal
 }
 
 // maxLedgerPage is the largest page GET /api/points and GET
@@ -259,13 +183,11 @@ func (c *Client) USDCLedger(cr Credentials) (Ledger, error) {
 func (c *Client) ledger(cr Credentials, path string, usdc bool) (Ledger, error) {
 	var l Ledger
 	for offset := 0; ; offset += maxLedgerPage {
+		// Either answer decodes into this: the points' balance beside
+		// the token balance's fields and the ledger page both have.
 		var page struct {
-			Balance     money.Amount  `json:"balance"`
-			USDC        money.Amount  `json:"usdc"`
-			Count       int           `json:"count"`
-			Ledger      []LedgerEntry `json:"ledger"`
-			Deposits    []Transfer    `json:"deposits"`
-			Withdrawals []Transfer    `json:"withdrawals"`
+			Balance money.Amount `json:"balance"`
+			wire.TokenBalance
 		}
 		url := fmt.Sprintf("%s?limit=%d&offset=%d", path, maxLedgerPage, offset)
 		if _, err := c.Call(http.MethodGet, url, cr, nil, http.StatusOK, &page); err != nil {
@@ -287,30 +209,27 @@ func (c *Client) ledger(cr Credentials, path string, usdc bool) (Ledger, error) 
 	return l, nil
 }
 
-// Position is one item of a portfolio's positions.
-type Position struct {
-	MarketID string       `json:"market_id"`
-	Side     string       `json:"side"`
-	Currency string       `json:"currency"`
-	Shares   money.Amount `json:"shares"`
-}
+// Position is an open position.
+type Position = wire.Position
 
-// Portfolio is the part of GET /api/portfolio the tools read.
-type Portfolio struct {
-	Balance     money.Amount `json:"balance"`
-	USDCBalance money.Amount `json:"usdc_balance"`
-	Positions   []Position   `json:"positions"`
-}
+// Portfolio is the answer of GET /api/portfolio.
+type Portfolio = wire.Portfolio
 
 // GetPortfolio reads the account's portfolio.
 func (c *Client) GetPortfolio(cr Credentials) (Portfolio, error) {
-	var p Portfolio
-	_, err := c.Call(http.MethodGet, "/api/portfolio", cr, nil, http.StatusOK, &p)
-	return p, err
+	return answer[Portfolio](c, http.MethodGet, "/api/portfolio", cr, nil, http.StatusOK)
 }
 
 // RevokeKey revokes one of the account's keys with a session.
-func (c *Client) RevokeKey(session, id string) error {
-	_, err := c.Call(http.MethodDelete, "/api/keys/"+id, Credentials{Session: session}, nil, http.StatusOK, nil)
+func (c *Client) RevokeKey(session string, id uuid.UUID) error {
+	_, err := c.Call(http.MethodDelete, "/api/keys/"+id.String(), Credentials{Session: session}, nil, http.StatusOK, nil)
 	return err
+}
+
+// answer sends one request that expects status and returns its answer
+// decoded as a T.
+func answer[T any](c *Client, method, path string, cr Credentials, body any, status int) (T, error) {
+	var v T
+	_, err := c.Call(method, path, cr, body, status, &v)
+	return v, err
 }

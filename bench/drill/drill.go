@@ -191,7 +191,7 @@ func (d *drill) setup(c *client.Client) error {
 		if err != nil {
 			return fmt.Errorf("drill: create a market: %w", err)
 		}
-		d.markets = append(d.markets, m.ID)
+		d.markets = append(d.markets, m.ID.String())
 	}
 	for i := range d.o.Bots {
 		lb, err := load.NewBot(c, fmt.Sprintf("dr-%x-%03d", run, i))

@@ -1,6 +1,8 @@
 package drill
 
 import (
+	"github.com/google/uuid"
+
 	"marketd/bench/client"
 	"marketd/bench/load"
 	"marketd/core/money"
@@ -37,7 +39,7 @@ var weights = [numKinds]int{opBuy: 30, opSell: 22, opSplit: 8, opMerge: 8, opDep
 // answer does not).
 type entry struct {
 	txType       string
-	refID        string
+	refID        uuid.UUID
 	amount       money.Amount
 	balanceAfter money.Amount
 }
@@ -60,8 +62,9 @@ type op struct {
 
 // key is an API key a bot created (acknowledged) or revoked.
 type key struct {
-	id, name, secret string
-	revoked          bool
+	id           uuid.UUID
+	name, secret string
+	revoked      bool
 }
 
 // bot is one account of the drill and everything it was acknowledged.

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/google/uuid"
+
 	"marketd/bench/client"
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // outcome is what became of one operation sent.
@@ -126,19 +129,19 @@ func (b *bot) do(c *client.Client, markets []string, o *op) (outcome, error) {
 			return acknowledged, nil
 		}
 	case opDeposit:
-		var a client.TransferAnswer
+		var a wire.DepositAnswer
 		a, err = c.Deposit(cr, o.amount, o.txHash)
 		if err == nil {
-			if a.Deposit == nil || a.Deposit.Status != "credited" {
+			if a.Deposit.Status != "credited" {
 				return acknowledged, fmt.Errorf("deposit %s answered without a credited deposit: %+v", o.txHash, a.Deposit)
 			}
 			o.entry = entry{txType: "deposit", refID: a.Deposit.ID, amount: o.amount, balanceAfter: a.USDCBalance}
 		}
 	case opWithdraw:
-		var a client.TransferAnswer
+		var a wire.WithdrawalAnswer
 		a, err = c.Withdraw(cr, o.amount)
 		if err == nil {
-			if a.Withdrawal == nil {
+			if a.Withdrawal.ID == uuid.Nil {
 				return acknowledged, fmt.Errorf("withdrawal answered without a withdrawal")
 			}
 			o.entry = entry{txType: "withdrawal", refID: a.Withdrawal.ID, amount: -o.amount, balanceAfter: a.USDCBalance}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"marketd/bench/client"
 	"marketd/bench/load"
 	"marketd/core/money"
@@ -105,7 +107,7 @@ func (b *bot) compareLedger(name string, want []entry, got []client.LedgerEntry,
 			return nil
 		}
 		g := got[i]
-		if g.TxType != w.txType || g.Amount != w.amount || g.BalanceAfter != w.balanceAfter || (w.refID != "" && g.RefID != w.refID) {
+		if g.TxType != w.txType || g.Amount != w.amount || g.BalanceAfter != w.balanceAfter || (w.refID != uuid.Nil && g.RefID != w.refID) {
 			f.lost++
 			f.violate("%s: %s ledger entry %d is %s %s %s (balance after %s); acknowledged %s %s %s (balance after %s)", b.Name, name, i,
 				g.TxType, g.RefID, g.Amount, g.BalanceAfter, w.txType, w.refID, w.amount, w.balanceAfter)
@@ -124,7 +126,7 @@ func (b *bot) verifyKeys(c *client.Client, p *op, f *findings) bool {
 		f.violate("%s: list the keys with its first key: %v", b.Name, err)
 		return false
 	}
-	byID := make(map[string]client.KeyInfo, len(list))
+	byID := make(map[uuid.UUID]client.KeyInfo, len(list))
 	for _, k := range list {
 		byID[k.ID] = k
 	}
@@ -147,7 +149,7 @@ func (b *bot) verifyKeys(c *client.Client, p *op, f *findings) bool {
 			f.applied++
 		}
 	}
-	known := make(map[string]bool, len(b.keys)+1)
+	known := make(map[uuid.UUID]bool, len(b.keys)+1)
 	known[b.Key.ID] = true
 	if k, ok := byID[b.Key.ID]; !ok || k.Status != "active" {
 		f.lost++
@@ -201,7 +203,7 @@ func (b *bot) verifyPositions(c *client.Client, markets []string, f *findings) {
 		index[id] = i
 	}
 	for _, pos := range pf.Positions {
-		m, ok := index[pos.MarketID]
+		m, ok := index[pos.MarketID.String()]
 		if !ok || pos.Currency != "kp" {
 			f.violate("%s: holds %s %s shares of market %s in %s, never traded", b.Name, pos.Shares, pos.Side, pos.MarketID, pos.Currency)
 			continue

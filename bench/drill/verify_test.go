@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"marketd/bench/baseline"
@@ -16,9 +17,11 @@ import (
 	"marketd/core/money"
 )
 
-const (
-	testMarket = "00000000-0000-4000-8000-000000000001"
-	testKeyID  = "00000000-0000-4000-8000-0000000000aa"
+const testMarket = "00000000-0000-4000-8000-000000000001"
+
+var (
+	testMarketID = uuid.MustParse(testMarket)
+	testKeyID    = uuid.MustParse("00000000-0000-4000-8000-0000000000aa")
 )
 
 // fakeAccount is what the fake server answers for the one bot.
@@ -62,10 +65,10 @@ func serveFake(t *testing.T, a fakeAccount) *client.Client {
 		case path == "/api/portfolio":
 			var pos []client.Position
 			if a.yes > 0 {
-				pos = append(pos, client.Position{MarketID: testMarket, Side: "yes", Currency: "kp", Shares: a.yes})
+				pos = append(pos, client.Position{MarketID: testMarketID, Side: "yes", Currency: "kp", Shares: a.yes})
 			}
 			if a.no > 0 {
-				pos = append(pos, client.Position{MarketID: testMarket, Side: "no", Currency: "kp", Shares: a.no})
+				pos = append(pos, client.Position{MarketID: testMarketID, Side: "no", Currency: "kp", Shares: a.no})
 			}
 			answer(ctx, map[string]any{"positions": pos})
 		case strings.HasPrefix(path, "/api/markets/"):
@@ -88,9 +91,9 @@ func serveFake(t *testing.T, a fakeAccount) *client.Client {
 // changed as lost, flags an entry never acknowledged nor in flight, and
 // resolves an operation in flight as applied or not.
 func TestVerify(t *testing.T) {
-	signup := client.LedgerEntry{TxType: "signup_bonus", RefID: "acct", Amount: money.Units(1000), BalanceAfter: money.Units(1000)}
-	buy := client.LedgerEntry{TxType: "trade_buy", RefID: "t1", Amount: -500_000, BalanceAfter: money.Units(1000) - 500_000}
-	other := client.LedgerEntry{TxType: "trade_buy", RefID: "t2", Amount: -510_000, BalanceAfter: buy.BalanceAfter - 510_000}
+	signup := client.LedgerEntry{TxType: "signup_bonus", RefID: uuid.MustParse("00000000-0000-4000-8000-0000000000ac"), Amount: money.Units(1000), BalanceAfter: money.Units(1000)}
+	buy := client.LedgerEntry{TxType: "trade_buy", RefID: uuid.MustParse("00000000-0000-4000-8000-0000000000e1"), Amount: -500_000, BalanceAfter: money.Units(1000) - 500_000}
+	other := client.LedgerEntry{TxType: "trade_buy", RefID: uuid.MustParse("00000000-0000-4000-8000-0000000000e2"), Amount: -510_000, BalanceAfter: buy.BalanceAfter - 510_000}
 	changed := buy
 	changed.Amount, changed.BalanceAfter = -400_000, money.Units(1000)-400_000
 	acked := []entry{

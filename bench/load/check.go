@@ -57,7 +57,7 @@ func Check(t *Target) []CheckResult {
 		}
 		got := make([][2]int64, len(t.Markets))
 		for _, pos := range p.Positions {
-			m, ok := index[pos.MarketID]
+			m, ok := index[pos.MarketID.String()]
 			if !ok || pos.Currency != "kp" {
 				fail(&positions, "%s holds %s shares of market %s in %s, which the load never traded", b.bot.Name, pos.Shares, pos.MarketID, pos.Currency)
 				continue

@@ -73,7 +73,7 @@ func Setup(ctx context.Context, c *client.Client, o SetupOptions) (*Fixture, err
 		if err != nil {
 			return nil, fmt.Errorf("load: create market %d: %w", i, err)
 		}
-		fx.Markets[i] = m.ID
+		fx.Markets[i] = m.ID.String()
 	}
 	errs := make([]error, len(fx.Bots))
 	slots := make(chan struct{}, setupParallel)

@@ -11,6 +11,7 @@ import (
 
 	"marketd/core/money"
 	"marketd/internal/apiclient"
+	"marketd/transport/wire"
 )
 
 // cred is how a request authenticates: an API key, a session token, or
@@ -162,10 +163,10 @@ func jsonText(v any) string {
 
 // register creates an account and returns its session token and
 // profile.
-func (c *client) register(name string) (string, agentJSON) {
+func (c *client) register(name string) (string, wire.Agent) {
 	c.t.Helper()
 	var out struct {
-		Agent agentJSON `json:"agent"`
+		Agent wire.Agent `json:"agent"`
 	}
 	r := c.must(http.MethodPost, "/api/auth/register", cred{},
 		map[string]any{"name": name, "password": "pw-" + name + "-123"}, http.StatusCreated, &out)
@@ -194,34 +195,34 @@ func (c *client) login(name, password string) string {
 
 // createMarket creates a market as admin (whose cred is given) and
 // returns it.
-func (c *client) createMarket(admin cred, title string, extra map[string]any) marketJSON {
+func (c *client) createMarket(admin cred, title string, extra map[string]any) wire.Market {
 	c.t.Helper()
 	body := map[string]any{"title": title, "description": "e2e market " + title, "category": "e2e",
 		"closes_at": "2099-01-01T00:00:00Z"}
 	for k, v := range extra {
 		body[k] = v
 	}
-	var m marketJSON
+	var m wire.Market
 	c.must(http.MethodPost, "/api/markets", admin, body, http.StatusCreated, &m)
 	return m
 }
 
-func (c *client) createKey(session cred, name string, scopes []string, extra map[string]any) newKeyJSON {
+func (c *client) createKey(session cred, name string, scopes []string, extra map[string]any) wire.NewKey {
 	c.t.Helper()
 	body := map[string]any{"name": name, "scopes": scopes}
 	for k, v := range extra {
 		body[k] = v
 	}
-	var k newKeyJSON
+	var k wire.NewKey
 	c.must(http.MethodPost, "/api/keys", session, body, http.StatusCreated, &k)
 	return k
 }
 
 // trade sends a trade in the reference shape of docs/API.md, "POST
 // /api/markets/trade".
-func (c *client) trade(cr cred, marketID, side, typ string, shares string) tradeJSON {
+func (c *client) trade(cr cred, marketID, side, typ string, shares string) wire.Trade {
 	c.t.Helper()
-	var tr tradeJSON
+	var tr wire.Trade
 	c.must(http.MethodPost, "/api/markets/trade", cr, tradeBody(marketID, side, typ, shares), http.StatusOK, &tr)
 	return tr
 }
@@ -230,17 +231,17 @@ func tradeBody(marketID, side, typ, shares string) map[string]any {
 	return map[string]any{"market_id": marketID, "side": side, "type": typ, "shares": json.Number(shares)}
 }
 
-func (c *client) splitMerge(cr cred, marketID, typ, amount string) splitJSON {
+func (c *client) splitMerge(cr cred, marketID, typ, amount string) wire.SplitMerge {
 	c.t.Helper()
-	var s splitJSON
+	var s wire.SplitMerge
 	c.must(http.MethodPost, "/api/markets/split-merge", cr,
 		map[string]any{"market_id": marketID, "type": typ, "amount": json.Number(amount)}, http.StatusOK, &s)
 	return s
 }
 
-func (c *client) points(cr cred) pointsJSON {
+func (c *client) points(cr cred) wire.Points {
 	c.t.Helper()
-	var p pointsJSON
+	var p wire.Points
 	c.must(http.MethodGet, "/api/points?limit=1000", cr, nil, http.StatusOK, &p)
 	if p.Count > len(p.Ledger) {
 		c.t.Fatalf("ledger has %d entries, more than one page of %d", p.Count, len(p.Ledger))
@@ -248,33 +249,33 @@ func (c *client) points(cr cred) pointsJSON {
 	return p
 }
 
-func (c *client) me(cr cred) profileJSON {
+func (c *client) me(cr cred) wire.Profile {
 	c.t.Helper()
-	var p profileJSON
+	var p wire.Profile
 	c.must(http.MethodGet, "/api/agents/me", cr, nil, http.StatusOK, &p)
 	return p
 }
 
-func (c *client) market(id string) marketJSON {
+func (c *client) market(id string) wire.Market {
 	c.t.Helper()
-	var m marketJSON
+	var m wire.Market
 	c.must(http.MethodGet, "/api/markets/"+id, cred{}, nil, http.StatusOK, &m)
 	return m
 }
 
-func (c *client) keys(session cred) map[string]keyJSON {
+func (c *client) keys(session cred) map[string]wire.Key {
 	c.t.Helper()
 	var l struct {
-		Count int       `json:"count"`
-		Keys  []keyJSON `json:"keys"`
+		Count int        `json:"count"`
+		Keys  []wire.Key `json:"keys"`
 	}
 	c.must(http.MethodGet, "/api/keys", session, nil, http.StatusOK, &l)
 	if l.Count != len(l.Keys) {
 		c.t.Fatalf("GET /api/keys: count %d, %d keys", l.Count, len(l.Keys))
 	}
-	out := make(map[string]keyJSON, len(l.Keys))
+	out := make(map[string]wire.Key, len(l.Keys))
 	for _, k := range l.Keys {
-		out[k.ID] = k
+		out[k.ID.String()] = k
 	}
 	return out
 }
@@ -289,147 +290,14 @@ func (c *client) stats(admin cred) statsJSON {
 // The answers' shapes, as far as the tests read them (docs/API.md). Money is
 // decoded exactly, as micro-units.
 
-type sidesJSON struct {
-	Yes float64 `json:"yes"`
-	No  float64 `json:"no"`
-}
-
-type marketJSON struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Category    string    `json:"category"`
-	Prices      sidesJSON `json:"prices"`
-	Multipliers sidesJSON `json:"multipliers"`
-	Liquidity   struct {
-		Alpha float64      `json:"alpha"`
-		QYes  money.Amount `json:"q_yes"`
-		QNo   money.Amount `json:"q_no"`
-	} `json:"liquidity"`
-	ClosesAt string       `json:"closes_at"`
-	Status   string       `json:"status"`
-	Outcome  *string      `json:"outcome"`
-	Volume   money.Amount `json:"volume"`
-}
-
-type agentJSON struct {
-	ID          string       `json:"id"`
-	Name        string       `json:"name"`
-	Role        string       `json:"role"`
-	Balance     money.Amount `json:"balance"`
-	TradingMode string       `json:"trading_mode"`
-	MemberSince string       `json:"member_since"`
-}
-
-type positionJSON struct {
-	MarketID string       `json:"market_id"`
-	Side     string       `json:"side"`
-	Shares   money.Amount `json:"shares"`
-	Cost     money.Amount `json:"cost"`
-	AvgPrice float64      `json:"avg_price"`
-}
-
-type tradeSummaryJSON struct {
-	TradeID   string       `json:"trade_id"`
-	MarketID  string       `json:"market_id"`
-	Side      string       `json:"side"`
-	Type      string       `json:"type"`
-	Shares    money.Amount `json:"shares"`
-	Cost      money.Amount `json:"cost"`
-	Reasoning string       `json:"reasoning"`
-}
-
-type profileJSON struct {
-	Agent agentJSON `json:"agent"`
-	Auth  struct {
-		Method string   `json:"method"`
-		Scopes []string `json:"scopes"`
-	} `json:"auth"`
-	Stats struct {
-		OpenPositions int          `json:"open_positions"`
-		TotalInvested money.Amount `json:"total_invested"`
-	} `json:"stats"`
-	Positions    []positionJSON     `json:"positions"`
-	RecentTrades []tradeSummaryJSON `json:"recent_trades"`
-	APIKey       *struct {
-		ID            string   `json:"id"`
-		Name          string   `json:"name"`
-		Prefix        string   `json:"prefix"`
-		Scopes        []string `json:"scopes"`
-		RateLimitTier string   `json:"rate_limit_tier"`
-		TotalRequests uint64   `json:"total_requests"`
-		ExpiresAt     *string  `json:"expires_at"`
-	} `json:"api_key"`
-}
-
-// shares returns the shares held on a market's side (0 when none).
-func (p *profileJSON) shares(marketID, side string) money.Amount {
+// heldShares returns the shares held on a market's side (0 when none).
+func heldShares(p *wire.Profile, marketID, side string) money.Amount {
 	for _, pos := range p.Positions {
-		if pos.MarketID == marketID && pos.Side == side {
+		if pos.MarketID.String() == marketID && pos.Side == side {
 			return pos.Shares
 		}
 	}
 	return 0
-}
-
-type newKeyJSON struct {
-	ID            string   `json:"id"`
-	Name          string   `json:"name"`
-	Key           string   `json:"key"`
-	KeyPrefix     string   `json:"key_prefix"`
-	Scopes        []string `json:"scopes"`
-	RateLimitTier string   `json:"rate_limit_tier"`
-	ExpiresAt     *string  `json:"expires_at"`
-}
-
-type keyJSON struct {
-	ID            string   `json:"id"`
-	Name          string   `json:"name"`
-	KeyPrefix     string   `json:"key_prefix"`
-	Scopes        []string `json:"scopes"`
-	RateLimitTier string   `json:"rate_limit_tier"`
-	TotalRequests uint64   `json:"total_requests"`
-	Status        string   `json:"status"`
-	LastUsedAt    *string  `json:"last_used_at"`
-}
-
-type tradeJSON struct {
-	TradeID       string       `json:"trade_id"`
-	MarketID      string       `json:"market_id"`
-	Side          string       `json:"side"`
-	Type          string       `json:"type"`
-	Shares        money.Amount `json:"shares"`
-	Cost          money.Amount `json:"cost"`
-	BalanceAfter  money.Amount `json:"balance_after"`
-	PriceYesAfter float64      `json:"price_yes_after"`
-	PriceNoAfter  float64      `json:"price_no_after"`
-}
-
-type splitJSON struct {
-	MarketID      string       `json:"market_id"`
-	Type          string       `json:"type"`
-	Amount        money.Amount `json:"amount"`
-	Cost          money.Amount `json:"cost"`
-	Vig           money.Amount `json:"vig"`
-	BalanceAfter  money.Amount `json:"balance_after"`
-	YesShares     money.Amount `json:"yes_shares"`
-	NoShares      money.Amount `json:"no_shares"`
-	PriceYesAfter float64      `json:"price_yes_after"`
-	PriceNoAfter  float64      `json:"price_no_after"`
-}
-
-type ledgerJSON struct {
-	ID           string       `json:"id"`
-	Amount       money.Amount `json:"amount"`
-	TxType       string       `json:"tx_type"`
-	BalanceAfter money.Amount `json:"balance_after"`
-	RefID        string       `json:"ref_id"`
-	CreatedAt    string       `json:"created_at"`
-}
-
-type pointsJSON struct {
-	Balance money.Amount `json:"balance"`
-	Count   int          `json:"count"`
-	Ledger  []ledgerJSON `json:"ledger"` // newest first
 }
 
 type settleJSON struct {
@@ -467,7 +335,7 @@ type statsJSON struct {
 // checkLedger checks that a points answer adds up: the entries, oldest
 // first, chain their balance_after from zero, and the balance is the
 // newest one's.
-func checkLedger(t *testing.T, who string, p pointsJSON) {
+func checkLedger(t *testing.T, who string, p wire.Points) {
 	t.Helper()
 	var bal money.Amount
 	for i := len(p.Ledger) - 1; i >= 0; i-- {
@@ -484,10 +352,10 @@ func checkLedger(t *testing.T, who string, p pointsJSON) {
 }
 
 // ledgerByRef indexes a ledger's entries by ref_id and tx_type.
-func ledgerByRef(p pointsJSON) map[string]ledgerJSON {
-	out := make(map[string]ledgerJSON, len(p.Ledger))
+func ledgerByRef(p wire.Points) map[string]wire.LedgerItem {
+	out := make(map[string]wire.LedgerItem, len(p.Ledger))
 	for _, e := range p.Ledger {
-		out[e.TxType+"/"+e.RefID] = e
+		out[e.TxType+"/"+e.RefID.String()] = e
 	}
 	return out
 }

@@ -27,6 +27,7 @@ type config struct {
 	anonRatePerMinute    int
 	snapshotEvery        time.Duration
 	snapshotEveryRecords uint64
+	snapshotCPUShare     float64
 	passwordCost         int
 	oracleBondKP         int64
 	challengeWindow      time.Duration
@@ -66,6 +67,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.anonRatePerMinute, "anon-rate", transport.DefaultAnonRatePerMinute, "requests per minute per client IP without credentials (negative: no limit)")
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", snapshot.DefaultEvery, "take a snapshot at least this often when anything changed")
 	fs.Uint64Var(&c.snapshotEveryRecords, "snapshot-every-records", snapshot.DefaultEveryRecords, "take a snapshot once the log grew by this many records")
+	fs.Float64Var(&c.snapshotCPUShare, "snapshot-cpu-share", snapshot.DefaultCPUShare, "share of one core a periodic snapshot may use while trading goes on (0-1; 1: unpaced)")
 	fs.IntVar(&c.passwordCost, "password-cost", transport.DefaultPasswordCost, "bcrypt cost of password hashes (4-31; lower only for tests)")
 	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
 	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
@@ -120,6 +122,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-snapshot-every: must be positive")
 	case c.snapshotEveryRecords == 0:
 		return fmt.Errorf("-snapshot-every-records: must be positive")
+	case !(c.snapshotCPUShare > 0 && c.snapshotCPUShare <= 1):
+		return fmt.Errorf("-snapshot-cpu-share: %v is not in (0, 1]", c.snapshotCPUShare)
 	case c.passwordCost < 4 || c.passwordCost > 31:
 		return fmt.Errorf("-password-cost: %d is out of range 4-31", c.passwordCost)
 	case c.oracleBondKP <= 0 || c.oracleBondKP > 1_000_000_000:

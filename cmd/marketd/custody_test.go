@@ -41,11 +41,11 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 	c.must(http.MethodPost, "/api/admin/deposits/"+dep.Deposit["id"].(string)+"/confirm", admin, map[string]any{"amount": 250},
 		http.StatusOK, &dep)
 	c.must(http.MethodPost, "/api/profile/trading-mode", alice, map[string]any{"mode": "usdc"}, http.StatusOK, nil)
-	tr := c.trade(alice, m.ID, "yes", "buy", "12")
+	tr := c.trade(alice, m.ID.String(), "yes", "buy", "12")
 	if tr.BalanceAfter != money.Units(250)-tr.Cost {
 		t.Fatalf("USDC trade %+v: balance_after is not the USDC balance less the cost", tr)
 	}
-	sp := c.splitMerge(alice, m.ID, "split", "3")
+	sp := c.splitMerge(alice, m.ID.String(), "split", "3")
 	var wd tokenJSON
 	c.must(http.MethodPost, "/api/token/withdraw", alice, map[string]any{"amount": 40}, http.StatusOK, &wd)
 	c.must(http.MethodPatch, "/api/settings", alice, map[string]any{"theme": "dark", "notifications": false}, http.StatusOK, nil)
@@ -60,7 +60,7 @@ func TestCustodyRestartAfterKill(t *testing.T) {
 				out[name+" "+path] = c.tree(path, cr)
 			}
 		}
-		out["market"] = c.tree("/api/markets/"+m.ID, cred{})
+		out["market"] = c.tree("/api/markets/"+m.ID.String(), cred{})
 		return out
 	}
 	before := observeCustody(c)

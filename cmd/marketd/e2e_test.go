@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // TestBotWorkflow runs the client workflow of README.md, "A bot's first
@@ -51,7 +52,7 @@ func TestBotWorkflow(t *testing.T) {
 	admin := sessionCred(c.login("admin", testAdminPassword))
 	rain := c.createMarket(admin, "Will it rain", nil)
 	snow := c.createMarket(admin, "Will it snow", map[string]any{"liquidity": 500, "category": "weather"})
-	for _, m := range []marketJSON{rain, snow} {
+	for _, m := range []wire.Market{rain, snow} {
 		// At q_yes = q_no the prices sum to 1 + alpha 2 ln 2 (docs/API.md,
 		// "The market object").
 		sum, want := m.Prices.Yes+m.Prices.No, 1+m.Liquidity.Alpha*2*math.Ln2
@@ -67,10 +68,7 @@ func TestBotWorkflow(t *testing.T) {
 		http.StatusForbidden, "Admin role required")
 
 	// The workflow: active markets, points, a trade.
-	var active struct {
-		Count   int          `json:"count"`
-		Markets []marketJSON `json:"markets"`
-	}
+	var active wire.MarketList
 	c.must(http.MethodGet, "/api/markets/active", bot, nil, http.StatusOK, &active)
 	if active.Count != 2 || len(active.Markets) != 2 || active.Markets[0].ID != snow.ID || active.Markets[1].ID != rain.ID {
 		t.Fatalf("active markets %+v: want snow then rain (newest first)", active)
@@ -81,7 +79,7 @@ func TestBotWorkflow(t *testing.T) {
 		t.Fatalf("points of a new account: %+v, want 1000 from one signup_bonus entry", pts)
 	}
 
-	buy := c.trade(bot, rain.ID, "yes", "buy", "10")
+	buy := c.trade(bot, rain.ID.String(), "yes", "buy", "10")
 	if buy.Type != "buy" || buy.Side != "yes" || buy.Shares != money.Units(10) || buy.BalanceAfter != money.Units(1000)-buy.Cost ||
 		buy.PriceYesAfter <= rain.Prices.Yes || buy.PriceNoAfter >= rain.Prices.No {
 		t.Fatalf("buy 10 yes at %v: %+v", rain.Prices, buy)
@@ -89,7 +87,7 @@ func TestBotWorkflow(t *testing.T) {
 	checkCostBetween(t, "buy 10 yes", buy.Cost, 10, rain.Prices.Yes, buy.PriceYesAfter)
 
 	// The workflow shape of docs/API.md, "POST /api/markets/trade".
-	var wf tradeJSON
+	var wf wire.Trade
 	c.must(http.MethodPost, "/api/markets/trade", bot, map[string]any{"marketId": snow.ID, "outcome": "no",
 		"side": "buy", "amount": 5, "reasoning": "snow is unlikely"}, http.StatusOK, &wf)
 	if wf.MarketID != snow.ID || wf.Side != "no" || wf.Type != "buy" || wf.Shares != money.Units(5) ||
@@ -97,7 +95,7 @@ func TestBotWorkflow(t *testing.T) {
 		t.Fatalf("workflow-shape buy of 5 no: %+v", wf)
 	}
 
-	sell := c.trade(bot, rain.ID, "yes", "sell", "4")
+	sell := c.trade(bot, rain.ID.String(), "yes", "sell", "4")
 	if sell.Type != "sell" || sell.BalanceAfter != wf.BalanceAfter+sell.Cost || sell.PriceYesAfter >= buy.PriceYesAfter {
 		t.Fatalf("sell 4 yes: %+v", sell)
 	}
@@ -106,26 +104,26 @@ func TestBotWorkflow(t *testing.T) {
 	// Split and merge are trades of complete sets on the curve: a split
 	// costs more than par (the overround), a merge pays less than the
 	// split cost, and both move q, so the prices move too.
-	sp := c.splitMerge(bot, rain.ID, "split", "20")
+	sp := c.splitMerge(bot, rain.ID.String(), "split", "20")
 	if sp.BalanceAfter != sell.BalanceAfter-sp.Cost || sp.Cost <= money.Units(20) || sp.Vig <= 0 ||
 		sp.YesShares != money.Units(26) || sp.NoShares != money.Units(20) {
 		t.Fatalf("split 20 with 6 yes held: %+v, want a cost above 20, 26 yes, 20 no", sp)
 	}
 	checkCostBetween(t, "split 20", sp.Cost, 20, sell.PriceYesAfter+sell.PriceNoAfter, sp.PriceYesAfter+sp.PriceNoAfter)
-	mg := c.splitMerge(bot, rain.ID, "merge", "5.5")
+	mg := c.splitMerge(bot, rain.ID.String(), "merge", "5.5")
 	if mg.BalanceAfter != sp.BalanceAfter+mg.Cost || mg.Cost <= money.Amount(5_500_000) || mg.Cost >= sp.Cost ||
 		mg.YesShares != money.Amount(20_500_000) || mg.NoShares != money.Amount(14_500_000) {
 		t.Fatalf("merge 5.5: %+v, want 20.5 yes, 14.5 no", mg)
 	}
-	if m := c.market(rain.ID); m.Prices.Yes != mg.PriceYesAfter || m.Prices.No != mg.PriceNoAfter {
+	if m := c.market(rain.ID.String()); m.Prices.Yes != mg.PriceYesAfter || m.Prices.No != mg.PriceNoAfter {
 		t.Fatalf("prices after split and merge %v, want %v, %v as the merge answered", m.Prices, mg.PriceYesAfter, mg.PriceNoAfter)
 	}
 
 	// Refusals.
-	c.mustError(http.MethodPost, "/api/markets/trade", bot, tradeBody(rain.ID, "no", "sell", "100"),
+	c.mustError(http.MethodPost, "/api/markets/trade", bot, tradeBody(rain.ID.String(), "no", "sell", "100"),
 		http.StatusBadRequest, "Insufficient shares")
 	readOnly := c.createKey(alice, "reader", []string{"read"}, nil)
-	c.mustError(http.MethodPost, "/api/markets/trade", keyCred(readOnly.Key), tradeBody(rain.ID, "yes", "buy", "1"),
+	c.mustError(http.MethodPost, "/api/markets/trade", keyCred(readOnly.Key), tradeBody(rain.ID.String(), "yes", "buy", "1"),
 		http.StatusForbidden, "Insufficient scope")
 	c.mustError(http.MethodGet, "/api/agents/me", keyCred("svc_live_"+strings.Repeat("0", 32)), nil,
 		http.StatusUnauthorized, "Authentication required")
@@ -135,8 +133,8 @@ func TestBotWorkflow(t *testing.T) {
 	for _, want := range []struct {
 		market, side string
 		shares       money.Amount
-	}{{rain.ID, "yes", money.Amount(20_500_000)}, {rain.ID, "no", money.Amount(14_500_000)}, {snow.ID, "no", money.Units(5)}} {
-		if got := me.shares(want.market, want.side); got != want.shares {
+	}{{rain.ID.String(), "yes", money.Amount(20_500_000)}, {rain.ID.String(), "no", money.Amount(14_500_000)}, {snow.ID.String(), "no", money.Units(5)}} {
+		if got := heldShares(&me, want.market, want.side); got != want.shares {
 			t.Errorf("position %s %s: %s shares, want %s", want.market, want.side, got, want.shares)
 		}
 	}
@@ -146,9 +144,9 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	var recent []string
 	for _, tr := range me.RecentTrades {
-		recent = append(recent, tr.TradeID)
+		recent = append(recent, tr.TradeID.String())
 	}
-	if !slices.Equal(recent, []string{sell.TradeID, wf.TradeID, buy.TradeID}) || me.RecentTrades[1].Reasoning != "snow is unlikely" {
+	if !slices.Equal(recent, []string{sell.TradeID.String(), wf.TradeID.String(), buy.TradeID.String()}) || me.RecentTrades[1].Reasoning != "snow is unlikely" {
 		t.Errorf("recent_trades %+v, want sell, workflow buy (with its reasoning), buy", me.RecentTrades)
 	}
 	pts = c.points(bot)
@@ -160,9 +158,9 @@ func TestBotWorkflow(t *testing.T) {
 	}{
 		{"merge", mg.Cost, ""},
 		{"split", -sp.Cost, ""},
-		{"trade_sell", sell.Cost, sell.TradeID},
-		{"trade_buy", -wf.Cost, wf.TradeID},
-		{"trade_buy", -buy.Cost, buy.TradeID},
+		{"trade_sell", sell.Cost, sell.TradeID.String()},
+		{"trade_buy", -wf.Cost, wf.TradeID.String()},
+		{"trade_buy", -buy.Cost, buy.TradeID.String()},
 		{"signup_bonus", money.Units(1000), ""},
 	}
 	if len(pts.Ledger) != len(wantLedger) {
@@ -170,7 +168,7 @@ func TestBotWorkflow(t *testing.T) {
 	}
 	for i, w := range wantLedger {
 		e := pts.Ledger[i]
-		if e.TxType != w.txType || e.Amount != w.amount || (w.ref != "" && e.RefID != w.ref) {
+		if e.TxType != w.txType || e.Amount != w.amount || (w.ref != "" && e.RefID.String() != w.ref) {
 			t.Errorf("ledger entry %d: %s %s ref %s, want %s %s ref %s", i, e.TxType, e.Amount, e.RefID, w.txType, w.amount, w.ref)
 		}
 	}
@@ -178,21 +176,21 @@ func TestBotWorkflow(t *testing.T) {
 	// Settlement pays each winning share 1 KP.
 	var st settleJSON
 	c.must(http.MethodPost, "/api/admin/settle", admin, map[string]any{"market_id": rain.ID, "outcome": "yes"}, http.StatusOK, &st)
-	if st.MarketID != rain.ID || st.Outcome != "yes" || st.PositionsPaid != 1 || st.TotalPaid != money.Amount(20_500_000) {
+	if st.MarketID != rain.ID.String() || st.Outcome != "yes" || st.PositionsPaid != 1 || st.TotalPaid != money.Amount(20_500_000) {
 		t.Fatalf("settle: %+v, want 1 position paid 20.5", st)
 	}
 	c.mustError(http.MethodPost, "/api/admin/settle", admin, map[string]any{"market_id": rain.ID, "outcome": "no"},
 		http.StatusBadRequest, "Market already resolved")
 	c.mustError(http.MethodPost, "/api/admin/settle", bot, map[string]any{"market_id": snow.ID, "outcome": "no"},
 		http.StatusForbidden, "Insufficient scope")
-	if m := c.market(rain.ID); m.Status != "resolved" || m.Outcome == nil || *m.Outcome != "yes" {
+	if m := c.market(rain.ID.String()); m.Status != "resolved" || m.Outcome == nil || *m.Outcome != "yes" {
 		t.Fatalf("settled market: status %s, outcome %v", m.Status, m.Outcome)
 	}
 	c.must(http.MethodGet, "/api/markets/active", cred{}, nil, http.StatusOK, &active)
 	if active.Count != 1 || active.Markets[0].ID != snow.ID {
 		t.Fatalf("active markets after settling rain: %+v", active)
 	}
-	c.mustError(http.MethodPost, "/api/markets/trade", bot, tradeBody(rain.ID, "yes", "buy", "1"),
+	c.mustError(http.MethodPost, "/api/markets/trade", bot, tradeBody(rain.ID.String(), "yes", "buy", "1"),
 		http.StatusBadRequest, "Market is not active")
 	pts = c.points(bot)
 	checkLedger(t, "alice_bot", pts)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // faultLoad drives a server that is expected to die or fail with the
@@ -46,11 +47,11 @@ func newFaultLoad(t *testing.T, p *proc, prefix string) *faultLoad {
 	if err != nil || r.status != http.StatusCreated {
 		return l
 	}
-	var m marketJSON
+	var m wire.Market
 	if err := json.Unmarshal(r.body, &m); err != nil {
 		t.Fatalf("create market: %v", err)
 	}
-	l.market = m.ID
+	l.market = m.ID.String()
 	return l
 }
 
@@ -109,7 +110,7 @@ func (l *faultLoad) verify(p *proc) {
 	for name := range l.registered {
 		tok := c.login(name, "")
 		me := c.me(sessionCred(tok))
-		got := me.shares(l.market, "yes")
+		got := heldShares(&me, l.market, "yes")
 		want := money.Amount(0)
 		if l.bought[name] {
 			want = money.Units(1)

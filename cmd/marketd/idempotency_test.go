@@ -63,7 +63,7 @@ func TestIdempotentRetryAfterKill(t *testing.T) {
 	}
 	// More trades than the profile's 20: GET /api/trades must keep them all.
 	for range 22 {
-		c.trade(bot, m2.ID, "no", "buy", "0.1")
+		c.trade(bot, m2.ID.String(), "no", "buy", "0.1")
 	}
 	settle := []byte(fmt.Sprintf(`{"market_id":%q,"outcome":"no"}`, m2.ID))
 	settleAnswer := c.idemRetry("/api/admin/settle", admin, "retry-6", settle)

@@ -162,12 +162,12 @@ func runWorkload(t *testing.T, c *client) workloadResult {
 	for _, tr := range []struct{ side, typ, shares string }{
 		{"yes", "buy", "10"}, {"no", "buy", "5"}, {"yes", "sell", "3"}, {"yes", "buy", "2.5"}, {"no", "sell", "1"},
 	} {
-		got := c.trade(keyCred(tradeKey), m.ID, tr.side, tr.typ, tr.shares)
+		got := c.trade(keyCred(tradeKey), m.ID.String(), tr.side, tr.typ, tr.shares)
 		res.trades["kp,"+tr.side+","+tr.typ]++
 		res.volumeMicros += got.Cost
 	}
-	c.splitMerge(keyCred(tradeKey), m.ID, "split", "4")
-	c.splitMerge(keyCred(tradeKey), m.ID, "merge", "1.5")
+	c.splitMerge(keyCred(tradeKey), m.ID.String(), "split", "4")
+	c.splitMerge(keyCred(tradeKey), m.ID.String(), "merge", "1.5")
 
 	// A wrong password: the attempt is refused and logged nowhere.
 	c.mustError(http.MethodPost, "/api/auth/login", cred{}, map[string]any{"name": "obs-alice", "password": "wrong-password-obs"},
@@ -181,7 +181,7 @@ func runWorkload(t *testing.T, c *client) workloadResult {
 	res.secrets = append(res.secrets, ghost)
 	c.mustError(http.MethodGet, "/api/portfolio", keyCred(ghost), nil, http.StatusUnauthorized, "Authentication required")
 	res.unauthorized++
-	c.mustError(http.MethodPost, "/api/markets/trade", keyCred(readKey), tradeBody(m.ID, "yes", "buy", "1"),
+	c.mustError(http.MethodPost, "/api/markets/trade", keyCred(readKey), tradeBody(m.ID.String(), "yes", "buy", "1"),
 		http.StatusForbidden, "Insufficient scope")
 	res.forbidden++
 
@@ -281,8 +281,14 @@ func TestMetricsEndToEnd(t *testing.T) {
 	// observation after its answers were released, or a background record
 	// such as the key-usage flush) sees them one commit apart. Scrape again
 	// until they agree; each extra scrape is one more request counted.
-	for try := 0; try < 50 && (delta("marketd_wal_commit_records_sum") != delta("marketd_wal_records_total") ||
-		delta("marketd_wal_commit_records_count") != delta("marketd_wal_commits_total")); try++ {
+	apart := func() bool {
+		commits := delta("marketd_wal_commits_total")
+		return delta("marketd_wal_commit_records_sum") != delta("marketd_wal_records_total") ||
+			delta("marketd_wal_commit_records_count") != commits ||
+			delta("marketd_wal_fsync_duration_seconds_count") != commits ||
+			delta("marketd_wal_commit_duration_seconds_count") != commits
+	}
+	for try := 0; try < 50 && apart(); try++ {
 		time.Sleep(20 * time.Millisecond)
 		after, text = scrape(t, c.base+"/metrics")
 		requests++

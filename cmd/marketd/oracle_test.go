@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"marketd/transport/wire"
 )
 
 // oracleWait bounds how long the test waits for a deadline to be applied
@@ -43,7 +45,7 @@ func TestOracleAcrossRestart(t *testing.T) {
 	voted := c.createMarket(admin, "oracle voted", extra)
 	undisputed := c.createMarket(admin, "oracle undisputed", extra)
 	alice, bob, carol := creds[0], creds[1], creds[2]
-	c.trade(carol, undisputed.ID, "yes", "buy", "5")
+	c.trade(carol, undisputed.ID.String(), "yes", "buy", "5")
 	for time.Now().Before(closesAt) { // proposals need a closed market
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -54,17 +56,17 @@ func TestOracleAcrossRestart(t *testing.T) {
 	c.must(http.MethodPost, "/api/oracle/vote", carol, map[string]any{"proposal_id": p.ID, "outcome": "no"}, http.StatusOK, nil)
 	aliceBalance := c.points(alice).Balance
 	c.must(http.MethodPost, "/api/oracle/propose", alice, map[string]any{"market_id": undisputed.ID, "outcome": "yes"}, http.StatusOK, nil)
-	before := c.tree("/api/oracle/status?market_id="+voted.ID, alice)
+	before := c.tree("/api/oracle/status?market_id="+voted.ID.String(), alice)
 	first.kill()
 
 	second := startProc(t, "after SIGKILL", opts)
 	c = second.client(nil)
-	if after := c.tree("/api/oracle/status?market_id="+voted.ID, alice); !reflect.DeepEqual(after, before) {
+	if after := c.tree("/api/oracle/status?market_id="+voted.ID.String(), alice); !reflect.DeepEqual(after, before) {
 		t.Fatalf("challenged proposal after restart:\n got %v\nwant %v", after, before)
 	}
 	deadline := time.Now().Add(oracleWait)
 	for {
-		c.must(http.MethodGet, "/api/oracle/status?market_id="+undisputed.ID, alice, nil, http.StatusOK, &p)
+		c.must(http.MethodGet, "/api/oracle/status?market_id="+undisputed.ID.String(), alice, nil, http.StatusOK, &p)
 		if p.Status == "accepted" {
 			break
 		}
@@ -73,8 +75,8 @@ func TestOracleAcrossRestart(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var m marketJSON
-	c.must(http.MethodGet, "/api/markets/"+undisputed.ID, cred{}, nil, http.StatusOK, &m)
+	var m wire.Market
+	c.must(http.MethodGet, "/api/markets/"+undisputed.ID.String(), cred{}, nil, http.StatusOK, &m)
 	if m.Status != "resolved" {
 		t.Errorf("market %s after the proposal's acceptance, want resolved", m.Status)
 	}

@@ -35,7 +35,7 @@ func TestReadiness(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range tradesEach {
-				if r, err := c.try(http.MethodPost, "/api/markets/trade", keyCred(key), tradeBody(m.ID, "yes", "buy", "0.01")); err != nil || r.status != http.StatusOK {
+				if r, err := c.try(http.MethodPost, "/api/markets/trade", keyCred(key), tradeBody(m.ID.String(), "yes", "buy", "0.01")); err != nil || r.status != http.StatusOK {
 					t.Errorf("trade: %v, status %d: %s", err, r.status, r.body)
 					return
 				}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"marketd/core/money"
+	"marketd/transport/wire"
 )
 
 // usageFlushWait is how long after a key's last use its total_requests is sure
@@ -33,21 +34,21 @@ type account struct {
 // ackedTrade is a trade the server answered with 200.
 type ackedTrade struct {
 	who string
-	tradeJSON
+	wire.Trade
 }
 
 // ackedSplit is a split or merge the server answered with 200.
 type ackedSplit struct {
 	who string
-	splitJSON
+	wire.SplitMerge
 }
 
 // history is what a scenario did and every answer it got: what any
 // restart must give back.
 type history struct {
 	admin    cred
-	markets  []marketJSON // as created
-	accounts []*account   // admin first
+	markets  []wire.Market // as created
+	accounts []*account    // admin first
 	trades   []ackedTrade
 	splits   []ackedSplit
 	settled  map[string]settleJSON // by market ID
@@ -70,19 +71,19 @@ func (h *history) account(name string) *account {
 	panic("BUG: no account " + name)
 }
 
-func (h *history) trade(c *client, who string, cr cred, market *marketJSON, side, typ, shares string) {
+func (h *history) trade(c *client, who string, cr cred, market *wire.Market, side, typ, shares string) {
 	c.t.Helper()
-	tr := c.trade(cr, market.ID, side, typ, shares)
-	h.trades = append(h.trades, ackedTrade{who: who, tradeJSON: tr})
+	tr := c.trade(cr, market.ID.String(), side, typ, shares)
+	h.trades = append(h.trades, ackedTrade{who: who, Trade: tr})
 	if cr.key != "" {
 		h.lastKeyUse = time.Now()
 	}
 }
 
-func (h *history) split(c *client, who string, cr cred, market *marketJSON, typ, amount string) {
+func (h *history) split(c *client, who string, cr cred, market *wire.Market, typ, amount string) {
 	c.t.Helper()
-	s := c.splitMerge(cr, market.ID, typ, amount)
-	h.splits = append(h.splits, ackedSplit{who: who, splitJSON: s})
+	s := c.splitMerge(cr, market.ID.String(), typ, amount)
+	h.splits = append(h.splits, ackedSplit{who: who, SplitMerge: s})
 	if cr.key != "" {
 		h.lastKeyUse = time.Now()
 	}
@@ -98,7 +99,7 @@ func runScenario(t *testing.T, c *client) *history {
 		keyStatus: map[string]string{}}
 	h.admin = sessionCred(c.login("admin", testAdminPassword))
 	adminID := c.me(h.admin).Agent.ID
-	h.accounts = append(h.accounts, &account{name: "admin", id: adminID, session: h.admin})
+	h.accounts = append(h.accounts, &account{name: "admin", id: adminID.String(), session: h.admin})
 	h.liveSessions = append(h.liveSessions, h.admin)
 	for i, extra := range []map[string]any{nil, {"liquidity": 250, "alpha": 0.1}, {"category": "other"}} {
 		h.markets = append(h.markets, c.createMarket(h.admin, fmt.Sprintf("restart market %d", i), extra))
@@ -106,7 +107,7 @@ func runScenario(t *testing.T, c *client) *history {
 	m0, m1, m2 := &h.markets[0], &h.markets[1], &h.markets[2]
 	for _, name := range []string{"alice", "bob", "carol"} {
 		tok, ag := c.register(name)
-		h.accounts = append(h.accounts, &account{name: name, id: ag.ID, session: sessionCred(tok)})
+		h.accounts = append(h.accounts, &account{name: name, id: ag.ID.String(), session: sessionCred(tok)})
 		h.liveSessions = append(h.liveSessions, sessionCred(tok))
 	}
 	alice, bob, carol := h.account("alice").session, h.account("bob").session, h.account("carol").session
@@ -130,24 +131,24 @@ func runScenario(t *testing.T, c *client) *history {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 	}
-	c.must(http.MethodDelete, "/api/keys/"+kRead.ID, alice, nil, http.StatusOK, &revoked)
-	if revoked.ID != kRead.ID || revoked.Status != "revoked" {
+	c.must(http.MethodDelete, "/api/keys/"+kRead.ID.String(), alice, nil, http.StatusOK, &revoked)
+	if revoked.ID != kRead.ID.String() || revoked.Status != "revoked" {
 		t.Fatalf("revoke: %+v", revoked)
 	}
 	c.me(keyCred(kOld.Key))
-	var kNew newKeyJSON
-	c.must(http.MethodPost, "/api/keys/"+kOld.ID+"/rotate", alice, nil, http.StatusCreated, &kNew)
+	var kNew wire.NewKey
+	c.must(http.MethodPost, "/api/keys/"+kOld.ID.String()+"/rotate", alice, nil, http.StatusCreated, &kNew)
 	if kNew.ID == kOld.ID || kNew.Key == kOld.Key || !slices.Equal(kNew.Scopes, kOld.Scopes) || kNew.ExpiresAt == nil {
 		t.Fatalf("rotated key %+v of %+v: want a new key with the same scopes and an expiry", kNew, kOld)
 	}
 	c.mustError(http.MethodGet, "/api/agents/me", keyCred(kOld.Key), nil, http.StatusUnauthorized, "Authentication required")
-	for _, k := range []newKeyJSON{kTrade, kNew, kCarol} {
-		h.liveKeys[k.Key] = k.ID
-		h.keyStatus[k.ID] = "active"
+	for _, k := range []wire.NewKey{kTrade, kNew, kCarol} {
+		h.liveKeys[k.Key] = k.ID.String()
+		h.keyStatus[k.ID.String()] = "active"
 	}
-	for _, k := range []newKeyJSON{kRead, kOld} {
-		h.deadKeys[k.Key] = k.ID
-		h.keyStatus[k.ID] = "revoked"
+	for _, k := range []wire.NewKey{kRead, kOld} {
+		h.deadKeys[k.Key] = k.ID.String()
+		h.keyStatus[k.ID.String()] = "revoked"
 	}
 
 	// Trades and splits over the three markets, with keys and sessions.
@@ -167,7 +168,7 @@ func runScenario(t *testing.T, c *client) *history {
 	h.trade(c, "carol", carolKey, m1, "no", "buy", "2.5")
 	var st settleJSON
 	c.must(http.MethodPost, "/api/admin/settle", h.admin, map[string]any{"market_id": m2.ID, "outcome": "yes"}, http.StatusOK, &st)
-	h.settled[m2.ID] = st
+	h.settled[m2.ID.String()] = st
 	h.trade(c, "bob", bob2, m0, "yes", "buy", "1.125")
 
 	// Referral, notifications: carol applies alice's code and reads the
@@ -259,15 +260,15 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 			if tr.Type == "sell" {
 				amount = tr.Cost
 			}
-			e, ok := byRef["trade_"+tr.Type+"/"+tr.TradeID]
+			e, ok := byRef["trade_"+tr.Type+"/"+tr.TradeID.String()]
 			if !ok || e.Amount != amount || e.BalanceAfter != tr.BalanceAfter {
 				t.Errorf("%s: trade %+v: ledger entry %+v (found %v), want amount %s, balance_after %s",
-					a.name, tr.tradeJSON, e, ok, amount, tr.BalanceAfter)
+					a.name, tr.Trade, e, ok, amount, tr.BalanceAfter)
 			}
 			if tr.Type == "sell" {
-				want[held{tr.MarketID, tr.Side}] -= tr.Shares
+				want[held{tr.MarketID.String(), tr.Side}] -= tr.Shares
 			} else {
-				want[held{tr.MarketID, tr.Side}] += tr.Shares
+				want[held{tr.MarketID.String(), tr.Side}] += tr.Shares
 			}
 		}
 		var splits []ackedSplit
@@ -278,11 +279,11 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 				if s.Type == "merge" {
 					sign = -1
 				}
-				want[held{s.MarketID, "yes"}] += sign * s.Amount
-				want[held{s.MarketID, "no"}] += sign * s.Amount
+				want[held{s.MarketID.String(), "yes"}] += sign * s.Amount
+				want[held{s.MarketID.String(), "no"}] += sign * s.Amount
 			}
 		}
-		var gotSplits []ledgerJSON // oldest first
+		var gotSplits []wire.LedgerItem // oldest first
 		gotTrades := 0
 		for i := len(pts.Ledger) - 1; i >= 0; i-- {
 			switch e := pts.Ledger[i]; e.TxType {
@@ -312,7 +313,7 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 			if _, settled := h.settled[k.market]; settled {
 				continue // paid out: no position left
 			}
-			if got := me.shares(k.market, k.side); got != shares {
+			if got := heldShares(&me, k.market, k.side); got != shares {
 				t.Errorf("%s: %s shares of %s: %s, want %s", a.name, k.side, k.market, got, shares)
 			}
 			if shares != 0 {
@@ -325,8 +326,8 @@ func verifyAnswers(t *testing.T, c *client, h *history, uses *keyUses) {
 	}
 
 	for _, m := range h.markets {
-		got := c.market(m.ID)
-		if st, ok := h.settled[m.ID]; ok {
+		got := c.market(m.ID.String())
+		if st, ok := h.settled[m.ID.String()]; ok {
 			// The scenario settles one market: every payout is its.
 			var paid money.Amount
 			for _, a := range h.accounts {
@@ -380,7 +381,7 @@ func checkCredentials(t *testing.T, c *client, h *history) {
 		}
 	}
 	for secret, id := range h.liveKeys {
-		if me := c.me(keyCred(secret)); me.APIKey == nil || me.APIKey.ID != id {
+		if me := c.me(keyCred(secret)); me.APIKey == nil || me.APIKey.ID.String() != id {
 			t.Errorf("live key %s: profile %+v", id, me.APIKey)
 		}
 	}
@@ -457,7 +458,7 @@ func TestRestartAfterTerm(t *testing.T) {
 // tradeOp is a trade request and the answer it got.
 type tradeOp struct {
 	body map[string]any
-	res  tradeJSON
+	res  wire.Trade
 }
 
 // trader is one account trading in a goroutine of TestRestartWhileTrading.
@@ -510,7 +511,7 @@ func (tr *trader) run(c *client, first, second string, acks chan<- struct{}, sto
 			tr.err = fmt.Errorf("trade %s: status %d: %s", jsonText(body), r.status, r.body)
 			return
 		}
-		var res tradeJSON
+		var res wire.Trade
 		if err := json.Unmarshal(r.body, &res); err != nil {
 			tr.err = fmt.Errorf("trade %s: decode %s: %w", jsonText(body), r.body, err)
 			return
@@ -563,14 +564,14 @@ func testRestartWhileTrading(t *testing.T, sigName string, sig syscall.Signal) {
 	first := startProc(t, "first run", opts)
 	c := first.client(nil)
 	admin := sessionCred(c.login("admin", testAdminPassword))
-	markets := []marketJSON{c.createMarket(admin, "crash A", nil),
+	markets := []wire.Market{c.createMarket(admin, "crash A", nil),
 		c.createMarket(admin, "crash B", map[string]any{"liquidity": 300})}
 	trs := make([]*trader, traders)
 	for i := range trs {
 		name := fmt.Sprintf("trader%d", i)
 		tok, _ := c.register(name)
 		k := c.createKey(sessionCred(tok), "bot", []string{"read", "trade"}, nil)
-		trs[i] = &trader{name: name, session: sessionCred(tok), key: k.Key, keyID: k.ID}
+		trs[i] = &trader{name: name, session: sessionCred(tok), key: k.Key, keyID: k.ID.String()}
 	}
 
 	acks := make(chan struct{}, killAfterAcks)
@@ -580,7 +581,7 @@ func testRestartWhileTrading(t *testing.T, sigName string, sig syscall.Signal) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tr.run(c, markets[i%2].ID, markets[(i+1)%2].ID, acks, stop)
+			tr.run(c, markets[i%2].ID.String(), markets[(i+1)%2].ID.String(), acks, stop)
 		}()
 	}
 	timeout := time.NewTimer(20 * time.Second)
@@ -645,10 +646,10 @@ wait:
 		for _, op := range tr.acked {
 			a := op.res
 			amount := signedAmount(a.Type, a.Cost)
-			if e, ok := byRef["trade_"+a.Type+"/"+a.TradeID]; !ok || e.Amount != amount || e.BalanceAfter != a.BalanceAfter {
+			if e, ok := byRef["trade_"+a.Type+"/"+a.TradeID.String()]; !ok || e.Amount != amount || e.BalanceAfter != a.BalanceAfter {
 				t.Errorf("%s: acknowledged trade %+v: ledger entry %+v (found %v)", tr.name, a, e, ok)
 			}
-			acked[a.TradeID] = true
+			acked[a.TradeID.String()] = true
 			apply(op.body, a.Cost)
 		}
 		// Whatever else is there: the signup bonus, oldest, and at most the
@@ -657,7 +658,7 @@ wait:
 			switch {
 			case e.TxType == "signup_bonus" && i == len(pts.Ledger)-1 && e.Amount == bonus:
 				balance += e.Amount
-			case acked[e.RefID]:
+			case acked[e.RefID.String()]:
 			case tr.lost != nil && i == 0 && e.TxType == "trade_"+tr.lost["type"].(string):
 				t.Logf("%s: the trade whose answer was lost is there: %+v", tr.name, e)
 				if sig != syscall.SIGKILL {
@@ -680,7 +681,7 @@ wait:
 		open := 0
 		for h, n := range shares {
 			total[h] += n
-			if got := me.shares(h.market, h.side); got != n {
+			if got := heldShares(&me, h.market, h.side); got != n {
 				t.Errorf("%s: %s shares of %s: %s, want %s", tr.name, h.side, h.market, got, n)
 			}
 			if n != 0 {
@@ -705,11 +706,11 @@ wait:
 
 	var openInterest money.Amount
 	for _, m := range markets {
-		got := c.market(m.ID)
-		yes, no := total[held{m.ID, "yes"}], total[held{m.ID, "no"}]
-		if got.Liquidity.QYes-m.Liquidity.QYes != yes || got.Liquidity.QNo-m.Liquidity.QNo != no || got.Volume != volume[m.ID] {
+		got := c.market(m.ID.String())
+		yes, no := total[held{m.ID.String(), "yes"}], total[held{m.ID.String(), "no"}]
+		if got.Liquidity.QYes-m.Liquidity.QYes != yes || got.Liquidity.QNo-m.Liquidity.QNo != no || got.Volume != volume[m.ID.String()] {
 			t.Errorf("market %s: q %s/%s from %s/%s and volume %s; the traders hold %s yes, %s no, traded %s",
-				m.ID, got.Liquidity.QYes, got.Liquidity.QNo, m.Liquidity.QYes, m.Liquidity.QNo, got.Volume, yes, no, volume[m.ID])
+				m.ID, got.Liquidity.QYes, got.Liquidity.QNo, m.Liquidity.QYes, m.Liquidity.QNo, got.Volume, yes, no, volume[m.ID.String()])
 		}
 		openInterest += max(yes, no)
 	}

@@ -22,13 +22,13 @@ func TestSplitSellNoProfitServer(t *testing.T) {
 	carolTok, _ := c.register("carol")
 	alice, bob, carol := sessionCred(aliceTok), sessionCred(bobTok), sessionCred(carolTok)
 
-	c.trade(alice, m.ID, "yes", "buy", "500")
-	c.trade(bob, m.ID, "no", "buy", "500")
-	sp := c.splitMerge(carol, m.ID, "split", "500")
-	sellYes := c.trade(carol, m.ID, "yes", "sell", "500")
-	sellNo := c.trade(carol, m.ID, "no", "sell", "500")
+	c.trade(alice, m.ID.String(), "yes", "buy", "500")
+	c.trade(bob, m.ID.String(), "no", "buy", "500")
+	sp := c.splitMerge(carol, m.ID.String(), "split", "500")
+	sellYes := c.trade(carol, m.ID.String(), "yes", "sell", "500")
+	sellNo := c.trade(carol, m.ID.String(), "no", "sell", "500")
 	me := c.me(carol)
-	if y, n := me.shares(m.ID, "yes"), me.shares(m.ID, "no"); y != 0 || n != 0 {
+	if y, n := heldShares(&me, m.ID.String(), "yes"), heldShares(&me, m.ID.String(), "no"); y != 0 || n != 0 {
 		t.Fatalf("carol holds %s yes, %s no after selling both sides", y, n)
 	}
 	t.Logf("split 500 cost %s; sold yes for %s, no for %s; balance %s", sp.Cost, sellYes.Cost, sellNo.Cost, me.Agent.Balance)
@@ -37,7 +37,7 @@ func TestSplitSellNoProfitServer(t *testing.T) {
 			me.Agent.Balance, me.Agent.Balance-money.Units(1000))
 	}
 	// Back at q0, the market holds what alice and bob are owed and more.
-	after := c.market(m.ID)
+	after := c.market(m.ID.String())
 	if after.Liquidity.QYes != money.Units(1500) || after.Liquidity.QNo != money.Units(1500) {
 		t.Fatalf("q after the cycle %s/%s, want 1500/1500 (alice's and bob's 500 over q0)", after.Liquidity.QYes, after.Liquidity.QNo)
 	}

@@ -82,7 +82,7 @@ func TestOracleStakesServer(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	if mk := c.market(m.ID); mk.Status != "resolved" || mk.Outcome == nil || *mk.Outcome != "no" {
+	if mk := c.market(m.ID.String()); mk.Status != "resolved" || mk.Outcome == nil || *mk.Outcome != "no" {
 		t.Fatalf("market %+v, want resolved no", mk)
 	}
 	if code := p.terminate(); code != 0 {

@@ -32,7 +32,7 @@ func RegisterSnapshots(reg prometheus.Registerer, src SnapshotSource, started ti
 		src: src, now: now, started: started,
 		taken:  prometheus.NewDesc("marketd_snapshots_total", "Snapshots written since start.", nil, nil),
 		failed: prometheus.NewDesc("marketd_snapshot_failures_total", "Snapshots that failed since start (the log keeps everything; the next turn retries).", nil, nil),
-		took:   prometheus.NewDesc("marketd_snapshot_duration_seconds", "Time the last snapshot written took (capture, write, fsyncs, rename).", nil, nil),
+		took:   prometheus.NewDesc("marketd_snapshot_duration_seconds", "Time the last snapshot written took (capture, write, fsyncs, rename, and the rests of a paced snapshot).", nil, nil),
 		size:   prometheus.NewDesc("marketd_snapshot_size_bytes", "Size of the last snapshot written.", nil, nil),
 		age: prometheus.NewDesc("marketd_snapshot_age_seconds",
 			"Seconds since the newest good snapshot was written (since process start while there is none).", nil, nil),

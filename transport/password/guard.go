@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"marketd/internal/sweep"
 )
 
 // DefaultMaxNames is the number of names a Guard made by NewGuard tracks at
@@ -203,22 +205,9 @@ func (g *Guard) Sweep(now time.Time) int {
 	nowNanos := now.UnixNano()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	before := len(g.names)
-	for key, f := range g.names {
-		if f.expiryNanos(g.block) <= nowNanos {
-			delete(g.names, key)
-		}
-	}
-	if len(g.names) < before && len(g.names) <= g.peak/4 {
-		// maps.Clone would copy the table at its old size.
-		m := make(map[string]failures, len(g.names))
-		for key, f := range g.names {
-			m[key] = f
-		}
-		g.names = m
-		g.peak = len(m)
-	}
-	return before - len(g.names)
+	var dropped int
+	g.names, g.peak, dropped = sweep.Expired(g.names, g.peak, func(f failures) bool { return f.expiryNanos(g.block) <= nowNanos })
+	return dropped
 }
 
 // Len returns the number of names tracked, for a gauge.

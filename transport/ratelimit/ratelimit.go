@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"marketd/internal/sweep"
 )
 
 // DefaultMaxKeys is the number of windows a Limiter made by New holds at
@@ -257,22 +259,9 @@ func (l *Limiter) Sweep(now time.Time) int {
 	for i := range l.shards {
 		s := &l.shards[i]
 		s.mu.Lock()
-		before := len(s.windows)
-		for k, w := range s.windows {
-			if w.endNanos <= nowNanos {
-				delete(s.windows, k)
-			}
-		}
-		dropped += before - len(s.windows)
-		if len(s.windows) < before && len(s.windows) <= s.peak/4 {
-			// maps.Clone would copy the table at its old size.
-			m := make(map[Key]windowState, len(s.windows))
-			for k, w := range s.windows {
-				m[k] = w
-			}
-			s.windows = m
-			s.peak = len(m)
-		}
+		var n int
+		s.windows, s.peak, n = sweep.Expired(s.windows, s.peak, func(w windowState) bool { return w.endNanos <= nowNanos })
+		dropped += n
 		s.mu.Unlock()
 	}
 	return dropped

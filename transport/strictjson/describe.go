@@ -46,62 +46,41 @@ func textDecoder(t reflect.Type) bool {
 // want describes in plain words the JSON values a Go value of type t
 // accepts, completing "must be".
 func want(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == numberType:
-		return "a number"
-	case textDecoder(t):
-		return "a string"
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a non-negative integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Interface {
-			return "an array"
-		}
-		return "an array of " + plural(t.Elem())
-	}
-	return "a valid value"
+	one, _ := words(t)
+	return one
 }
 
-// plural names many values of type t, completing "an array of".
-func plural(t reflect.Type) string {
+// words names the JSON values a Go value of type t accepts: one of them,
+// completing "must be", and many of them, completing "an array of".
+func words(t reflect.Type) (one, many string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch {
 	case t == numberType:
-		return "numbers"
+		return "a number", "numbers"
 	case textDecoder(t):
-		return "strings"
+		return "a string", "strings"
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return "strings"
+		return "a string", "strings"
 	case reflect.Bool:
-		return "booleans"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "integers"
+		return "true or false", "booleans"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer", "integers"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer", "integers"
 	case reflect.Float32, reflect.Float64:
-		return "numbers"
+		return "a number", "numbers"
 	case reflect.Struct, reflect.Map:
-		return "objects"
+		return "an object", "objects"
 	case reflect.Slice, reflect.Array:
-		return "arrays"
+		if t.Elem().Kind() == reflect.Interface {
+			return "an array", "arrays"
+		}
+		_, elems := words(t.Elem())
+		return "an array of " + elems, "arrays"
 	}
-	return "values"
+	return "a valid value", "values"
 }

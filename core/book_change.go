@@ -1,0 +1,192 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"marketd/core/money"
+	"marketd/core/pricing"
+)
+
+// A trade, a split and a merge are one kind of operation: a change of a
+// market's book in one currency by one trader, priced on the curve
+// (docs/API.md, "POST /api/markets/trade", "POST /api/markets/split-merge").
+// They share every step but the pricing and the answer: the caller's side
+// (submitBookChange), the actor's checks, locks, idempotency and commit
+// (changeBook), and the record of the book, the position and the balance
+// (buildBookChange). The pricing is quoteTrade and applyTrade (trade.go),
+// quoteSplit and applySplit (split.go).
+
+// submitBookChange is the caller's side of a trade, a split or a merge: c
+// is its command, its request set, and invalid the request's validation
+// error. It finds the market and the trader and runs c on the market's
+// goroutine; a refusal it returns once the state it rests on is durable
+// (refuseOn). The caller reads c's result, and puts c back.
+func (e *Engine) submitBookChange(ctx context.Context, c *command, invalid error, marketID, accountID uuid.UUID) error {
+	if invalid != nil {
+		return invalid
+	}
+	m, a, err := e.marketAndTrader(marketID, accountID)
+	if err != nil {
+		return err
+	}
+	if err := e.refuseInSteps(ctx, m); err != nil {
+		return err
+	}
+	c.acct = a
+	if err := e.submit(ctx, m, c); err != nil {
+		return e.refuseOn(ctx, m, a, err)
+	}
+	return nil
+}
+
+// changeBook is the actor's side of a trade, a split or a merge. Runs on
+// the market's goroutine.
+func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
+	now := e.now()
+	if !m.tradable(now) {
+		c.done <- ErrMarketNotActive
+		return
+	}
+	// What the checks need of the request: a trade's or a split's.
+	isTrade := c.op == opTrade
+	var cur money.Currency
+	var hasSeq bool
+	var seq uint64
+	var idem *Idempotent
+	if isTrade {
+		r := &c.trade
+		cur, hasSeq, seq, idem = r.Currency, r.HasExpectSeq, r.ExpectSeq, &r.Idem
+	} else {
+		r := &c.split
+		cur, hasSeq, seq, idem = r.Currency, r.HasExpectSeq, r.ExpectSeq, &r.Idem
+	}
+	if err := m.checkExpectSeq(cur, hasSeq, seq); err != nil {
+		c.done <- err
+		return
+	}
+	// c belongs to its caller again once commit has handed the record to
+	// the journal: keep what is needed after that.
+	a := c.acct
+	house := e.lockTrader(m, a, cur)
+	defer unlockTrader(a, house)
+	if idem.Key != "" {
+		if err := e.checkIdem(a, idem, now); err != nil {
+			c.done <- err
+			return
+		}
+	}
+	newHolder, err := e.buildBookChange(m, sc, c, cur, house, now)
+	if err != nil {
+		c.done <- err
+		return
+	}
+	if idem.Key != "" {
+		var answer []byte
+		if isTrade {
+			answer = c.trade.Answer(&c.tradeRes)
+		} else {
+			answer = c.split.Answer(&c.splitRes)
+		}
+		sc.storeIdem(a, idemEntry(idem, now, answer))
+	}
+	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
+	if e.commit(&sc.pending, c.done, nil) {
+		// An account with a position in the market is among its
+		// holders already: a map assignment saved per trade.
+		if newHolder {
+			m.holders[a.id] = struct{}{}
+		}
+		if isTrade {
+			m.counters.countTrade(cur, side, sell, cost)
+		}
+	}
+}
+
+// buildBookChange checks a trade, a split or a merge of m's book in cur
+// and builds its record in sc, and reports whether it opens the trader's
+// first position in the book. Caller holds the trader's mu, and house.mu
+// when house is not nil.
+func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.Currency, house *account, now int64) (newHolder bool, err error) {
+	a := c.acct
+	kind := KindTrade
+	if c.op == opSplitMerge {
+		kind = KindSplit
+		if c.split.Merge {
+			kind = KindMerge
+		}
+	}
+	sc.reset(kind, now)
+	sc.market(m)
+	var s sums
+	book := m.books[cur]
+	if house != nil {
+		book = e.fundBook(sc, m, house, cur, now, &s)
+	}
+	pos, held := a.positions[posKey{m.id, cur}]
+	if !held {
+		pos = Position{Market: m.id, Currency: cur}
+	}
+	if pos.Referrer == uuid.Nil {
+		pos.Referrer = a.info.Referrer
+	}
+	balance := a.balances[cur]
+	var q pricing.Quote
+	// paid: the trader receives q.Amount (a sell or a merge) rather than
+	// pays it.
+	tx, paid := TxTradeBuy, false
+	if kind == KindTrade {
+		r := &c.trade
+		if q, err = quoteTrade(&m.pricing[cur], &m.info, r, &book, &pos, balance); err != nil {
+			return false, err
+		}
+		balance = applyTrade(r, q, &book, &pos, balance, &s)
+		if r.Sell {
+			tx, paid = TxTradeSell, true
+		}
+	} else {
+		r := &c.split
+		sq, err := quoteSplit(&m.info, r, &book, &pos, balance)
+		if err != nil {
+			return false, err
+		}
+		balance = applySplit(r, sq, &book, &pos, balance, &s)
+		q, tx, paid = sq.Quote, TxSplit, r.Merge
+		if paid {
+			tx = TxMerge
+		}
+	}
+	if s.err != nil {
+		return false, fmt.Errorf("core: %v: %w", kind, s.err)
+	}
+	if book.Collateral < 0 || book.Q != q.QAfter {
+		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a %v quoted to %v", m.id, book.Collateral, book.Q, kind, q.QAfter))
+	}
+	ref := e.ids.next()
+	ledgerAmount := -q.Amount
+	if paid {
+		ledgerAmount = q.Amount
+	}
+	ac := sc.account(a)
+	sc.credit(ac, cur, tx, ledgerAmount, balance, ref, now)
+	sc.addPosition(ac, pos)
+	sc.setBook(book)
+	if kind == KindTrade {
+		r := &c.trade
+		sc.trds[0] = TradeSummary{ID: ref, Market: m.id, Currency: cur, Side: r.Side, Sell: r.Sell,
+			Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, Reasoning: r.Reasoning, Time: now}
+		ac.Trades = sc.trds[:1]
+		c.tradeRes = TradeResult{TradeID: ref, Market: m.id, Currency: cur, Side: r.Side, Sell: r.Sell,
+			Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, Time: time.Unix(0, now).UTC(),
+			PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
+	} else {
+		r := &c.split
+		c.splitRes = SplitResult{Market: m.id, Currency: cur, Merge: r.Merge, Amount: r.Amount,
+			Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No],
+			PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
+	}
+	return !held, nil
+}
