@@ -56,27 +56,18 @@ func (s *State) ApplyPrepared(seq uint64, rec *Record, p *Prepared) error {
 			seq, len(p.accts), len(p.mkts), len(rec.Accounts), len(rec.Markets)))
 	}
 	// Look every object up once; nil stands for one the record creates.
+	var foundAccts []*account
+	var foundMkts []*market
+	if p != nil {
+		foundAccts, foundMkts = p.accts, p.mkts
+	}
 	accts := s.replayAccts[:0]
 	for i := range rec.Accounts {
-		var a *account
-		if p != nil {
-			a = p.accts[i]
-		}
-		if a == nil {
-			a = s.account(rec.Accounts[i].ID)
-		}
-		accts = append(accts, a)
+		accts = append(accts, foundOr(foundAccts, i, rec.Accounts[i].ID, s.account))
 	}
 	mkts := s.replayMkts[:0]
 	for i := range rec.Markets {
-		var m *market
-		if p != nil {
-			m = p.mkts[i]
-		}
-		if m == nil {
-			m = s.market(rec.Markets[i].ID)
-		}
-		mkts = append(mkts, m)
+		mkts = append(mkts, foundOr(foundMkts, i, rec.Markets[i].ID, s.market))
 	}
 	s.replayAccts, s.replayMkts = accts, mkts
 	if err := s.checkFollows(seq, rec, accts, mkts); err != nil {
@@ -84,6 +75,15 @@ func (s *State) ApplyPrepared(seq uint64, rec *Record, p *Prepared) error {
 	}
 	s.applyRecord(seq, rec, accts, mkts)
 	return nil
+}
+
+// foundOr returns found[i], what Prepare found, or when it found nothing
+// (or did not run) what look finds now.
+func foundOr[T any](found []*T, i int, id uuid.UUID, look func(uuid.UUID) *T) *T {
+	if i < len(found) && found[i] != nil {
+		return found[i]
+	}
+	return look(id)
 }
 
 // follows reports whether a record may change an object at lsn: the
