@@ -20,7 +20,6 @@ import (
 	"marketd/core"
 	"marketd/core/money"
 	"marketd/internal/cputime"
-	"marketd/snapshot"
 	"marketd/wal/record"
 )
 
@@ -79,7 +78,8 @@ func getBig(b *testing.B) *bigNode {
 
 // BenchmarkSnapshotPause takes a snapshot of a state with 1,000,000
 // accounts while 16 goroutines trade, unpaced (as at shutdown) and paced
-// to a quarter of a core (as Run takes them), and reports how trading was
+// to a quarter of a core (as Run takes them with -snapshot-cpu-share
+// 0.25), and reports how trading was
 // held up: the longest trade during the snapshot (pause-max-ms) next to
 // the longest trade during a window of the same length without one
 // (baseline-max-ms), the trades per second in both windows
@@ -93,7 +93,7 @@ func BenchmarkSnapshotPause(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		share float64
-	}{{"unpaced", 1}, {"share=0.25", snapshot.DefaultCPUShare}} {
+	}{{"unpaced", 1}, {"share=0.25", 0.25}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -47,9 +47,9 @@ type Options struct {
 	// DefaultChunkObjects.
 	ChunkObjects int
 	// CPUShare is the share of one core a snapshot taken by Run may use:
-	// it rests after each chunk for as long as that needs (pace.go).
-	// Default DefaultCPUShare; 1 or more: no rest. Take, used at shutdown
-	// when nothing trades, never rests.
+	// below 1 it rests after each chunk for as long as that needs
+	// (pace.go). Default DefaultCPUShare (1: no rest). Take, used at
+	// shutdown when nothing trades, never rests.
 	CPUShare float64
 	Now      func() time.Time // default time.Now
 	Logger   *slog.Logger     // default slog.Default()

@@ -18,8 +18,10 @@ type Replayer interface {
 	FirstSeq() uint64
 	// LastSeq is the last record held, 0 when none ever was.
 	LastSeq() uint64
-	// Replay calls fn with every record from seq from on, verified.
-	Replay(from uint64, fn func(seq uint64, rec *core.Record) error) error
+	// ReplayPrepared calls fn with every record from seq from on,
+	// verified, each first given to prepare (on any goroutine) with the
+	// Prepared fn then receives.
+	ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error
 }
 
 // Recovered says what recovery did.
@@ -120,9 +122,9 @@ func recoverState(fsys vfs.FS, dir string, log Replayer, logger *slog.Logger, re
 }
 
 func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered, check bool) (*core.State, Recovered, error) {
-	err := log.Replay(from, func(seq uint64, r *core.Record) error {
+	err := log.ReplayPrepared(from, st.Prepare, func(seq uint64, r *core.Record, p *core.Prepared) error {
 		rec.Replayed++
-		return st.Apply(seq, r)
+		return st.ApplyPrepared(seq, r, p)
 	})
 	if err != nil {
 		return nil, rec, fmt.Errorf("snapshot: recover: replay from %d: %w", from, err)

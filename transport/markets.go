@@ -196,7 +196,7 @@ func (s *Server) createMarket(ctx *fasthttp.RequestCtx, c *caller, req *createMa
 	}
 	t, err := time.Parse(time.RFC3339Nano, *req.ClosesAt)
 	if err != nil {
-		return fieldError("closes_at", "must be an ISO 8601 wire.Timestamp such as 2030-01-01T00:00:00Z")
+		return fieldError("closes_at", "must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z")
 	}
 	nm.ClosesAt = t.UTC()
 	if req.Alpha.Set() {

@@ -371,3 +371,23 @@ func TestListMarketsPaging(t *testing.T) {
 		t.Errorf("GET /api/markets/active: count %d, %d markets; want all %d, newest first", active.Count, len(active.Markets), n)
 	}
 }
+
+// TestCreateMarketClosesAtMessage: a closes_at that is not an RFC 3339
+// time is refused with the message docs/API.md's clients match on, word
+// for word, whatever the Go names of the answer types.
+func TestCreateMarketClosesAtMessage(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	adm := ts.admin()
+	const want = "closes_at: must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z"
+	for _, tc := range []struct{ name, closesAt string }{
+		{"a word", "tomorrow"},
+		{"a date without a time", "2030-01-01"},
+		{"no zone", "2030-01-01T00:00:00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := ts.sub(t)
+			body := jsonBody(map[string]any{"title": "t", "description": "d", "category": "c", "closes_at": tc.closesAt})
+			ts.expect(ts.do("POST", "/api/markets", auth{session: adm}, body), 400, want)
+		})
+	}
+}

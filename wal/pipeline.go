@@ -45,9 +45,10 @@ type replayChunk struct {
 	entries [][]byte       // frames
 	offs    []int          // byte offset of each entry in the segment
 	blocks  []record.Block
-	recs    []*core.Record // decoded, in order; up to the first error
-	err     error          // the first decode or read error: replay stops after recs
-	done    chan struct{}  // receives once when the chunk is decoded
+	recs    []*core.Record  // decoded, in order; up to the first error
+	preps   []core.Prepared // by record, when the replay prepares records
+	err     error           // the first decode or read error: replay stops after recs
+	done    chan struct{}   // receives once when the chunk is decoded
 }
 
 // replayPipeline is one replay's producer, workers and queues. The
@@ -61,13 +62,15 @@ type replayPipeline struct {
 	quit  chan struct{}       // closed by the caller when it stops early
 	wg    sync.WaitGroup
 
-	cur *replayChunk // being filled by the producer
+	prepare func(*core.Record, *core.Prepared) // nil: records are not prepared
+	cur     *replayChunk                       // being filled by the producer
 }
 
 // startReplayPipeline starts the workers and the producer, which calls
 // produce with itself and, when produce returns an error, queues it after
-// the records before it.
-func startReplayPipeline(produce func(p *replayPipeline) error) *replayPipeline {
+// the records before it. The workers call prepare, when not nil, on each
+// record they decode.
+func startReplayPipeline(prepare func(*core.Record, *core.Prepared), produce func(p *replayPipeline) error) *replayPipeline {
 	workers := runtime.GOMAXPROCS(0)
 	maxIn := workers * replayChunksPerWorker
 	p := &replayPipeline{
@@ -76,12 +79,14 @@ func startReplayPipeline(produce func(p *replayPipeline) error) *replayPipeline 
 		free:  make(chan *replayChunk, maxIn+2),
 		bufs:  make(chan *segmentBuffer, replaySegmentBuffers),
 		quit:  make(chan struct{}),
+
+		prepare: prepare,
 	}
 	var workersDone sync.WaitGroup
 	for range workers {
 		workersDone.Go(func() {
 			for c := range p.work {
-				c.decode()
+				c.decode(p.prepare)
 			}
 		})
 	}
@@ -169,19 +174,25 @@ func (p *replayPipeline) send(c *replayChunk) bool {
 }
 
 // decode runs on a worker.
-func (c *replayChunk) decode() {
+func (c *replayChunk) decode(prepare func(*core.Record, *core.Prepared)) {
 	defer func() { c.done <- struct{}{} }()
 	if cap(c.blocks) < len(c.entries) {
 		c.blocks = make([]record.Block, len(c.entries))
 	}
 	c.blocks = c.blocks[:len(c.entries)]
 	clear(c.blocks) // DecodeFramed wants zero blocks
+	if prepare != nil && len(c.preps) < len(c.entries) {
+		c.preps = append(c.preps, make([]core.Prepared, len(c.entries)-len(c.preps))...)
+	}
 	for i, e := range c.entries {
 		seq := c.first + uint64(i)
 		rec, err := record.DecodeFramed(e, seq, &c.blocks[i])
 		if err != nil {
 			c.err = fmt.Errorf("wal: replay: %s: byte %d: seq %d: %w", c.path, c.offs[i], seq, err)
 			return
+		}
+		if prepare != nil {
+			prepare(rec, &c.preps[i])
 		}
 		c.recs = append(c.recs, rec)
 	}
@@ -190,7 +201,7 @@ func (c *replayChunk) decode() {
 // deliver calls fn on every record in order, on the caller's goroutine,
 // and returns the first error: fn's, or a read or decode error after the
 // records before it. It stops the producer and waits for it either way.
-func (p *replayPipeline) deliver(fn func(uint64, *core.Record) error) error {
+func (p *replayPipeline) deliver(fn func(uint64, *core.Record, *core.Prepared) error) error {
 	defer p.wg.Wait()
 	defer close(p.quit)
 	for c := range p.order {
@@ -201,7 +212,11 @@ func (p *replayPipeline) deliver(fn func(uint64, *core.Record) error) error {
 		}
 		for i, rec := range c.recs {
 			seq := c.first + uint64(i)
-			if err := fn(seq, rec); err != nil {
+			var prep *core.Prepared
+			if p.prepare != nil {
+				prep = &c.preps[i]
+			}
+			if err := fn(seq, rec, prep); err != nil {
 				return fmt.Errorf("wal: replay: seq %d: %w", seq, err)
 			}
 		}

@@ -106,11 +106,17 @@ func (r *Reader) Segments() []string {
 // between FirstSeq and LastSeq+1, or Replay fails with ErrOutOfRange. fn
 // must not keep rec after it returns.
 func (r *Reader) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) error {
+	return r.ReplayPrepared(from, nil, withoutPrepared(fn))
+}
+
+// ReplayPrepared is Replay with records prepared as Log.ReplayPrepared
+// prepares them.
+func (r *Reader) ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error {
 	if from < r.first || from > r.last+1 {
 		return fmt.Errorf("wal: replay from %d: log holds %d..%d: %w", from, r.first, r.last, ErrOutOfRange)
 	}
 	if from == r.last+1 {
 		return nil
 	}
-	return replaySegments(r.fsys, r.dir, r.segs, r.lastLen, r.last, from, fn)
+	return replaySegments(r.fsys, r.dir, r.segs, r.lastLen, r.last, from, prepare, fn)
 }

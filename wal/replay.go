@@ -25,6 +25,21 @@ import (
 // its successor's name implies), and only before Start: after it, the
 // writer owns the files and Replay fails with ErrStarted.
 func (l *Log) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) error {
+	return l.ReplayPrepared(from, nil, withoutPrepared(fn))
+}
+
+// withoutPrepared adapts a Replay callback to ReplayPrepared's.
+func withoutPrepared(fn func(uint64, *core.Record) error) func(uint64, *core.Record, *core.Prepared) error {
+	return func(seq uint64, rec *core.Record, _ *core.Prepared) error { return fn(seq, rec) }
+}
+
+// ReplayPrepared is Replay, calling prepare, when not nil, on each record
+// on the decoding worker that decoded it, with a Prepared of its own that
+// fn then receives with the record (nil when prepare is nil): recovery
+// passes core.State.Prepare and ApplyPrepared, so that the lookups of a
+// record's objects run beside the applying of earlier records. prepare
+// runs on several goroutines at once, ahead of fn.
+func (l *Log) ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error {
 	if l.started.Load() {
 		return fmt.Errorf("wal: replay: %w", ErrStarted)
 	}
@@ -39,20 +54,21 @@ func (l *Log) Replay(from uint64, fn func(seq uint64, rec *core.Record) error) e
 	if err != nil {
 		return err
 	}
-	return replaySegments(l.opts.FS, l.dir, segs, -1, last, from, fn)
+	return replaySegments(l.opts.FS, l.dir, segs, -1, last, from, prepare, fn)
 }
 
 // replaySegments replays the records from seq from through last, which
 // segs (as listSegments returns them) must hold. lastLen, when not
 // negative, is how many bytes of the last segment to read: the reader of
 // a log whose torn tail is reported, not cut, stops before it.
-func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, last, from uint64, fn func(seq uint64, rec *core.Record) error) error {
+func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, last, from uint64,
+	prepare func(*core.Record, *core.Prepared), fn func(uint64, *core.Record, *core.Prepared) error) error {
 	// The segment holding from is the last one starting at or before it.
 	i := sort.Search(len(segs), func(i int) bool { return segs[i].index > from }) - 1
 	if i < 0 {
 		return fmt.Errorf("wal: replay from %d: no segment holds it: %w", from, ErrCorrupt)
 	}
-	p := startReplayPipeline(func(p *replayPipeline) error {
+	p := startReplayPipeline(prepare, func(p *replayPipeline) error {
 		return scanSegments(fsys, dir, segs, i, lastLen, last, from, p)
 	})
 	return p.deliver(fn)
