@@ -71,7 +71,8 @@
 //	record_build.go        a record under construction and its commit (pending, scratch)
 //	recordsize.go          a record's size bound, checked before it is applied
 //	kind_names.go          the record kinds' names
-//	replay.go              State.Apply and LoadImage: records back into memory
+//	replay.go              State.Apply and Prepare: log records back into memory
+//	replay_image.go        LoadImage and ImageLoader: a snapshot's images back into memory
 //	capture.go             State.Capture: the image records of a snapshot
 //	invariants.go          State.Check: conservation and every other invariant
 //	invariant_report.go    State.CheckReport: the checks by family, for the offline checker

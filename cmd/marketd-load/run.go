@@ -124,21 +124,28 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := cmp.WriteText(out); err != nil {
+	return report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
+		Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(),
+		GoVersion: runtime.Version(), Comparison: cmp}.write(cfg, out, marketd)
+}
+
+// write prints the comparison and the invariant checks, writes the JSON
+// report and the charts that cfg asks for, and fails when an invariant
+// does not hold.
+func (rep report) write(cfg config, out io.Writer, marketd *load.Target) error {
+	if err := rep.Comparison.WriteText(out); err != nil {
 		return err
 	}
 	checks, failed := checkInvariants(out, marketd)
+	rep.Checks = checks
 	if cfg.jsonPath != "" {
-		rep := report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
-			Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
-			Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(),
-			GoVersion: runtime.Version(), Comparison: cmp, Checks: checks}
 		if err := writeJSON(cfg.jsonPath, rep); err != nil {
 			return err
 		}
 	}
 	if cfg.plotDir != "" {
-		if err := plot(cfg, skew.String(), cmp); err != nil {
+		if err := plot(cfg, rep.Skew, rep.Comparison); err != nil {
 			return err
 		}
 	}
