@@ -58,7 +58,7 @@ func (s *State) loadObjects(rec *Record) error {
 		}
 		switch {
 		case a == nil:
-			a = newAccount(ch.ID)
+			a = s.newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.accounts.store(a.id, a) // and its name: indexImage
 		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:

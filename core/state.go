@@ -21,6 +21,8 @@ import (
 // docs/ARCHITECTURE.md).
 type State struct {
 	accounts idMap[*account]
+	// accountMem holds the accounts themselves (account_arena.go).
+	accountMem accountArena
 
 	namesMu sync.Mutex
 	names   map[string]uuid.UUID // lower-case name -> account; guarded by namesMu
@@ -69,11 +71,16 @@ func NewState() *State {
 	s := &State{names: make(map[string]uuid.UUID)}
 	s.auth.init()
 	s.idx.init()
-	house := newAccount(HouseID)
+	house := s.newAccount(HouseID)
 	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
 	s.accounts.store(HouseID, house)
 	return s
 }
+
+// newAccount returns a new, empty account with ID id, not yet findable:
+// addAccount or accounts.store makes it so, and an account that is not
+// stored after all goes back with accountMem.release.
+func (s *State) newAccount(id uuid.UUID) *account { return s.accountMem.alloc(id) }
 
 func (s *State) account(id uuid.UUID) *account {
 	a, _ := s.accounts.load(id)
