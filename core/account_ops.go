@@ -59,7 +59,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	defer e.leave()
 	now := e.now()
 	e.st.namesMu.Lock()
-	if id, taken := e.st.names[nameKey(req.Name)]; taken {
+	if id, taken := e.st.nameLookup(req.Name); taken {
 		e.st.namesMu.Unlock()
 		return AccountView{}, e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
 	}
@@ -85,7 +85,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	if s.err == nil {
 		stored = e.commit(p, done, func() {
 			e.st.accounts.store(a.id, a)
-			e.st.names[nameKey(req.Name)] = a.id
+			e.st.nameStore(req.Name, a.id)
 		})
 	}
 	e.st.supply.mu.Unlock()
@@ -111,7 +111,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 // checks again under its lock.
 func (e *Engine) NameAvailable(ctx context.Context, name string) error {
 	e.st.namesMu.Lock()
-	id, taken := e.st.names[nameKey(name)]
+	id, taken := e.st.nameLookup(name)
 	e.st.namesMu.Unlock()
 	if !taken {
 		return nil

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -25,7 +24,7 @@ type State struct {
 	accountMem accountArena
 
 	namesMu sync.Mutex
-	names   map[string]uuid.UUID // lower-case name -> account; guarded by namesMu
+	names   map[nameKey]uuid.UUID // lower-case name -> account; guarded by namesMu
 
 	markets idMap[*market]
 
@@ -68,7 +67,7 @@ type supply struct {
 
 // NewState returns an empty state holding only the house account.
 func NewState() *State {
-	s := &State{names: make(map[string]uuid.UUID)}
+	s := &State{names: make(map[nameKey]uuid.UUID)}
 	s.auth.init()
 	s.idx.init()
 	house := s.newAccount(HouseID)
@@ -96,7 +95,7 @@ func (s *State) market(id uuid.UUID) *market {
 func (s *State) addAccount(a *account) {
 	s.accounts.store(a.id, a)
 	s.namesMu.Lock()
-	s.names[nameKey(a.info.Name)] = a.id
+	s.nameStore(a.info.Name, a.id)
 	s.namesMu.Unlock()
 }
 
@@ -104,7 +103,25 @@ func (s *State) addAccount(a *account) {
 // published first.
 func (s *State) addMarket(m *market) { s.markets.store(m.id, m) }
 
-func nameKey(name string) string { return strings.ToLower(name) }
+// nameLookup returns the account named name, ignoring case. Caller holds
+// namesMu, or owns the state alone (recovery).
+func (s *State) nameLookup(name string) (uuid.UUID, bool) {
+	k, ok := nameKeyOf(name)
+	if !ok {
+		return uuid.Nil, false
+	}
+	id, ok := s.names[k]
+	return id, ok
+}
+
+// nameStore makes account id findable by name. A name longer than any
+// valid one cannot be keyed, and no lookup could match it. Caller holds
+// namesMu, or owns the state alone (recovery).
+func (s *State) nameStore(name string, id uuid.UUID) {
+	if k, ok := nameKeyOf(name); ok {
+		s.names[k] = id
+	}
+}
 
 func newMarket(id uuid.UUID) *market {
 	return &market{id: id, holders: make(map[uuid.UUID]struct{})}
