@@ -9,6 +9,7 @@ import (
 	"marketd/internal/cputime"
 	"marketd/internal/fstype"
 	"marketd/wal"
+	"marketd/wal/record"
 )
 
 // floorActors is the number of actor goroutines of BenchmarkPipelineFloor,
@@ -17,7 +18,8 @@ const floorActors = 64
 
 // floorCall is one caller's request to an actor.
 type floorCall struct {
-	done chan error // capacity 1
+	done  chan error // capacity 1
+	frame []byte     // the record's frame, for the bare writer
 }
 
 // BenchmarkPipelineFloor runs the shape of core's trade path with no
@@ -32,17 +34,27 @@ type floorCall struct {
 //
 //   - no-log: the actor answers at once, the two hand-overs alone;
 //   - fsync-off: through the log with fsync off (64 callers);
-//   - fsync-on: through the log with fsync on (1,024 callers).
+//   - fsync-on: through the log with fsync on (1,024 callers);
+//   - bare-fsync-off and bare-fsync-on: the same callers and actors over
+//     the least a log must do (bareWriter): the actor encodes the same
+//     frame and hands it to one writer goroutine, which writes each batch
+//     it gathers with one write(2) to a plain file, fsyncs it (bare-fsync-on)
+//     and answers the callers itself. What fsync-off and fsync-on spend
+//     beyond these two is marketd's log (docs/PERFORMANCE.md, "The log
+//     against a bare write").
 func BenchmarkPipelineFloor(b *testing.B) {
 	for _, c := range []struct {
 		name    string
 		log     bool
+		bare    bool
 		fsync   bool
 		callers int
 	}{
-		{"no-log", false, false, 64},
-		{"fsync-off", true, false, 64},
-		{"fsync-on", true, true, 1024},
+		{"no-log", false, false, false, 64},
+		{"fsync-off", true, false, false, 64},
+		{"fsync-on", true, false, true, 1024},
+		{"bare-fsync-off", false, true, false, 64},
+		{"bare-fsync-on", false, true, true, 1024},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var log *wal.Log
@@ -54,7 +66,11 @@ func BenchmarkPipelineFloor(b *testing.B) {
 				}
 				log.Start()
 			}
-			inboxes := startFloorActors(b, log)
+			var bare *bareWriter
+			if c.bare {
+				bare = startBareWriter(b, c.fsync)
+			}
+			inboxes := startFloorActors(b, log, bare)
 			b.ReportAllocs()
 			cpu0, hasCPU := cputime.Process()
 			b.ResetTimer()
@@ -83,9 +99,15 @@ func BenchmarkPipelineFloor(b *testing.B) {
 			for _, in := range inboxes {
 				close(in)
 			}
+			if bare != nil {
+				commits, syncing := bare.stop()
+				b.ReportMetric(float64(b.N)/float64(max(commits, 1)), "records/commit")
+				b.ReportMetric(float64(syncing.Microseconds())/float64(max(commits, 1)), "write+fsync-us/commit")
+			}
 			if log != nil {
 				st := log.Stats()
 				b.ReportMetric(float64(st.Records)/float64(max(st.Batches, 1)), "records/commit")
+				b.ReportMetric(float64((st.WriteTotal+st.FsyncTotal).Microseconds())/float64(max(st.Batches, 1)), "write+fsync-us/commit")
 				if err := log.Close(); err != nil {
 					b.Fatal(err)
 				}
@@ -96,8 +118,8 @@ func BenchmarkPipelineFloor(b *testing.B) {
 
 // startFloorActors starts the actors of BenchmarkPipelineFloor and returns
 // their inboxes; each actor exits when its inbox is closed. With a nil
-// log an actor answers at once.
-func startFloorActors(b *testing.B, log *wal.Log) []chan *floorCall {
+// log and a nil bare writer an actor answers at once.
+func startFloorActors(b *testing.B, log *wal.Log, bare *bareWriter) []chan *floorCall {
 	rec := sampleTradeRecord()
 	inboxes := make([]chan *floorCall, floorActors)
 	for i := range inboxes {
@@ -105,6 +127,11 @@ func startFloorActors(b *testing.B, log *wal.Log) []chan *floorCall {
 		inboxes[i] = in
 		go func() {
 			for call := range in {
+				if bare != nil {
+					call.frame = record.AppendFramed(call.frame[:0], bare.seq.Add(1), rec)
+					bare.calls <- call
+					continue
+				}
 				if log == nil {
 					call.done <- nil
 					continue

@@ -30,6 +30,7 @@ type Log struct {
 	pending   []*entry      // the records of the commit in progress
 	writeNext uint64        // the next seq to write
 	seg       segmentTracker
+	segBuf    segmentBuffers // tidwall's tail segment buffer, sized once (segbuf.go)
 
 	// Published by the writer goroutine (or by Open), read by anyone.
 	firstSeq atomic.Uint64
@@ -180,6 +181,8 @@ func newLog(dir string, o Options, tw *tidwall.Log) (*Log, error) {
 		failedCh:    make(chan struct{}),
 	}
 	l.cond.L = &l.mu
+	l.segBuf = newSegmentBuffers(tw, o.SegmentSizeBytes)
+	l.segBuf.install()
 	l.entries.New = func() any { return new(entry) }
 	l.firstSeq.Store(first)
 	l.lastSeq.Store(last)

@@ -10,21 +10,18 @@ import (
 
 // Defaults of Options, used for fields left zero.
 const (
-	// DefaultSegmentSizeBytes bounds the longest stall of the writer.
-	// Tidwall keeps the whole current segment in a byte slice that it grows
-	// by append inside WriteBatch, so the writer now and then stops to copy
-	// the segment so far into a larger slice, and a new segment begins
-	// with an fsync of the full one and a file creation. Both stalls grow
-	// with the segment: the largest reallocation took 14-18 ms of the
-	// writer's CPU at tidwall's default of 20 MiB, 2-8 ms at 4 MiB and
-	// under 0.8 ms at 1 MiB, and a WriteBatch starting a new segment
-	// 2.1-3.2, 1.2-1.9 and 0.7-0.8 ms (BenchmarkSegmentBuffer,
-	// docs/PERFORMANCE.md). Every segment costs the same 4.6-6.4 times its
-	// size in allocations whatever the size. A new segment every 1 MiB
-	// (about 3,600 trade records) costs one more file creation and
-	// directory fsync per 3,600 records. Tidwall also reads the whole last
+	// DefaultSegmentSizeBytes is tidwall's segment size. Tidwall keeps the
+	// whole current segment in memory; the writer gives it a buffer of the
+	// full size up front and reuses it (segbuf.go), so the segment no
+	// longer grows by reallocation (before that, the largest reallocation
+	// took 14-18 ms of the writer's CPU at tidwall's default of 20 MiB,
+	// 2-8 ms at 4 MiB and under 0.8 ms at 1 MiB: BenchmarkSegmentBuffer,
+	// docs/PERFORMANCE.md). A new segment begins, inside a WriteBatch,
+	// with an fsync of the full one and a file creation, and costs a
+	// directory fsync: 0.7-0.8 ms of the writer at 1 MiB (about 3,600
+	// trade records), 1.2-1.9 at 4 MiB. Tidwall also reads the whole last
 	// segment into memory at Open and keeps the previous one in its cache,
-	// so the log's resident size is about twice this.
+	// so the log holds two or three buffers of this size.
 	DefaultSegmentSizeBytes = 1 << 20
 	// DefaultMaxBatchRecords bounds one commit. At 4096 records per fsync
 	// the disk here sustains about 1.4M records/s (shared/notes).

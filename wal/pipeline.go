@@ -45,6 +45,7 @@ type replayChunk struct {
 	entries [][]byte       // frames
 	offs    []int          // byte offset of each entry in the segment
 	blocks  []record.Block
+	strs    record.Strings  // the records' strings; new for each use, since fn keeps them
 	recs    []*core.Record  // decoded, in order; up to the first error
 	preps   []core.Prepared // by record, when the replay prepares records
 	err     error           // the first decode or read error: replay stops after recs
@@ -120,6 +121,7 @@ func (p *replayPipeline) chunk(path string, buf *segmentBuffer, first uint64) *r
 	select {
 	case c = <-p.free:
 		c.entries, c.offs, c.recs, c.err = c.entries[:0], c.offs[:0], c.recs[:0], nil
+		c.strs = record.Strings{}
 	default:
 		c = &replayChunk{
 			entries: make([][]byte, 0, replayChunkRecords),
@@ -186,7 +188,7 @@ func (c *replayChunk) decode(prepare func(*core.Record, *core.Prepared)) {
 	}
 	for i, e := range c.entries {
 		seq := c.first + uint64(i)
-		rec, err := record.DecodeFramed(e, seq, &c.blocks[i])
+		rec, err := record.DecodeFramedStrings(e, seq, &c.blocks[i], &c.strs)
 		if err != nil {
 			c.err = fmt.Errorf("wal: replay: %s: byte %d: seq %d: %w", c.path, c.offs[i], seq, err)
 			return

@@ -71,8 +71,10 @@ func (l *Log) serveTruncate(req truncRequest) error {
 		}
 		l.counters.dirFsyncs.Add(1)
 	}
-	// A truncation inside the last segment rewrites it under a new name.
+	// A truncation inside the last segment rewrites it under a new name
+	// and reads it back into a slice of its size.
 	l.seg.reload(l)
+	l.segBuf.install()
 	l.firstSeq.Store(req.seq)
 	req.reply <- nil
 	return nil

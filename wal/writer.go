@@ -141,7 +141,6 @@ func (l *Log) commit() (int, error) {
 			break
 		}
 		slot.Store(nil)
-		l.batch.Write(e.seq, e.frame) // copies the frame
 		bytes += len(e.frame)
 		stored += tidwallEntryBytes(e.frame)
 		l.pending = append(l.pending, e)
@@ -155,10 +154,11 @@ func (l *Log) commit() (int, error) {
 
 	began := time.Now()
 	var fsync time.Duration
-	if err := l.tw.WriteBatch(&l.batch); err != nil {
+	if err := l.write(); err != nil {
 		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
 	}
 	write := time.Since(began)
+	l.counters.writeNanos.Add(int64(write))
 	l.lastSeq.Store(last)
 	if !l.opts.NoFsync {
 		start := time.Now()
@@ -198,6 +198,35 @@ func (l *Log) commit() (int, error) {
 	l.cond.Broadcast()
 	l.mu.Unlock()
 	return n, nil
+}
+
+// write hands the pending records to tidwall: one WriteBatch, or two when
+// the records fill the current segment, the first ending with the record
+// that fills it (tidwall then starts the next segment at once), so that
+// the next segment's buffer is in place before anything is appended to it
+// (segbuf.go). Tidwall writes a batch that fills a segment with two
+// write(2) calls anyway, so the cut adds none.
+func (l *Log) write() error {
+	for rest := l.pending; len(rest) > 0; {
+		n := len(rest)
+		if room := l.segBuf.room(); room > 0 {
+			for i, fill := 0, 0; i < n; i++ {
+				if fill += tidwallEntryBytes(rest[i].frame); fill >= room {
+					n = i + 1
+					break
+				}
+			}
+		}
+		for _, e := range rest[:n] {
+			l.batch.Write(e.seq, e.frame) // copies the frame
+		}
+		if err := l.tw.WriteBatch(&l.batch); err != nil {
+			return err
+		}
+		l.segBuf.install()
+		rest = rest[n:]
+	}
+	return nil
 }
 
 // observeFsync counts one commit's fsync time and logs it when slow.

@@ -26,3 +26,18 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeReused decodes into one Block cleared each time, as
+// replay's workers do.
+func BenchmarkDecodeReused(b *testing.B) {
+	frame := AppendFramed(nil, 123456, recordgen.Trade(123456))
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	var blk Block
+	for b.Loop() {
+		blk = Block{}
+		if _, err := DecodeFramed(frame, 123456, &blk); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

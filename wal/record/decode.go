@@ -18,7 +18,7 @@ import (
 //
 // The record shares no memory with b; the caller may keep it.
 func Decode(b []byte) (*core.Record, error) {
-	return decodeInto(new(Block), FormatVersion, b)
+	return decodeInto(new(Block), FormatVersion, b, nil)
 }
 
 // DecodeVersion is Decode for a payload of the given format version (a
@@ -27,7 +27,7 @@ func DecodeVersion(version byte, b []byte) (*core.Record, error) {
 	if version < MinFormatVersion || version > FormatVersion {
 		return nil, fmt.Errorf("record: decode record: unknown version %d: %w", version, ErrCorrupt)
 	}
-	return decodeInto(new(Block), version, b)
+	return decodeInto(new(Block), version, b, nil)
 }
 
 // CountAccounts returns how many account changes a payload of the given
@@ -55,11 +55,12 @@ func CountAccounts(version byte, b []byte) (int, error) {
 // decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
-func decodeInto(blk *Block, version byte, b []byte) (*core.Record, error) {
+// strs, when not nil, holds the record's strings.
+func decodeInto(blk *Block, version byte, b []byte, strs *Strings) (*core.Record, error) {
 	if len(b) > MaxBytes {
 		return nil, fmt.Errorf("record: decode record: %d bytes, limit %d: %w", len(b), MaxBytes, ErrCorrupt)
 	}
-	d := decoder{b: b, version: version, spareAccount: &blk.account, spareBook: &blk.book}
+	d := decoder{b: b, version: version, spareAccount: &blk.account, spareBook: &blk.book, strs: strs}
 	rec := &blk.rec
 	rec.Kind = core.Kind(d.byte())
 	if d.err == nil && !validKind(rec.Kind) {

@@ -152,11 +152,18 @@ func DecodeFrameAt(b []byte, seq uint64) (Frame, error) {
 // decoding of a frame written by AppendFramed. Replay hands in Blocks
 // allocated a chunk at a time.
 func DecodeFramed(b []byte, seq uint64, blk *Block) (*core.Record, error) {
+	return DecodeFramedStrings(b, seq, blk, nil)
+}
+
+// DecodeFramedStrings is DecodeFramed with the record's strings copied
+// into strs (nil: an allocation each), as replay decodes a chunk of
+// records.
+func DecodeFramedStrings(b []byte, seq uint64, blk *Block, strs *Strings) (*core.Record, error) {
 	f, err := DecodeFrameAt(b, seq)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := decodeInto(blk, f.Version, f.Payload)
+	rec, err := decodeInto(blk, f.Version, f.Payload, strs)
 	if err != nil {
 		return nil, err
 	}
