@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"marketd/internal/fstype"
 	"marketd/wal"
@@ -22,6 +23,7 @@ type bareWriter struct {
 	calls   chan *floorCall
 	wg      sync.WaitGroup
 	commits int
+	syncing time.Duration // in write and fsync
 }
 
 // startBareWriter starts a bareWriter on a file in a temporary directory on
@@ -60,9 +62,11 @@ func startBareWriter(b *testing.B, fsync bool) *bareWriter {
 				for _, c := range batch {
 					buf = append(buf, c.frame...)
 				}
+				began := time.Now()
 				if _, failed = f.Write(buf); failed == nil && fsync {
 					failed = f.Sync()
 				}
+				w.syncing += time.Since(began)
 			}
 			w.commits++
 			for _, c := range batch {
@@ -74,9 +78,10 @@ func startBareWriter(b *testing.B, fsync bool) *bareWriter {
 }
 
 // stop waits for the writer to answer every call handed to it and returns
-// the number of commits it made. The actors must have stopped.
-func (w *bareWriter) stop(b *testing.B) int {
+// the number of commits it made and the time it spent in their writes and
+// fsyncs. The actors must have stopped.
+func (w *bareWriter) stop() (int, time.Duration) {
 	close(w.calls)
 	w.wg.Wait()
-	return w.commits
+	return w.commits, w.syncing
 }

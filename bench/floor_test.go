@@ -100,11 +100,14 @@ func BenchmarkPipelineFloor(b *testing.B) {
 				close(in)
 			}
 			if bare != nil {
-				b.ReportMetric(float64(b.N)/float64(max(bare.stop(b), 1)), "records/commit")
+				commits, syncing := bare.stop()
+				b.ReportMetric(float64(b.N)/float64(max(commits, 1)), "records/commit")
+				b.ReportMetric(float64(syncing.Microseconds())/float64(max(commits, 1)), "write+fsync-us/commit")
 			}
 			if log != nil {
 				st := log.Stats()
 				b.ReportMetric(float64(st.Records)/float64(max(st.Batches, 1)), "records/commit")
+				b.ReportMetric(float64((st.WriteTotal+st.FsyncTotal).Microseconds())/float64(max(st.Batches, 1)), "write+fsync-us/commit")
 				if err := log.Close(); err != nil {
 					b.Fatal(err)
 				}

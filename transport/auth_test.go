@@ -501,3 +501,28 @@ func TestBrowserSessionFlow(t *testing.T) {
 		}
 	}
 }
+
+// TestValidKeyLiteral: a key is svc_live_ and exactly 32 lowercase hex
+// digits; every other byte in any digit's place, a missing or extra digit
+// and another prefix are refused.
+func TestValidKeyLiteral(t *testing.T) {
+	valid := "svc_live_0123456789abcdef0123456789abcdef"
+	if !validKeyLiteral([]byte(valid)) {
+		t.Fatalf("%q refused", valid)
+	}
+	for i := len(keyLiteralPrefix); i < len(valid); i++ {
+		for c := range 256 {
+			k := []byte(valid)
+			k[i] = byte(c)
+			want := '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+			if got := validKeyLiteral(k); got != want {
+				t.Fatalf("%q: valid %v, want %v", k, got, want)
+			}
+		}
+	}
+	for _, k := range []string{valid[:len(valid)-1], valid + "0", "svc_test_0123456789abcdef0123456789abcdef", ""} {
+		if validKeyLiteral([]byte(k)) {
+			t.Errorf("%q accepted", k)
+		}
+	}
+}

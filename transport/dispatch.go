@@ -110,7 +110,7 @@ func (s *Server) handleIdempotent(ctx *fasthttp.RequestCtx, rt *route, c *caller
 	case idemIgnored:
 		return rt.handle(ctx, c)
 	case idemRefused:
-		if ctx.Request.Header.Peek(HeaderIdempotencyKey) != nil {
+		if ctx.Request.Header.PeekCanonical(headerIdempotencyKey) != nil {
 			return errIdemNotSupported
 		}
 		return rt.handle(ctx, c)

@@ -20,6 +20,10 @@ const (
 	HeaderReplayed       = "Idempotent-Replayed"
 )
 
+// headerIdempotencyKey is HeaderIdempotencyKey as fasthttp's canonical key,
+// for a lookup without normalizing the name.
+var headerIdempotencyKey = []byte(HeaderIdempotencyKey)
+
 // Limits of requests waiting behind one in flight with the same key.
 const (
 	// inFlightWait is how long a repeat waits for the first request of its
@@ -197,7 +201,7 @@ func (f *inFlight) release(k inFlightKey, done chan struct{}) {
 // returns the key, nil without one; the caller releases it (s.release)
 // once answered.
 func (s *Server) idempotency(ctx *fasthttp.RequestCtx, rt *route, c *caller) (req *idemRequest, done bool, err error) {
-	h := ctx.Request.Header.Peek(HeaderIdempotencyKey)
+	h := ctx.Request.Header.PeekCanonical(headerIdempotencyKey)
 	if h == nil {
 		return nil, false, nil
 	}

@@ -37,13 +37,14 @@ func newRequestIDs() *requestIDs {
 }
 
 // headerRequestID is HeaderRequestID as fasthttp's canonical key: with
-// it, setting and reading the header skip normalizing the name.
+// it, setting and reading the header skip normalizing the name (fasthttp
+// normalizes request header names as it parses them).
 var headerRequestID = []byte(HeaderRequestID)
 
 // set gives the response the request's id, the incoming one when valid,
 // else a new one, and appends the id to dst.
 func (g *requestIDs) set(ctx *fasthttp.RequestCtx, dst []byte) []byte {
-	if in := ctx.Request.Header.Peek(HeaderRequestID); validRequestID(in) {
+	if in := ctx.Request.Header.PeekCanonical(headerRequestID); validRequestID(in) {
 		ctx.Response.Header.SetCanonical(headerRequestID, in)
 		return append(dst, in...)
 	}

@@ -1,7 +1,10 @@
 package transport
 
 import (
+	"bufio"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,5 +86,52 @@ func BenchmarkRequestIDGenerate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g.set(&ctx, buf[:0])
+	}
+}
+
+// TestHeaderNamesAnyCase: the headers read by their canonical names
+// (Authorization, Idempotency-Key, X-Request-Id) are found whatever the
+// case the client wrote them in (RFC 9110, section 5.1), as fasthttp
+// normalizes names while it parses a request.
+func TestHeaderNamesAnyCase(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	sess, _ := ts.registerAccount("bot")
+	key := ts.newKey(sess, "trade")
+	mkt := ts.createMarket(ts.admin(), nil).ID.String()
+	body := `{"market_id":"` + mkt + `","side":"yes","type":"buy","shares":1}`
+	for i, names := range [][3]string{
+		{"authorization", "idempotency-key", "x-request-id"},
+		{"AUTHORIZATION", "IDEMPOTENCY-KEY", "X-REQUEST-ID"},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		rd := bufio.NewReader(conn)
+		for n := range 2 {
+			id := fmt.Sprintf("case-%d-%d", i, n)
+			if _, err := fmt.Fprintf(conn, "POST /api/markets/trade HTTP/1.1\r\nHost: x\r\n%s: Bearer %s\r\n%s: order-%d\r\n%s: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+				names[0], key, names[1], i, names[2], id, len(body), body); err != nil {
+				t.Fatal(err)
+			}
+			r, err := http.ReadResponse(rd, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, err := io.ReadAll(r.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.StatusCode != http.StatusOK {
+				t.Fatalf("%s: status %d, body %s", names, r.StatusCode, answer)
+			}
+			if got := r.Header.Get(HeaderRequestID); got != id {
+				t.Errorf("%s: request id %q, want %q", names, got, id)
+			}
+			if got, want := r.Header.Get(HeaderReplayed), map[bool]string{true: "true"}[n == 1]; got != want {
+				t.Errorf("%s, request %d: %s %q, want %q", names, n, HeaderReplayed, got, want)
+			}
+		}
 	}
 }

@@ -32,8 +32,8 @@ type tradeRequest struct {
 }
 
 func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
-	var body tradeRequest
-	if err := decodeBody(ctx, &body); err != nil {
+	var body tradeBody
+	if err := body.decode(ctx.PostBody()); err != nil {
 		return err
 	}
 	req, err := body.toCore(c.account)

@@ -132,6 +132,16 @@ func (s *segmentBuffers) install() {
 	s.tail = tail
 }
 
+// tailPath returns the path of tidwall's current segment file, or "" when
+// the layout is unknown.
+func (s *segmentBuffers) tailPath() string {
+	if s.segs == nil || len(*s.segs) == 0 {
+		return ""
+	}
+	segs := *s.segs
+	return segs[len(segs)-1].path
+}
+
 // retire keeps seg's buffers for reuse once tidwall drops them.
 func (s *segmentBuffers) retire(seg *twSegment) {
 	if cap(seg.ebuf) < s.size {

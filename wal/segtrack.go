@@ -61,17 +61,23 @@ func (t *segmentTracker) unchanged(batchBytes int) bool {
 	return true
 }
 
-// reload makes the last segment of dir the current one, with its size now;
-// it forgets the current segment when it cannot tell, so that the next
-// commit fsyncs the directory again. Tidwall writes its files through
-// package os, so they are read here the same way.
+// reload makes tidwall's current segment file the current one, with its
+// size now; it forgets the current segment when it cannot tell, so that
+// the next commit fsyncs the directory again. The file is the one tidwall
+// holds as its tail (segbuf.go), or else the last segment of dir: listing
+// the directory costs the writer a read of every segment's name, and the
+// directory holds every segment since the last truncation. Tidwall writes
+// its files through package os, so they are read here the same way.
 func (t *segmentTracker) reload(l *Log) {
 	t.path, t.size = "", 0
-	segs, err := listSegments(l.opts.FS, l.dir)
-	if err != nil || len(segs) == 0 {
-		return
+	path := l.segBuf.tailPath()
+	if path == "" {
+		segs, err := listSegments(l.opts.FS, l.dir)
+		if err != nil || len(segs) == 0 {
+			return
+		}
+		path = filepath.Join(l.dir, segs[len(segs)-1].name)
 	}
-	path := filepath.Join(l.dir, segs[len(segs)-1].name)
 	fi, err := os.Stat(path)
 	if err != nil {
 		return

@@ -13,6 +13,7 @@ type Stats struct {
 	MaxBatchRecords uint64        // records in the largest commit
 	Fsyncs          uint64        // segment file fsyncs, one per commit
 	DirFsyncs       uint64        // directory fsyncs: after Open, a truncation, or a commit that wrote to a new segment
+	WriteTotal      time.Duration // time spent in the writes of all commits (tidwall's WriteBatch, with a new segment's fsync and creation)
 	FsyncTotal      time.Duration // time spent in the fsyncs of all commits
 	FsyncMax        time.Duration // longest fsync time of one commit (file and directory)
 	TornTailRepairs uint64        // torn tails cut by Open
@@ -24,6 +25,7 @@ type Stats struct {
 type counters struct {
 	records, batches, bytes, maxBatch atomic.Uint64
 	fsyncs, dirFsyncs                 atomic.Uint64
+	writeNanos                        atomic.Int64
 	fsyncNanos, fsyncMaxNanos         atomic.Int64
 	tornRepairs, tornBytesCut         atomic.Uint64
 }
@@ -39,6 +41,7 @@ func (l *Log) Stats() Stats {
 		MaxBatchRecords: c.maxBatch.Load(),
 		Fsyncs:          c.fsyncs.Load(),
 		DirFsyncs:       c.dirFsyncs.Load(),
+		WriteTotal:      time.Duration(c.writeNanos.Load()),
 		FsyncTotal:      time.Duration(c.fsyncNanos.Load()),
 		FsyncMax:        time.Duration(c.fsyncMaxNanos.Load()),
 		TornTailRepairs: c.tornRepairs.Load(),

@@ -158,6 +158,7 @@ func (l *Log) commit() (int, error) {
 		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
 	}
 	write := time.Since(began)
+	l.counters.writeNanos.Add(int64(write))
 	l.lastSeq.Store(last)
 	if !l.opts.NoFsync {
 		start := time.Now()

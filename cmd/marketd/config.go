@@ -51,6 +51,7 @@ type config struct {
 	voteStakeKP          int64
 	voteQuorumKP         int64
 	minVoters            int
+	gcHeadroomMiB        int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -90,6 +91,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.keyChangesPerHour, "key-changes-per-account", transport.DefaultKeyChangesPerHour, "API key creations and rotations one account may make an hour (negative: no limit)")
 	fs.IntVar(&c.passwordChecksPerMin, "password-checks-per-client", transport.DefaultPasswordChecksPerMinute, "password checks (login, register, password change) one client address may start a minute (negative: no limit)")
 	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", transport.DefaultMaxConnsPerClient, "open connections one client address (IPv6: /64) may hold (negative: no limit)")
+	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom-mib", DefaultGCHeadroomMiB, "MiB the heap may grow past what the last garbage collection left live before the next one, at least (the collector's GOGC target applies above it; 0: GOGC alone)")
 	fs.BoolVar(&c.resetAdminPassword, "reset-admin-password", false, "set the existing admin account's password to -admin-password and end its sessions (without it, -admin-password only creates the account)")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -158,6 +160,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-password-checks-per-client: 0 would refuse every login; use a negative value for no limit")
 	case c.resetAdminPassword && c.adminPassword == "":
 		return fmt.Errorf("-reset-admin-password: needs -admin-password, the password to set")
+	case c.gcHeadroomMiB < 0 || c.gcHeadroomMiB > maxGCHeadroomMiB:
+		return fmt.Errorf("-gc-headroom-mib: %d is out of range 0-%d", c.gcHeadroomMiB, maxGCHeadroomMiB)
 	case c.maxConnsPerClient == 0:
 		return fmt.Errorf("-max-conns-per-client: 0 would refuse every connection; use a negative value for no limit")
 	}

@@ -37,6 +37,7 @@ func TestParseConfig(t *testing.T) {
 		voteStakeKP:          10,
 		voteQuorumKP:         10_000,
 		minVoters:            5,
+		gcHeadroomMiB:        DefaultGCHeadroomMiB,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -63,7 +64,7 @@ func TestParseConfig(t *testing.T) {
 				"-password-checks-per-client", "-1", "-max-conns-per-client", "5000",
 				"-custody", "record",
 				"-deposit-address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", "-oracle-vote-stake", "3",
-				"-oracle-vote-quorum", "400", "-oracle-min-voters", "2", "-backup-dir", "/b"},
+				"-oracle-vote-quorum", "400", "-oracle-min-voters", "2", "-backup-dir", "/b", "-gc-headroom-mib", "64"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, snapshotCPUShare: 0.5, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
@@ -72,7 +73,7 @@ func TestParseConfig(t *testing.T) {
 				trustedProxies: "10.0.0.0/8", registrationsPerHour: 2, keyChangesPerHour: 3, passwordChecksPerMin: -1,
 				maxConnsPerClient: 5000,
 				custody:           "record", depositAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2, backupDir: "/b"},
+				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2, backupDir: "/b", gcHeadroomMiB: 64},
 		},
 		{name: "reset without a password", args: []string{"-reset-admin-password"}, wantErr: "-reset-admin-password"},
 		{name: "reset", args: []string{"-reset-admin-password", "-admin-password", "new-admin-pw"},
@@ -144,6 +145,9 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero snapshot records", args: []string{"-snapshot-every-records=0"}, wantErr: "-snapshot-every-records"},
 		{name: "zero snapshot CPU share", args: []string{"-snapshot-cpu-share=0"}, wantErr: "-snapshot-cpu-share"},
 		{name: "snapshot CPU share over 1", args: []string{"-snapshot-cpu-share=1.5"}, wantErr: "-snapshot-cpu-share"},
+		{name: "no GC headroom", args: []string{"-gc-headroom-mib=0"}, want: with(func(c *config) { c.gcHeadroomMiB = 0 })},
+		{name: "negative GC headroom", args: []string{"-gc-headroom-mib=-1"}, wantErr: "-gc-headroom-mib"},
+		{name: "GC headroom too large", args: []string{"-gc-headroom-mib=1048577"}, wantErr: "-gc-headroom-mib"},
 		{name: "not a number", args: []string{"-signup-bonus=many"}, wantErr: "invalid value"},
 		{name: "unknown flag", args: []string{"-verbose"}, wantErr: "not defined"},
 		{name: "extra argument", args: []string{"serve"}, wantErr: "unexpected arguments"},

@@ -109,6 +109,9 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return errors.Join(err, stopSrv(), stopSide())
 	}
 	pos.log, pos.snaps = n.log, n.snaps
+	// After recovery, which sets a target of its own while it runs.
+	gcTarget := startGCHeadroom(uint64(cfg.gcHeadroomMiB) << 20)
+	defer gcTarget.Stop()
 	failed = n.log.Err
 	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, cfg.resetAdminPassword, out, n.srv, logger); err != nil {
 		return errors.Join(err, n.shutdown(logger, 0), stopSide())

@@ -87,7 +87,7 @@ func Decode(body []byte, dst any) error {
 
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace.
-func skipSpace(b []byte, i int) int {
+func skipSpace[T string | []byte](b T, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
