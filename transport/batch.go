@@ -43,11 +43,14 @@ func requestCost(ctx *fasthttp.RequestCtx, rt *route) int {
 // tradeBatch runs up to core.MaxBatchTrades trades in order, each on its
 // own, and answers with one result or error per item, in order, once every
 // applied item is durable (docs/API.md, "POST /api/markets/trades").
-func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller, body *batchRequest) error {
-	if body.Trades == nil {
+func (s *Server) tradeBatch(ctx *fasthttp.RequestCtx, c *caller) error {
+	trades, present, err := decodeBatch(ctx.PostBody())
+	switch {
+	case err != nil:
+		return err
+	case !present:
 		return fieldError("trades", "is required")
 	}
-	trades := *body.Trades
 	if len(trades) == 0 || len(trades) > core.MaxBatchTrades {
 		return fieldError("trades", "must hold 1 to %d trades", core.MaxBatchTrades)
 	}
