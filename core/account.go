@@ -69,10 +69,6 @@ type account struct {
 	bonusesKP money.Amount
 }
 
-func newAccount(id uuid.UUID) *account {
-	return &account{id: id}
-}
-
 // applyLocked applies a change whose Prev the caller has checked.
 // Caller holds a.mu.
 func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimits) {

@@ -58,12 +58,14 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	}
 	defer e.leave()
 	now := e.now()
-	a := newAccount(e.ids.next())
 	e.st.namesMu.Lock()
-	if id, taken := e.st.names[nameKey(req.Name)]; taken {
+	if id, taken := e.st.nameLookup(req.Name); taken {
 		e.st.namesMu.Unlock()
 		return AccountView{}, e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
 	}
+	// Taken from the state's arena only once the name is free: a refused
+	// name costs no account's memory.
+	a := e.st.newAccount(e.ids.next())
 	a.mu.Lock()
 	e.st.supply.mu.Lock()
 	p := &pending{}
@@ -79,15 +81,19 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	}
 	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
 	done := make(chan error, 1)
+	stored := false
 	if s.err == nil {
-		e.commit(p, done, func() {
+		stored = e.commit(p, done, func() {
 			e.st.accounts.store(a.id, a)
-			e.st.names[nameKey(req.Name)] = a.id
+			e.st.nameStore(req.Name, a.id)
 		})
 	}
 	e.st.supply.mu.Unlock()
 	a.mu.Unlock()
 	e.st.namesMu.Unlock()
+	if !stored {
+		e.st.accountMem.release(a) // never findable: its memory serves the next account
+	}
 	if s.err != nil {
 		return AccountView{}, s.err
 	}
@@ -105,7 +111,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 // checks again under its lock.
 func (e *Engine) NameAvailable(ctx context.Context, name string) error {
 	e.st.namesMu.Lock()
-	id, taken := e.st.names[nameKey(name)]
+	id, taken := e.st.nameLookup(name)
 	e.st.namesMu.Unlock()
 	if !taken {
 		return nil

@@ -17,7 +17,7 @@ import (
 // State.custodyMu instead.
 type indexes struct {
 	mu        sync.Mutex
-	codes     map[string]uuid.UUID      // referral code -> account
+	codes     map[codeKey]uuid.UUID     // referral code -> account (lookup_keys.go)
 	wallets   map[string]uuid.UUID      // lower-case wallet address -> account
 	txs       map[string]txRef          // lower-case deposit tx hash -> deposit
 	open      map[uuid.UUID]uuid.UUID   // pending deposit or queued withdrawal -> its account
@@ -33,7 +33,7 @@ type txRef struct {
 }
 
 func (x *indexes) init() {
-	x.codes = make(map[string]uuid.UUID)
+	x.codes = make(map[codeKey]uuid.UUID)
 	x.wallets = make(map[string]uuid.UUID)
 	x.txs = make(map[string]txRef)
 	x.open = make(map[uuid.UUID]uuid.UUID)
@@ -58,11 +58,11 @@ func (s *State) indexAccount(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 func (x *indexes) account(id uuid.UUID, old AccountInfo, ch *AccountChange) {
 	if in := ch.Info; in != nil {
 		if in.ReferralCode != old.ReferralCode {
-			if old.ReferralCode != "" {
-				delete(x.codes, old.ReferralCode)
+			if k, ok := codeKeyOf(old.ReferralCode); ok {
+				delete(x.codes, k)
 			}
-			if in.ReferralCode != "" {
-				x.codes[in.ReferralCode] = id
+			if k, ok := codeKeyOf(in.ReferralCode); ok {
+				x.codes[k] = id
 			}
 		}
 		if in.Wallet != old.Wallet {
@@ -147,7 +147,11 @@ func (s *State) openTransfers() map[uuid.UUID]uuid.UUID {
 func (s *State) accountByCode(code string) (uuid.UUID, bool) {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
-	id, ok := s.idx.codes[code]
+	k, ok := codeKeyOf(code)
+	if !ok {
+		return uuid.Nil, false
+	}
+	id, ok := s.idx.codes[k]
 	return id, ok
 }
 

@@ -16,7 +16,7 @@ func (s *State) checkIndexes(c *checker) {
 	// Sized as the kept lookups: growing a map of 1,000,000 codes one
 	// insert at a time was most of the rebuild's time.
 	s.idx.mu.Lock()
-	want.codes = make(map[string]uuid.UUID, len(s.idx.codes))
+	want.codes = make(map[codeKey]uuid.UUID, len(s.idx.codes))
 	want.wallets = make(map[string]uuid.UUID, len(s.idx.wallets))
 	s.idx.mu.Unlock()
 	s.rangeAccounts(func(a *account) bool {

@@ -12,7 +12,7 @@ func TestCheckFindsDriftedLookups(t *testing.T) {
 		name  string
 		drift func(x *indexes)
 	}{
-		{"code", func(x *indexes) { x.codes["ABCDEFGH"] = uuid.New() }},
+		{"code", func(x *indexes) { x.codes[codeKey([]byte("ABCDEFGH"))] = uuid.New() }},
 		{"wallet", func(x *indexes) { x.wallets["0xabc"] = uuid.New() }},
 		{"deposit", func(x *indexes) { x.txs["0x1"] = txRef{uuid.New(), uuid.New()} }},
 		{"referee", func(x *indexes) { x.referees[uuid.New()] = []uuid.UUID{uuid.New()} }},

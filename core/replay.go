@@ -175,7 +175,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		ch := &rec.Accounts[i]
 		a := accts[i]
 		if a == nil {
-			a = newAccount(ch.ID)
+			a = s.newAccount(ch.ID)
 			a.applyLocked(seq, ch, s.idemLimits)
 			s.addAccount(a)
 			s.indexAccount(a.id, AccountInfo{}, ch)

@@ -18,12 +18,12 @@ func (s *State) ReserveAccounts(n int) {
 	s.accounts.reserve(n)
 	s.namesMu.Lock()
 	if len(s.names) == 0 {
-		s.names = make(map[string]uuid.UUID, n)
+		s.names = make(map[nameKey]uuid.UUID, n)
 	}
 	s.namesMu.Unlock()
 	s.idx.mu.Lock()
 	if len(s.idx.codes) == 0 {
-		s.idx.codes = make(map[string]uuid.UUID, n) // every account has a code
+		s.idx.codes = make(map[codeKey]uuid.UUID, n) // every account has a code
 	}
 	s.idx.mu.Unlock()
 }
@@ -58,7 +58,7 @@ func (s *State) loadObjects(rec *Record) error {
 		}
 		switch {
 		case a == nil:
-			a = newAccount(ch.ID)
+			a = s.newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.accounts.store(a.id, a) // and its name: indexImage
 		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:
@@ -116,7 +116,7 @@ func (s *State) indexImage(rec *Record) {
 		ch := &rec.Accounts[i]
 		if ch.Info != nil && ch.ID != HouseID {
 			s.namesMu.Lock()
-			s.names[nameKey(ch.Info.Name)] = ch.ID
+			s.nameStore(ch.Info.Name, ch.ID)
 			s.namesMu.Unlock()
 		}
 		s.indexAccount(ch.ID, AccountInfo{}, ch)

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -21,9 +20,11 @@ import (
 // docs/ARCHITECTURE.md).
 type State struct {
 	accounts idMap[*account]
+	// accountMem holds the accounts themselves (account_arena.go).
+	accountMem accountArena
 
 	namesMu sync.Mutex
-	names   map[string]uuid.UUID // lower-case name -> account; guarded by namesMu
+	names   map[nameKey]uuid.UUID // lower-case name -> account; guarded by namesMu
 
 	markets idMap[*market]
 
@@ -66,14 +67,19 @@ type supply struct {
 
 // NewState returns an empty state holding only the house account.
 func NewState() *State {
-	s := &State{names: make(map[string]uuid.UUID)}
+	s := &State{names: make(map[nameKey]uuid.UUID)}
 	s.auth.init()
 	s.idx.init()
-	house := newAccount(HouseID)
+	house := s.newAccount(HouseID)
 	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
 	s.accounts.store(HouseID, house)
 	return s
 }
+
+// newAccount returns a new, empty account with ID id, not yet findable:
+// addAccount or accounts.store makes it so, and an account that is not
+// stored after all goes back with accountMem.release.
+func (s *State) newAccount(id uuid.UUID) *account { return s.accountMem.alloc(id) }
 
 func (s *State) account(id uuid.UUID) *account {
 	a, _ := s.accounts.load(id)
@@ -89,7 +95,7 @@ func (s *State) market(id uuid.UUID) *market {
 func (s *State) addAccount(a *account) {
 	s.accounts.store(a.id, a)
 	s.namesMu.Lock()
-	s.names[nameKey(a.info.Name)] = a.id
+	s.nameStore(a.info.Name, a.id)
 	s.namesMu.Unlock()
 }
 
@@ -97,7 +103,25 @@ func (s *State) addAccount(a *account) {
 // published first.
 func (s *State) addMarket(m *market) { s.markets.store(m.id, m) }
 
-func nameKey(name string) string { return strings.ToLower(name) }
+// nameLookup returns the account named name, ignoring case. Caller holds
+// namesMu, or owns the state alone (recovery).
+func (s *State) nameLookup(name string) (uuid.UUID, bool) {
+	k, ok := nameKeyOf(name)
+	if !ok {
+		return uuid.Nil, false
+	}
+	id, ok := s.names[k]
+	return id, ok
+}
+
+// nameStore makes account id findable by name. A name longer than any
+// valid one cannot be keyed, and no lookup could match it. Caller holds
+// namesMu, or owns the state alone (recovery).
+func (s *State) nameStore(name string, id uuid.UUID) {
+	if k, ok := nameKeyOf(name); ok {
+		s.names[k] = id
+	}
+}
 
 func newMarket(id uuid.UUID) *market {
 	return &market{id: id, holders: make(map[uuid.UUID]struct{})}

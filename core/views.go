@@ -52,7 +52,7 @@ func sortPositions(ps []Position) {
 // AccountByName finds an account by name, ignoring case.
 func (e *Engine) AccountByName(name string) (AccountView, bool) {
 	e.st.namesMu.Lock()
-	id, ok := e.st.names[nameKey(name)]
+	id, ok := e.st.nameLookup(name)
 	e.st.namesMu.Unlock()
 	if !ok {
 		return AccountView{}, false
