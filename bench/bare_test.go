@@ -19,11 +19,11 @@ import (
 // log library, no sequence check, no segments, no directory fsync, no
 // second goroutine for the answers: what a group commit cannot do without.
 type bareWriter struct {
-	seq     atomic.Uint64 // numbers the frames, as the log's Next would
-	calls   chan *floorCall
-	wg      sync.WaitGroup
-	commits int
-	syncing time.Duration // in write and fsync
+	seq            atomic.Uint64 // numbers the frames, as the log's Next would
+	calls          chan *floorCall
+	wg             sync.WaitGroup
+	commits        int
+	writing, fsync time.Duration // in the writes, in the fsyncs
 }
 
 // startBareWriter starts a bareWriter on a file in a temporary directory on
@@ -63,10 +63,13 @@ func startBareWriter(b *testing.B, fsync bool) *bareWriter {
 					buf = append(buf, c.frame...)
 				}
 				began := time.Now()
-				if _, failed = f.Write(buf); failed == nil && fsync {
+				_, failed = f.Write(buf)
+				wrote := time.Now()
+				w.writing += wrote.Sub(began)
+				if failed == nil && fsync {
 					failed = f.Sync()
+					w.fsync += time.Since(wrote)
 				}
-				w.syncing += time.Since(began)
 			}
 			w.commits++
 			for _, c := range batch {
@@ -79,9 +82,9 @@ func startBareWriter(b *testing.B, fsync bool) *bareWriter {
 
 // stop waits for the writer to answer every call handed to it and returns
 // the number of commits it made and the time it spent in their writes and
-// fsyncs. The actors must have stopped.
-func (w *bareWriter) stop() (int, time.Duration) {
+// in their fsyncs. The actors must have stopped.
+func (w *bareWriter) stop() (commits int, writing, fsync time.Duration) {
 	close(w.calls)
 	w.wg.Wait()
-	return w.commits, w.syncing
+	return w.commits, w.writing, w.fsync
 }

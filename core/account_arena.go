@@ -21,46 +21,55 @@ const (
 // allocated one by one it visited them in the account map's order, a cache
 // miss and an object lookup each, and took about a core-second per cycle
 // (docs/PERFORMANCE.md, "A heap the collector marks quickly"); an array of
-// accounts it scans front to back as one object. Accounts are never
-// deleted, so an array lives as long as the state.
+// accounts it scans front to back as one object, and so does a snapshot's
+// capture (each). Accounts are never deleted, so an array lives as long as
+// the state.
+//
+// An account whose creation fails after alloc (the journal refused its
+// record) keeps its slot unused: such failures end the engine, or are
+// refusals of a bonus too large to mint, an administrator's error.
 type accountArena struct {
-	mu    sync.Mutex
-	chunk []account  // the array being filled: len used, cap its size
-	free  []*account // slots handed back by release, never published
+	mu     sync.Mutex
+	chunks [][]account // the full arrays, oldest first
+	chunk  []account   // the array being filled: len used, cap its size
 }
 
 // alloc returns a new, empty account with ID id. It is not findable until
-// the state stores it; an account that will never be stored goes back
-// through release.
+// the state stores it.
 func (r *accountArena) alloc(id uuid.UUID) *account {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var a *account
-	switch {
-	case len(r.free) > 0:
-		a = r.free[len(r.free)-1]
-		r.free = r.free[:len(r.free)-1]
-	default:
-		if len(r.chunk) == cap(r.chunk) {
-			n := arenaFirstChunk
-			if cap(r.chunk) > 0 {
-				n = min(2*cap(r.chunk), arenaMaxChunk)
-			}
-			r.chunk = make([]account, 0, n)
+	if len(r.chunk) == cap(r.chunk) {
+		n := arenaFirstChunk
+		if cap(r.chunk) > 0 {
+			r.chunks = append(r.chunks, r.chunk)
+			n = min(2*cap(r.chunk), arenaMaxChunk)
 		}
-		r.chunk = r.chunk[:len(r.chunk)+1]
-		a = &r.chunk[len(r.chunk)-1]
+		r.chunk = make([]account, 0, n)
 	}
-	a.id = id
+	r.chunk = r.chunk[:len(r.chunk)+1]
+	a := &r.chunk[len(r.chunk)-1]
+	a.id = id // under mu: each sees it
 	return a
 }
 
-// release takes back an account alloc returned that was never stored in
-// the state (its creation failed), for the next alloc. The caller holds no
-// lock of a and keeps no reference to it.
-func (r *accountArena) release(a *account) {
-	*a = account{}
+// each calls fn for every account allocated before it was called, in
+// memory order, until fn returns false. It holds no lock while fn runs.
+// Some of them may never have been stored in the state (stored says).
+func (r *accountArena) each(fn func(*account) bool) {
 	r.mu.Lock()
-	r.free = append(r.free, a)
+	chunks := append(r.chunks[:len(r.chunks):len(r.chunks)], r.chunk)
 	r.mu.Unlock()
+	for _, c := range chunks {
+		for i := range c {
+			if !fn(&c[i]) {
+				return
+			}
+		}
+	}
 }
+
+// stored reports whether a is one of the state's accounts: every account
+// but the house, which the state starts with, was stored by the change
+// that created it, which set its LSN under its lock. Caller holds a.mu.
+func (a *account) stored() bool { return a.lsn != 0 || a.id == HouseID }

@@ -64,7 +64,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 		return AccountView{}, e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
 	}
 	// Taken from the state's arena only once the name is free: a refused
-	// name costs no account's memory.
+	// name costs no account's memory (account_arena.go).
 	a := e.st.newAccount(e.ids.next())
 	a.mu.Lock()
 	e.st.supply.mu.Lock()
@@ -81,9 +81,8 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	}
 	p.rec.Supply = &SupplyChange{Prev: e.st.supply.lsn, Minted: minted, Burned: e.st.supply.burned}
 	done := make(chan error, 1)
-	stored := false
 	if s.err == nil {
-		stored = e.commit(p, done, func() {
+		e.commit(p, done, func() {
 			e.st.accounts.store(a.id, a)
 			e.st.nameStore(req.Name, a.id)
 		})
@@ -91,9 +90,6 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	e.st.supply.mu.Unlock()
 	a.mu.Unlock()
 	e.st.namesMu.Unlock()
-	if !stored {
-		e.st.accountMem.release(a) // never findable: its memory serves the next account
-	}
 	if s.err != nil {
 		return AccountView{}, s.err
 	}

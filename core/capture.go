@@ -87,8 +87,14 @@ func (s *State) capture(chunk, piece int, visit func(*Record) error) (maxLSN uin
 		s.captureAuth(&c)
 	}
 	if c.err == nil {
-		s.rangeAccounts(func(a *account) bool {
+		// In memory order, not the account map's: a cache miss per
+		// account was a third of a capture's CPU.
+		s.accountMem.each(func(a *account) bool {
 			a.mu.Lock()
+			if !a.stored() {
+				a.mu.Unlock()
+				return true
+			}
 			ch, pre := a.imageLocked(&c.bufs)
 			a.mu.Unlock()
 			c.see(ch.Prev)

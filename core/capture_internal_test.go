@@ -14,7 +14,7 @@ import (
 // changes without Info; loading them rebuilds the same account.
 func TestCaptureSplitsLongLedgers(t *testing.T) {
 	st := NewState()
-	a := &account{id: uuid.New()}
+	a := st.newAccount(uuid.New())
 	a.info = AccountInfo{Name: "long"}
 	var bal money.Amount
 	for i := range 10 {
@@ -70,7 +70,7 @@ func captureAndLoad(t *testing.T, st *State, chunk, piece int, see func(*Record)
 func TestCaptureSplitsLongFills(t *testing.T) {
 	const trades = 3*RecentTradesKept + 7
 	st := NewState()
-	a := &account{id: uuid.New()}
+	a := st.newAccount(uuid.New())
 	a.info = AccountInfo{Name: "busy"}
 	market := uuid.New()
 	ch := AccountChange{ID: a.id}
@@ -104,7 +104,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 // the pieces rebuilds the same entries.
 func TestCaptureSplitsLongIdempotency(t *testing.T) {
 	st := NewState()
-	a := &account{id: uuid.New()}
+	a := st.newAccount(uuid.New())
 	a.info = AccountInfo{Name: "retrier"}
 	ch := AccountChange{ID: a.id}
 	for i := range 9 {

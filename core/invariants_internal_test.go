@@ -14,7 +14,7 @@ import (
 // gave "balances+collateral" while the total counted the bonds too.
 func TestConservationMessageNamesEveryPart(t *testing.T) {
 	s := NewState()
-	a := &account{id: uuid.UUID{1}}
+	a := s.newAccount(uuid.UUID{1})
 	a.balances[money.KP] = money.Units(5)
 	s.addAccount(a)
 	err := s.Check()

@@ -32,7 +32,7 @@ func TestCommitRefusesOversizeRecord(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			st := NewState()
-			a := &account{id: uuid.New()}
+			a := st.newAccount(uuid.New())
 			a.lsn = 7
 			st.addAccount(a)
 			e := &Engine{st: st, j: countingJournal{t}}

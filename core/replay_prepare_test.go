@@ -32,10 +32,17 @@ func TestPropertyApplyPrepared(t *testing.T) {
 				due[k] = append(due[k], i)
 			}
 			st := core.NewState()
+			// Half the records are prepared by a Preparer, as replay's
+			// workers do, half by State.Prepare.
+			preparer := st.NewPreparer()
 			preps := make([]core.Prepared, len(recs))
 			for i, rec := range recs {
 				for _, j := range due[i] {
-					st.Prepare(recs[j], &preps[j])
+					if j%2 == 0 {
+						preparer.Prepare(recs[j], &preps[j])
+					} else {
+						st.Prepare(recs[j], &preps[j])
+					}
 				}
 				if err := st.ApplyPrepared(uint64(i+1), rec, &preps[i]); err != nil {
 					t.Fatalf("seed %d: record %d: %v", seed, i+1, err)

@@ -77,8 +77,7 @@ func NewState() *State {
 }
 
 // newAccount returns a new, empty account with ID id, not yet findable:
-// addAccount or accounts.store makes it so, and an account that is not
-// stored after all goes back with accountMem.release.
+// addAccount or accounts.store makes it so.
 func (s *State) newAccount(id uuid.UUID) *account { return s.accountMem.alloc(id) }
 
 func (s *State) account(id uuid.UUID) *account {

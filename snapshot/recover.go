@@ -19,9 +19,10 @@ type Replayer interface {
 	// LastSeq is the last record held, 0 when none ever was.
 	LastSeq() uint64
 	// ReplayPrepared calls fn with every record from seq from on,
-	// verified, each first given to prepare (on any goroutine) with the
-	// Prepared fn then receives.
-	ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error
+	// verified, each first given, with the Prepared fn then receives, to
+	// a function newPrepare made for the goroutine (of several) that
+	// decoded it.
+	ReplayPrepared(from uint64, newPrepare func() func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error
 }
 
 // Recovered says what recovery did.
@@ -122,7 +123,8 @@ func recoverState(fsys vfs.FS, dir string, log Replayer, logger *slog.Logger, re
 }
 
 func replayAndCheck(st *core.State, log Replayer, from uint64, rec Recovered, check bool) (*core.State, Recovered, error) {
-	err := log.ReplayPrepared(from, st.Prepare, func(seq uint64, r *core.Record, p *core.Prepared) error {
+	newPrepare := func() func(*core.Record, *core.Prepared) { return st.NewPreparer().Prepare }
+	err := log.ReplayPrepared(from, newPrepare, func(seq uint64, r *core.Record, p *core.Prepared) error {
 		rec.Replayed++
 		return st.ApplyPrepared(seq, r, p)
 	})

@@ -79,8 +79,15 @@ func (s *Server) unrouted(ctx *fasthttp.RequestCtx) {
 // not the raw path or query, so that nothing a client put there is logged.
 func (s *Server) logAccess(ctx *fasthttp.RequestCtx, route string) {
 	if status := ctx.Response.StatusCode(); status >= fasthttp.StatusBadRequest {
+		// A request refused while fasthttp read it (a body over the limit)
+		// has no start time: its line says took=0, not the years since
+		// the zero time.
+		var took time.Duration
+		if start := ctx.Time(); !start.IsZero() {
+			took = time.Since(start)
+		}
 		s.log.Info("request refused", "request_id", requestID(ctx), "method", string(ctx.Method()),
-			"route", route, "status", status, "took", time.Since(ctx.Time()))
+			"route", route, "status", status, "took", took)
 	}
 }
 

@@ -36,9 +36,11 @@
 //	        apply to memory, Append (encode here, place in the seq's slot)
 //	        go on with the next command; done receives the outcome later
 //	writer: take the ready records following the last one written, in seq
-//	        order, up to MaxBatchRecords / MaxBatchBytes
+//	        order, up to MaxBatchRecords / MaxBatchBytes and the record that
+//	        fills the current segment
 //	        one tidwall WriteBatch (one write)
-//	        fsync the segment file (and the directory after a new segment)
+//	        fsync the segment file, unless tidwall's fsync of a full segment
+//	        did (and the directory after a new segment)
 //	        hand the commit to the releaser; loop
 //	releaser: send nil on each record's done, in seq order
 //
@@ -72,9 +74,14 @@
 //     segment file's size (segtrack.go); an fsync of an unchanged directory
 //     after every commit cost a device flush each time.
 //   - Tidwall is opened with NoSync and the writer calls Sync itself after
-//     WriteBatch: the same single fsync per batch that tidwall would do (and
-//     tidwall still fsyncs a full segment before starting the next), but
-//     the write and the fsync can be told apart in Stats.
+//     WriteBatch: the same single fsync per batch that tidwall would do, but
+//     the write and the fsync can be told apart in Stats. Tidwall still
+//     fsyncs a full segment before starting the next, inside WriteBatch; a
+//     commit ends with the record that fills a segment, so that this fsync
+//     is the commit's own and no commit pays for two (writer.go, write).
+//   - Tidwall keeps the current segment in memory and grows it by append;
+//     the writer gives each new segment a buffer of its full size and
+//     reuses them (segbuf.go), so that the log allocates nothing per record.
 //   - Any write, fsync or truncation error is fatal and sticky (fail in
 //     writer.go): every pending and later record gets the error, Next
 //     fails, nothing is retried or acknowledged. After a failed fsync Linux

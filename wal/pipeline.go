@@ -63,15 +63,15 @@ type replayPipeline struct {
 	quit  chan struct{}       // closed by the caller when it stops early
 	wg    sync.WaitGroup
 
-	prepare func(*core.Record, *core.Prepared) // nil: records are not prepared
-	cur     *replayChunk                       // being filled by the producer
+	prepared bool         // whether the workers prepare records
+	cur      *replayChunk // being filled by the producer
 }
 
 // startReplayPipeline starts the workers and the producer, which calls
 // produce with itself and, when produce returns an error, queues it after
-// the records before it. The workers call prepare, when not nil, on each
-// record they decode.
-func startReplayPipeline(prepare func(*core.Record, *core.Prepared), produce func(p *replayPipeline) error) *replayPipeline {
+// the records before it. Each worker calls newPrepare, when not nil, for
+// the function it calls on each record it decodes.
+func startReplayPipeline(newPrepare func() func(*core.Record, *core.Prepared), produce func(p *replayPipeline) error) *replayPipeline {
 	workers := runtime.GOMAXPROCS(0)
 	maxIn := workers * replayChunksPerWorker
 	p := &replayPipeline{
@@ -81,13 +81,17 @@ func startReplayPipeline(prepare func(*core.Record, *core.Prepared), produce fun
 		bufs:  make(chan *segmentBuffer, replaySegmentBuffers),
 		quit:  make(chan struct{}),
 
-		prepare: prepare,
+		prepared: newPrepare != nil,
 	}
 	var workersDone sync.WaitGroup
 	for range workers {
 		workersDone.Go(func() {
+			var prepare func(*core.Record, *core.Prepared)
+			if newPrepare != nil {
+				prepare = newPrepare()
+			}
 			for c := range p.work {
-				c.decode(p.prepare)
+				c.decode(prepare)
 			}
 		})
 	}
@@ -215,7 +219,7 @@ func (p *replayPipeline) deliver(fn func(uint64, *core.Record, *core.Prepared) e
 		for i, rec := range c.recs {
 			seq := c.first + uint64(i)
 			var prep *core.Prepared
-			if p.prepare != nil {
+			if p.prepared {
 				prep = &c.preps[i]
 			}
 			if err := fn(seq, rec, prep); err != nil {

@@ -111,12 +111,12 @@ func (r *Reader) Replay(from uint64, fn func(seq uint64, rec *core.Record) error
 
 // ReplayPrepared is Replay with records prepared as Log.ReplayPrepared
 // prepares them.
-func (r *Reader) ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error {
+func (r *Reader) ReplayPrepared(from uint64, newPrepare func() func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error {
 	if from < r.first || from > r.last+1 {
 		return fmt.Errorf("wal: replay from %d: log holds %d..%d: %w", from, r.first, r.last, ErrOutOfRange)
 	}
 	if from == r.last+1 {
 		return nil
 	}
-	return replaySegments(r.fsys, r.dir, r.segs, r.lastLen, r.last, from, prepare, fn)
+	return replaySegments(r.fsys, r.dir, r.segs, r.lastLen, r.last, from, newPrepare, fn)
 }

@@ -33,13 +33,15 @@ func withoutPrepared(fn func(uint64, *core.Record) error) func(uint64, *core.Rec
 	return func(seq uint64, rec *core.Record, _ *core.Prepared) error { return fn(seq, rec) }
 }
 
-// ReplayPrepared is Replay, calling prepare, when not nil, on each record
-// on the decoding worker that decoded it, with a Prepared of its own that
-// fn then receives with the record (nil when prepare is nil): recovery
-// passes core.State.Prepare and ApplyPrepared, so that the lookups of a
-// record's objects run beside the applying of earlier records. prepare
-// runs on several goroutines at once, ahead of fn.
-func (l *Log) ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error {
+// ReplayPrepared is Replay, preparing each record on the decoding worker
+// that decoded it, with a Prepared of its own that fn then receives with
+// the record (nil when newPrepare is nil). Each worker calls newPrepare
+// once, for the function that prepares the records it decodes, so that
+// the function may keep state of its own: recovery passes a
+// core.Preparer's Prepare and ApplyPrepared, so that the lookups of a
+// record's objects run beside the applying of earlier records. The
+// workers run at once, ahead of fn.
+func (l *Log) ReplayPrepared(from uint64, newPrepare func() func(*core.Record, *core.Prepared), fn func(seq uint64, rec *core.Record, p *core.Prepared) error) error {
 	if l.started.Load() {
 		return fmt.Errorf("wal: replay: %w", ErrStarted)
 	}
@@ -54,7 +56,7 @@ func (l *Log) ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepa
 	if err != nil {
 		return err
 	}
-	return replaySegments(l.opts.FS, l.dir, segs, -1, last, from, prepare, fn)
+	return replaySegments(l.opts.FS, l.dir, segs, -1, last, from, newPrepare, fn)
 }
 
 // replaySegments replays the records from seq from through last, which
@@ -62,13 +64,13 @@ func (l *Log) ReplayPrepared(from uint64, prepare func(*core.Record, *core.Prepa
 // negative, is how many bytes of the last segment to read: the reader of
 // a log whose torn tail is reported, not cut, stops before it.
 func replaySegments(fsys vfs.FS, dir string, segs []segmentFile, lastLen int, last, from uint64,
-	prepare func(*core.Record, *core.Prepared), fn func(uint64, *core.Record, *core.Prepared) error) error {
+	newPrepare func() func(*core.Record, *core.Prepared), fn func(uint64, *core.Record, *core.Prepared) error) error {
 	// The segment holding from is the last one starting at or before it.
 	i := sort.Search(len(segs), func(i int) bool { return segs[i].index > from }) - 1
 	if i < 0 {
 		return fmt.Errorf("wal: replay from %d: no segment holds it: %w", from, ErrCorrupt)
 	}
-	p := startReplayPipeline(prepare, func(p *replayPipeline) error {
+	p := startReplayPipeline(newPrepare, func(p *replayPipeline) error {
 		return scanSegments(fsys, dir, segs, i, lastLen, last, from, p)
 	})
 	return p.deliver(fn)

@@ -25,8 +25,8 @@ import (
 //   - the buffer of a segment that tidwall has dropped from memory (it
 //     sets the slices to nil when its segment cache evicts it) is used
 //     again for a later segment, so that a steady log allocates nothing;
-//   - a commit's batch is cut after the entry that fills the segment
-//     (commit, writer.go): tidwall starts the next segment at once after
+//   - a commit ends with the entry that fills the segment (commit and
+//     write, writer.go): tidwall starts the next segment at once after
 //     that entry, inside the same WriteBatch, and the rest of the batch
 //     would otherwise be appended to the new segment's empty slice before
 //     a buffer could be put there.
@@ -106,16 +106,18 @@ func (s *segmentBuffers) room() int {
 // have one: after Open, after each WriteBatch (which may have started a new
 // segment) and after a truncation (which reloads the tail from its file).
 // The tail's contents are copied into the buffer, so it can be called at
-// any time.
-func (s *segmentBuffers) install() {
+// any time. It reports whether the tail is a different segment than at the
+// last call: tidwall started a new one meanwhile.
+func (s *segmentBuffers) install() (newTail bool) {
 	if s.segs == nil || len(*s.segs) == 0 {
-		return
+		return false
 	}
 	segs := *s.segs
 	tail := segs[len(segs)-1]
+	newTail = s.tail != nil && tail != s.tail
 	want := s.size + segmentSlack(s.size)
 	if tail == s.tail && cap(tail.ebuf) >= want {
-		return
+		return false
 	}
 	if s.tail != nil && s.tail != tail {
 		s.retire(s.tail)
@@ -130,6 +132,17 @@ func (s *segmentBuffers) install() {
 	tail.ebuf = append(ebuf, tail.ebuf...)
 	tail.epos = append(epos, tail.epos...)
 	s.tail = tail
+	return newTail
+}
+
+// tailEmpty reports whether tidwall's current segment holds no entry; false
+// when the layout is unknown.
+func (s *segmentBuffers) tailEmpty() bool {
+	if s.segs == nil || len(*s.segs) == 0 {
+		return false
+	}
+	segs := *s.segs
+	return len(segs[len(segs)-1].epos) == 0
 }
 
 // tailPath returns the path of tidwall's current segment file, or "" when

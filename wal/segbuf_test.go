@@ -19,7 +19,7 @@ func TestTidwallLayoutKnown(t *testing.T) {
 }
 
 // TestSegmentBuffersAllocateOnce writes twenty segments' worth of commits
-// through the writer's write step and checks that tidwall's segment
+// through the writer's commit step and checks that tidwall's segment
 // buffers were allocated a few times, not grown by append for every
 // segment (about five times each segment's size before), and that every
 // record reads back.
@@ -34,7 +34,9 @@ func TestSegmentBuffersAllocateOnce(t *testing.T) {
 	opts.NoFsync = true
 	l := mustOpen(t, dir, opts)
 	// The test goroutine is the writer: Start is not called, so the log's
-	// files and buffers are this goroutine's.
+	// files and buffers are this goroutine's; a releaser takes the commits.
+	released := make(chan struct{})
+	go l.release(released)
 	frame := record.AppendFramed(nil, 1, recordFor(1))
 	records := 20 * segBytes / len(frame)
 	entries := make([]*entry, 0, records)
@@ -48,30 +50,65 @@ func TestSegmentBuffersAllocateOnce(t *testing.T) {
 	}
 	var during uint64
 	for i := 0; i < len(entries); i += commitRecords {
-		l.pending = append(l.pending[:0], entries[i:min(i+commitRecords, len(entries))]...)
-		a0 := allocated()
-		if err := l.write(); err != nil {
-			t.Fatalf("write seq %d: %v", i+1, err)
+		for _, e := range entries[i:min(i+commitRecords, len(entries))] {
+			l.slots[e.seq&l.slotMask].Store(e)
 		}
-		if i >= 4*commitRecords { // after the batch's own buffer has grown
+		a0 := allocated()
+		for {
+			n, err := l.commit()
+			if err != nil {
+				t.Fatalf("commit after seq %d: %v", i, err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+		if i >= 4*commitRecords { // after the batch's own buffers have grown
 			during += allocated() - a0
 		}
 	}
-	l.pending = l.pending[:0]
-	l.lastSeq.Store(uint64(records))
+	close(l.releases)
+	<-released
 	segs := len(segmentNames(t, dir))
 	if segs < 15 {
 		t.Fatalf("%d segments, want about 20", segs)
 	}
 	// A buffer is segBytes plus its slack and positions; three are made
 	// (the tail, the one tidwall caches, the next), then reused. File
-	// opens allocate a little per segment.
-	t.Logf("%d segments, %d bytes allocated by the writes", segs, during)
+	// opens and the commits' wake-ups allocate a little.
+	t.Logf("%d segments, %d bytes allocated by the commits", segs, during)
 	if limit := uint64(4 * segBytes); during > limit {
 		t.Errorf("writing %d segments allocated %d bytes, limit %d: segment buffers are not reused", segs, during, limit)
 	}
+	l.releases = make(chan releasedCommit, releaseQueue) // for Close's writer
 	mustClose(t, l)
 	l = mustOpen(t, dir, opts)
 	defer mustClose(t, l)
 	checkReplay(t, l, 1, uint64(records))
+}
+
+// TestSegmentFillIsTheCommitsFsync checks that a commit ending with the
+// record that fills a segment makes no fsync of its own (tidwall's fsync of
+// the full segment covers it), and that every other commit makes one: with
+// one record per commit, every segment after the first spares one.
+// TestDirectoryFsyncCoversEverySegment checks the directory's fsyncs.
+func TestSegmentFillIsTheCommitsFsync(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.SegmentSizeBytes = 4096
+	l := mustOpen(t, dir, opts)
+	l.Start()
+	writeRecords(t, l, 200)
+	st := l.Stats()
+	mustClose(t, l)
+	files := len(segmentNames(t, dir))
+	if files < 5 {
+		t.Fatalf("%d segments, want several", files)
+	}
+	if want := st.Batches - uint64(files-1); st.Fsyncs != want {
+		t.Errorf("%d commits over %d segments made %d fsyncs, want %d", st.Batches, files, st.Fsyncs, want)
+	}
+	l = mustOpen(t, dir, opts)
+	defer mustClose(t, l)
+	checkReplay(t, l, 1, 200)
 }

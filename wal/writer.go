@@ -121,13 +121,15 @@ func (l *Log) commitAll() error {
 }
 
 // commit writes the ready records that follow the last one written, up to
-// the batch bounds, as one tidwall batch: one write, then one fsync of the
-// segment file and, when the write may have gone to a segment file created
+// the batch bounds and the end of the current segment, as one tidwall
+// batch: one write, then one fsync of the segment file (tidwall's own, when
+// the batch fills the segment: see write) and, when the write may have gone to a segment file created
 // since the last directory fsync, one of the directory (segtrack.go). Only then does it acknowledge the records, in
 // sequence order. It returns the number of records committed and, on
 // failure, the sticky error (see fail).
 func (l *Log) commit() (int, error) {
 	bytes, stored := 0, 0 // frame bytes; the same as tidwall stores them
+	room := l.segBuf.room()
 	for len(l.pending) < l.opts.MaxBatchRecords {
 		slot := &l.slots[l.writeNext&l.slotMask]
 		e := slot.Load()
@@ -145,6 +147,11 @@ func (l *Log) commit() (int, error) {
 		stored += tidwallEntryBytes(e.frame)
 		l.pending = append(l.pending, e)
 		l.writeNext++
+		if room > 0 && stored >= room {
+			// This record fills the segment: the commit ends with it
+			// (see write).
+			break
+		}
 	}
 	n := len(l.pending)
 	if n == 0 {
@@ -154,7 +161,8 @@ func (l *Log) commit() (int, error) {
 
 	began := time.Now()
 	var fsync time.Duration
-	if err := l.write(); err != nil {
+	synced, err := l.write()
+	if err != nil {
 		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
 	}
 	write := time.Since(began)
@@ -162,10 +170,12 @@ func (l *Log) commit() (int, error) {
 	l.lastSeq.Store(last)
 	if !l.opts.NoFsync {
 		start := time.Now()
-		if err := l.tw.Sync(); err != nil {
-			return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
+		if !synced {
+			if err := l.tw.Sync(); err != nil {
+				return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
+			}
+			l.counters.fsyncs.Add(1)
 		}
-		l.counters.fsyncs.Add(1)
 		if !l.seg.unchanged(stored) { // see segtrack.go
 			if err := l.dirFile.Sync(); err != nil {
 				return 0, l.fail(fmt.Errorf("fsync directory %s after seq %d..%d: %w", l.dir, first, last, err))
@@ -200,33 +210,26 @@ func (l *Log) commit() (int, error) {
 	return n, nil
 }
 
-// write hands the pending records to tidwall: one WriteBatch, or two when
-// the records fill the current segment, the first ending with the record
-// that fills it (tidwall then starts the next segment at once), so that
-// the next segment's buffer is in place before anything is appended to it
-// (segbuf.go). Tidwall writes a batch that fills a segment with two
-// write(2) calls anyway, so the cut adds none.
-func (l *Log) write() error {
-	for rest := l.pending; len(rest) > 0; {
-		n := len(rest)
-		if room := l.segBuf.room(); room > 0 {
-			for i, fill := 0, 0; i < n; i++ {
-				if fill += tidwallEntryBytes(rest[i].frame); fill >= room {
-					n = i + 1
-					break
-				}
-			}
-		}
-		for _, e := range rest[:n] {
-			l.batch.Write(e.seq, e.frame) // copies the frame
-		}
-		if err := l.tw.WriteBatch(&l.batch); err != nil {
-			return err
-		}
-		l.segBuf.install()
-		rest = rest[n:]
+// write hands the pending records to tidwall as one batch. It reports
+// whether tidwall fsynced them all itself: the commit gathers records only
+// up to the one that fills the current segment (segmentBuffers.room), and
+// tidwall starts a new segment right after that record, inside the same
+// WriteBatch, with an fsync of the full one. That fsync is then the
+// commit's: the file the writer would fsync after it is the new, empty
+// one. Ending the commit there, rather than writing the next records to
+// the new segment in the same commit, spares one fsync per segment
+// (the full segment's and the new one's in a single commit); the
+// directory is still fsynced before any record in the new segment is
+// acknowledged (segtrack.go). It also lets the new segment's buffer go in
+// before anything is appended to it (segbuf.go).
+func (l *Log) write() (synced bool, err error) {
+	for _, e := range l.pending {
+		l.batch.Write(e.seq, e.frame) // copies the frame
 	}
-	return nil
+	if err := l.tw.WriteBatch(&l.batch); err != nil {
+		return false, err
+	}
+	return l.segBuf.install() && l.segBuf.tailEmpty(), nil
 }
 
 // observeFsync counts one commit's fsync time and logs it when slow.

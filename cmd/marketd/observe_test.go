@@ -279,11 +279,14 @@ func TestMetricsEndToEnd(t *testing.T) {
 	// The log's counters and its writer's histograms are separate metrics:
 	// a scrape taken while the writer is between them (the last commit's
 	// observation after its answers were released, or a background record
-	// such as the key-usage flush) sees them one commit apart. Scrape again
+	// such as the key-usage flush, counted by core as it is applied and by
+	// the log once committed) sees them one commit apart. Scrape again
 	// until they agree; each extra scrape is one more request counted.
 	apart := func() bool {
 		commits := delta("marketd_wal_commits_total")
-		return delta("marketd_wal_commit_records_sum") != delta("marketd_wal_records_total") ||
+		ops := sumMatching(after, "marketd_operations_total") - sumMatching(before, "marketd_operations_total")
+		return ops != delta("marketd_wal_records_total") ||
+			delta("marketd_wal_commit_records_sum") != delta("marketd_wal_records_total") ||
 			delta("marketd_wal_commit_records_count") != commits ||
 			delta("marketd_wal_fsync_duration_seconds_count") != commits ||
 			delta("marketd_wal_commit_duration_seconds_count") != commits
@@ -379,6 +382,15 @@ func TestMetricsEndToEnd(t *testing.T) {
 	for _, id := range res.requestIDs {
 		if !p.stderr.contains(`request_id=` + id) {
 			t.Errorf("no log line with request_id=%s", id)
+		}
+	}
+	// Every refusal says how long it took, the 413s that fasthttp refused
+	// before the request had a start time too: never the hours since the
+	// zero time.
+	inHours := regexp.MustCompile(`took=\d+h`)
+	for _, line := range strings.Split(p.stderr.String(), "\n") {
+		if strings.Contains(line, `msg="request refused"`) && inHours.MatchString(line) {
+			t.Errorf("a refusal's time in hours: %s", line)
 		}
 	}
 	checkNoSecrets(t, p, res.secrets)
