@@ -93,7 +93,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 	if rt.admin && !s.isAdmin(c) {
 		return nil, errAdminRole
 	}
-	return c, s.limitCaller(ctx, c, requestCost(ctx, rt))
+	return c, s.limitCaller(ctx, c, rt)
 }
 
 // authenticate finds the caller from an Authorization header (an API key)
@@ -176,19 +176,23 @@ func (s *Server) authenticateSession(ctx context.Context, token []byte) (*caller
 }
 
 // limitCaller applies the caller's rate limit: its key's tier, or the
-// premium rate per account for sessions (docs/API.md, "Rate limits").
-func (s *Server) limitCaller(ctx *fasthttp.RequestCtx, c *caller, cost int) error {
-	if c.method == bySession {
-		return s.applyLimitN(ctx, ratelimit.Key{Kind: ratelimit.KindAccount, ID: c.account}, premiumPerMinute, cost)
+// premium rate per account for sessions (docs/API.md, "Rate limits"). The
+// request's cost is read only when a limit applies: for a batch it is a
+// parse of the whole body (requestCost), which the unlimited tier must not
+// pay for nothing.
+func (s *Server) limitCaller(ctx *fasthttp.RequestCtx, c *caller, rt *route) error {
+	key, limit := ratelimit.Key{Kind: ratelimit.KindAccount, ID: c.account}, premiumPerMinute
+	if c.method != bySession {
+		switch c.key.Tier {
+		case core.TierUnlimited:
+			return nil // no window, no headers: nothing to pay on this path
+		case core.TierPremium:
+			key, limit = ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, premiumPerMinute
+		default:
+			key, limit = ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, standardPerMinute
+		}
 	}
-	switch c.key.Tier {
-	case core.TierUnlimited:
-		return nil // no window, no headers: nothing to pay on this path
-	case core.TierPremium:
-		return s.applyLimitN(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, premiumPerMinute, cost)
-	default:
-		return s.applyLimitN(ctx, ratelimit.Key{Kind: ratelimit.KindAPIKey, ID: c.key.ID}, standardPerMinute, cost)
-	}
+	return s.applyLimitN(ctx, key, limit, requestCost(ctx, rt))
 }
 
 // limitAnonymous limits requests without credentials per client IP.

@@ -87,7 +87,7 @@ func (s *Server) routes() []route {
 		{post, pathTrade, keyOrSession, core.ScopeTrade, false, s.trade, nil},
 		{post, pathSplitMerge, keyOrSession, core.ScopeTrade, false, s.splitMerge, nil},
 		{post, pathQuote, keyOrSession, core.ScopeRead, false, s.quote, nil},
-		{post, pathBatch, keyOrSession, core.ScopeTrade, false, withBody(s.tradeBatch), nil},
+		{post, pathBatch, keyOrSession, core.ScopeTrade, false, s.tradeBatch, nil},
 		{get, "/api/trades", keyOrSession, core.ScopeRead, false, s.listFills, nil},
 		{get, "/api/trades/{id}", keyOrSession, core.ScopeRead, false, s.getFill, nil},
 		{get, "/api/idempotency", keyOrSession, core.ScopeRead, false, s.lookupKey, nil},

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"marketd/core"
 	"marketd/transport/strictjson"
 )
 
@@ -61,11 +62,16 @@ func (t *tradeBody) decode(body []byte) error {
 // did; t.tradeRequest is unchanged when it did not.
 func (t *tradeBody) fromFlat(body []byte) bool {
 	var buf [tradeFields]strictjson.Member
-	// One string for all members; a reasoning gets its own below.
+	// One string for all members; a reasoning gets its own (fromMembers).
 	members, ok := strictjson.ScanFlat(string(body), buf[:0])
-	if !ok {
-		return false
-	}
+	return ok && t.fromMembers(members)
+}
+
+// fromMembers decodes a trade from the members of its flat object when
+// they are tradeRequest's fields without duplicates, each of its field's
+// JSON kind, and reports whether it did; t.tradeRequest is unchanged when
+// it did not.
+func (t *tradeBody) fromMembers(members []strictjson.Member) bool {
 	var r tradeRequest
 	strs := [tradeStringFields]**string{&r.MarketID, &r.Side, &r.Type, &r.WorkflowMarketID, &r.Outcome}
 	nums := [...]*strictjson.Number{&r.Shares, &r.MaxCost, &r.MinProceeds, &r.Amount, &r.ExpectSeq}
@@ -92,4 +98,45 @@ func (t *tradeBody) fromFlat(body []byte) bool {
 	}
 	t.tradeRequest = r
 	return true
+}
+
+// decodeBatch decodes the body of POST /api/markets/trades strictly
+// (strictjson.Decode's rules and answers for a batchRequest) and returns its
+// trades, and whether the body had them (a null or absent "trades" has
+// none). A body of at most core.MaxBatchTrades flat trades is read from
+// strictjson.ScanFlatArray's members; any other goes to Decode.
+func decodeBatch(body []byte) (trades []tradeBody, present bool, err error) {
+	if trades, ok := fastBatch(body); ok {
+		return trades, true, nil
+	}
+	var b batchRequest
+	if err := strictjson.Decode(body, &b); err != nil {
+		return nil, false, err
+	}
+	if b.Trades == nil {
+		return nil, false, nil
+	}
+	trades = make([]tradeBody, len(*b.Trades))
+	for i := range trades {
+		trades[i].tradeRequest = (*b.Trades)[i]
+	}
+	return trades, true, nil
+}
+
+// fastBatch decodes a batch's body when it is {"trades": [...]} of at
+// most core.MaxBatchTrades trades that fromMembers takes, and reports
+// whether it did.
+func fastBatch(body []byte) ([]tradeBody, bool) {
+	var buf [tradeFields]strictjson.Member
+	// Room for the most a batch may hold, so that no item moves once its
+	// pointers point into it; one more is Decode's to refuse.
+	trades := make([]tradeBody, 0, core.MaxBatchTrades)
+	ok := strictjson.ScanFlatArray(string(body), "trades", buf[:0], func(members []strictjson.Member) bool {
+		if len(trades) == cap(trades) {
+			return false
+		}
+		trades = trades[:len(trades)+1]
+		return trades[len(trades)-1].fromMembers(members)
+	})
+	return trades, ok
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"marketd/core"
 	"marketd/transport/strictjson"
 )
 
@@ -165,5 +166,109 @@ func FuzzTradeBodyDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkTradeBody(t, body)
+	})
+}
+
+// randomBatchBody returns a batch body: random items (randomTradeBody's)
+// in {"trades": [...]}, sometimes another name, null, too many items or a
+// mutation.
+func randomBatchBody(r *rand.Rand) []byte {
+	n := r.IntN(core.MaxBatchTrades + 3)
+	items := make([]string, n)
+	clean := r.IntN(2) == 0
+	for i := range items {
+		for {
+			items[i] = string(randomTradeBody(r))
+			if !clean || (&tradeBody{}).fromFlat([]byte(items[i])) {
+				break
+			}
+		}
+	}
+	name := `"trades"`
+	switch r.IntN(12) {
+	case 0:
+		name = `"Trades"`
+	case 1:
+		return []byte(`{"trades":null}`)
+	case 2:
+		return []byte(`{}`)
+	case 3:
+		name = `"trades":[],"trades"`
+	}
+	body := []byte(" {" + name + ": [" + strings.Join(items, ", ") + "] } ")
+	if !clean && len(body) > 0 && r.IntN(3) == 0 {
+		body[r.IntN(len(body))] = byte(r.IntN(256))
+	}
+	return body
+}
+
+// checkBatchBody fails t unless decodeBatch gives for body what
+// strictjson.Decode into a batchRequest gives, and reports whether the
+// fast path took it.
+func checkBatchBody(t *testing.T, body []byte) bool {
+	t.Helper()
+	var want batchRequest
+	wantErr := strictjson.Decode(body, &want)
+	probe, fast := fastBatch(body)
+	got, present, gotErr := decodeBatch(body)
+	switch {
+	case fast && wantErr != nil:
+		t.Fatalf("body %q: the fast path took it, Decode refused it: %v", body, wantErr)
+	case (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error():
+		t.Fatalf("body %q: error %v, Decode's %v", body, gotErr, wantErr)
+	case gotErr != nil:
+		return fast
+	case present != (want.Trades != nil):
+		t.Fatalf("body %q: trades present %v, Decode's %v", body, present, want.Trades != nil)
+	case !present:
+		return fast
+	case len(got) != len(*want.Trades) || fast && len(probe) != len(got):
+		t.Fatalf("body %q: %d trades (fast path %d), Decode's %d", body, len(got), len(probe), len(*want.Trades))
+	}
+	for i := range got {
+		if !sameTradeRequest(&got[i].tradeRequest, &(*want.Trades)[i]) || fast && !sameTradeRequest(&probe[i].tradeRequest, &(*want.Trades)[i]) {
+			t.Fatalf("body %q: trade %d decoded %s, Decode's %s", body, i, describeTrade(&got[i].tradeRequest), describeTrade(&(*want.Trades)[i]))
+		}
+	}
+	return fast
+}
+
+// TestBatchBodyDecode: the batch route's decoder answers every body as
+// strictjson.Decode does (seeded PCG, random and mutated batches), and its
+// fast path takes the usual ones.
+func TestBatchBodyDecode(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed^0xba7c))
+	for _, body := range []string{`{"trades":[]}`, `{"trades":[{}]}`, ` { "trades" : [ {"side":"yes"} , {"type":"sell","shares":2} ] } `} {
+		if !checkBatchBody(t, []byte(body)) {
+			t.Errorf("the fast path did not take %s", body)
+		}
+	}
+	for _, body := range []string{`{"trades":null}`, `{}`, `{"trades":[1]}`, `{"trades":[{}],"x":1}`, `{"trades":[{},]}`, `{"trades":[{}]`} {
+		checkBatchBody(t, []byte(body))
+	}
+	fast := 0
+	const n = 3000
+	for range n {
+		if checkBatchBody(t, randomBatchBody(r)) {
+			fast++
+		}
+	}
+	if fast < n/10 || fast > n-n/10 {
+		t.Errorf("the fast path took %d of %d random batches", fast, n)
+	}
+	t.Logf("the fast path took %d of %d random batches", fast, n)
+}
+
+// FuzzBatchBodyDecode: for any body, the batch route's decoder answers as
+// strictjson.Decode does.
+func FuzzBatchBodyDecode(f *testing.F) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 16 {
+		f.Add(randomBatchBody(r))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkBatchBody(t, body)
 	})
 }

@@ -10,11 +10,12 @@ import (
 
 // DefaultGCHeadroomMiB is -gc-headroom-mib's default: the least the heap
 // may grow past what the last collection left live before the next one.
-// With 8 markets and 128 bots trading at 18,000/s the live heap is 25-150
-// MB and the server allocates about 2 KB a request: at the usual target
-// (GOGC 100) a collection came every second or two, and each one's mark
-// phase (10-20 ms on 2 cores) made the requests it overlapped about five
-// times slower (docs/PERFORMANCE.md, "The open loop's tail").
+// With 8 markets and 128 bots trading at 12,000/s the live heap grew to
+// 110-150 MB in a minute and the server allocated about 2 KB a request: at
+// the usual target (GOGC 100) a collection came every second or so (49 in
+// the minute), and each one's mark phase (10-200 ms on 2 cores) made the
+// requests it overlapped four to five times slower (docs/PERFORMANCE.md,
+// "The open loop's tail").
 const DefaultGCHeadroomMiB = 512
 
 // maxGCHeadroomMiB bounds -gc-headroom-mib: 1 TiB.

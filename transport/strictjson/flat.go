@@ -36,27 +36,84 @@ func ScanFlat(body string, dst []Member) (members []Member, ok bool) {
 	if len(body) > MaxBodyBytes {
 		return dst, false
 	}
+	members, end, ok := scanObject(body, skipSpace(body, 0), dst)
+	return members, ok && skipSpace(body, end) == len(body)
+}
+
+// ScanFlatArray reads body when it is one JSON object whose only member is
+// named name and is an array of objects that ScanFlat would take, each of
+// at most cap(buf) members: it calls item with each object's members, in
+// order (in buf, valid until item returns), and returns true. It gives up
+// (false) on any other body, as ScanFlat does, and as soon as item returns
+// false; the caller then hands the body to Decode. It does not allocate.
+func ScanFlatArray(body, name string, buf []Member, item func(members []Member) bool) bool {
+	if len(body) > MaxBodyBytes {
+		return false
+	}
 	i := skipSpace(body, 0)
 	if i == len(body) || body[i] != '{' {
-		return dst, false
+		return false
+	}
+	key, i, ok := scanString(body, skipSpace(body, i+1))
+	if !ok || key != name {
+		return false
+	}
+	if i = skipSpace(body, i); i == len(body) || body[i] != ':' {
+		return false
+	}
+	if i = skipSpace(body, i+1); i == len(body) || body[i] != '[' {
+		return false
+	}
+	if i = skipSpace(body, i+1); i < len(body) && body[i] == ']' {
+		i++
+	} else {
+		for {
+			var members []Member
+			if members, i, ok = scanObject(body, i, buf[:0]); !ok || !item(members) {
+				return false
+			}
+			if i = skipSpace(body, i); i == len(body) {
+				return false
+			}
+			if body[i] == ']' {
+				i++
+				break
+			}
+			if body[i] != ',' {
+				return false
+			}
+			i = skipSpace(body, i+1)
+		}
+	}
+	if i = skipSpace(body, i); i == len(body) || body[i] != '}' {
+		return false
+	}
+	return skipSpace(body, i+1) == len(body)
+}
+
+// scanObject reads the flat object at body[i] (ScanFlat's), appending its
+// members to dst, and returns them and the index after its closing brace.
+func scanObject(body string, i int, dst []Member) (members []Member, next int, ok bool) {
+	if i == len(body) || body[i] != '{' {
+		return dst, i, false
 	}
 	i = skipSpace(body, i+1)
 	if i < len(body) && body[i] == '}' {
-		return dst, skipSpace(body, i+1) == len(body)
+		return dst, i + 1, true
 	}
 	for {
 		if len(dst) == cap(dst) {
-			return dst, false
+			return dst, i, false
 		}
 		var m Member
 		if m.Name, i, ok = scanString(body, i); !ok {
-			return dst, false
+			return dst, i, false
 		}
 		if i = skipSpace(body, i); i == len(body) || body[i] != ':' {
-			return dst, false
+			return dst, i, false
 		}
 		if i = skipSpace(body, i+1); i == len(body) {
-			return dst, false
+			return dst, i, false
 		}
 		if c := body[i]; c == '"' {
 			m.Value, i, ok = scanString(body, i)
@@ -65,19 +122,19 @@ func ScanFlat(body string, dst []Member) (members []Member, ok bool) {
 			m.Value, i, ok = scanNumber(body, i)
 		}
 		if !ok {
-			return dst, false
+			return dst, i, false
 		}
 		dst = append(dst, m)
 		if i = skipSpace(body, i); i == len(body) {
-			return dst, false
+			return dst, i, false
 		}
 		switch body[i] {
 		case ',':
 			i = skipSpace(body, i+1)
 		case '}':
-			return dst, skipSpace(body, i+1) == len(body)
+			return dst, i + 1, true
 		default:
-			return dst, false
+			return dst, i, false
 		}
 	}
 }

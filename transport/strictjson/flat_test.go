@@ -2,6 +2,7 @@ package strictjson_test
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -93,4 +94,35 @@ func checkScanFlat(t *testing.T, body []byte) bool {
 		t.Fatalf("ScanFlat took %q, jsontext reads more after the object", body)
 	}
 	return true
+}
+
+// TestScanFlatArray: a body {"trades": [flat objects]} is taken, each
+// object's members given in order; anything else is given up on.
+func TestScanFlatArray(t *testing.T) {
+	for _, c := range []struct {
+		body  string
+		items []int // members per item, when taken
+	}{
+		{`{"trades":[]}`, []int{}},
+		{` { "trades" : [ {} , {"a":1,"b":"x"} ] } `, []int{0, 2}},
+		{`{"trades":[{"a":1},{"a":1,"b":2,"c":3,"d":4,"e":5}]}`, nil}, // over the buffer
+		{`{"trades":[{}],"x":1}`, nil},
+		{`{"Trades":[]}`, nil},
+		{`{"trades":null}`, nil},
+		{`{"trades":[{},]}`, nil},
+		{`{"trades":[1]}`, nil},
+		{`{"trades":[{}]} x`, nil},
+		{`{"trades":[{}]`, nil},
+		{`{"trades":[{"a":null}]}`, nil},
+	} {
+		var buf [4]strictjson.Member
+		var got []int
+		ok := strictjson.ScanFlatArray(c.body, "trades", buf[:0], func(members []strictjson.Member) bool {
+			got = append(got, len(members))
+			return true
+		})
+		if ok != (c.items != nil) || ok && !slices.Equal(got, c.items) {
+			t.Errorf("ScanFlatArray(%q): ok %v, items %v; want %v", c.body, ok, got, c.items)
+		}
+	}
 }
