@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"marketd/bench/baseline"
 	"marketd/internal/fstype"
 	"marketd/wal"
 )
@@ -15,9 +16,10 @@ import (
 // bareWriter is BenchmarkPipelineFloor's least log: one goroutine takes
 // the calls the actors hand it, as many as are waiting at once (up to
 // wal.DefaultMaxBatchRecords), writes their frames with one write(2) to a
-// plain file, fsyncs it unless fsync is off, and answers them itself. No
-// log library, no sequence check, no segments, no directory fsync, no
-// second goroutine for the answers: what a group commit cannot do without.
+// plain file, fsyncs it unless fsync is off, and answers them itself
+// (baseline.GroupCommit, as the fsync-only handler). No log library, no
+// sequence check, no segments, no directory fsync, no second goroutine for
+// the answers: what a group commit cannot do without.
 type bareWriter struct {
 	seq            atomic.Uint64 // numbers the frames, as the log's Next would
 	calls          chan *floorCall
@@ -29,7 +31,25 @@ type bareWriter struct {
 // startBareWriter starts a bareWriter on a file in a temporary directory on
 // the disk under test.
 func startBareWriter(b *testing.B, fsync bool) *bareWriter {
-	f, err := os.Create(filepath.Join(fstype.DiskTempDir(b), "bare"))
+	f := diskFile(b, "bare")
+	w := &bareWriter{calls: make(chan *floorCall, wal.DefaultQueueRecords)}
+	w.wg.Go(func() {
+		baseline.GroupCommit(f, w.calls, wal.DefaultMaxBatchRecords, fsync,
+			func(c *floorCall) []byte { return c.frame },
+			func(c *floorCall, err error) { c.done <- err },
+			func(c baseline.Commit) {
+				w.commits++
+				w.writing += c.Write
+				w.fsync += c.Fsync
+			})
+	})
+	return w
+}
+
+// diskFile creates the file name in a temporary directory on the disk
+// under test, closed when the benchmark ends.
+func diskFile(b *testing.B, name string) *os.File {
+	f, err := os.Create(filepath.Join(fstype.DiskTempDir(b), name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,46 +58,7 @@ func startBareWriter(b *testing.B, fsync bool) *bareWriter {
 			b.Error(err)
 		}
 	})
-	w := &bareWriter{calls: make(chan *floorCall, wal.DefaultQueueRecords)}
-	w.wg.Go(func() {
-		var buf []byte
-		batch := make([]*floorCall, 0, wal.DefaultMaxBatchRecords)
-		var failed error
-		for call := range w.calls {
-			batch = append(batch[:0], call)
-		gather:
-			for len(batch) < cap(batch) {
-				select {
-				case c, ok := <-w.calls:
-					if !ok {
-						break gather
-					}
-					batch = append(batch, c)
-				default:
-					break gather
-				}
-			}
-			if failed == nil {
-				buf = buf[:0]
-				for _, c := range batch {
-					buf = append(buf, c.frame...)
-				}
-				began := time.Now()
-				_, failed = f.Write(buf)
-				wrote := time.Now()
-				w.writing += wrote.Sub(began)
-				if failed == nil && fsync {
-					failed = f.Sync()
-					w.fsync += time.Since(wrote)
-				}
-			}
-			w.commits++
-			for _, c := range batch {
-				c.done <- failed // nothing is retried after a failure
-			}
-		}
-	})
-	return w
+	return f
 }
 
 // stop waits for the writer to answer every call handed to it and returns

@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"marketd/bench/baseline"
 	"marketd/internal/cputime"
-	"marketd/internal/fstype"
 )
 
 // BenchmarkFsyncCost appends a group commit's worth of bytes (20 records
@@ -17,15 +14,7 @@ import (
 // but what it costs the CPU is taken from the request handlers sharing the
 // cores: it is part of the cost of every durable request.
 func BenchmarkFsyncCost(b *testing.B) {
-	f, err := os.Create(filepath.Join(fstype.DiskTempDir(b), "fsync-cost"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := f.Close(); err != nil {
-			b.Error(err)
-		}
-	})
+	f := diskFile(b, "fsync-cost")
 	buf := make([]byte, 20*baseline.RecordBytes)
 	cpu0, hasCPU := cputime.Process()
 	for b.Loop() {

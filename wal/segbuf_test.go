@@ -153,7 +153,7 @@ func TestSegmentBuffersRandomCommits(t *testing.T) {
 				// whose buffer tidwall then reads back.
 				at := first + r.Uint64N(l.LastSeq()-first+2)
 				if r.IntN(2) == 0 {
-					at = max(first, l.LastSeq()-r.Uint64N(3))
+					at = max(first, l.LastSeq()-min(l.LastSeq(), r.Uint64N(3)))
 				}
 				if err := l.TruncateFront(t.Context(), at); err != nil {
 					t.Fatalf("round %d step %d: truncate front to %d: %v", round, step, at, err)
@@ -167,7 +167,7 @@ func TestSegmentBuffersRandomCommits(t *testing.T) {
 				l.Start()
 				// Into the segment tidwall read at Open, whose entries
 				// were copied into a buffer then.
-				at := max(first, last-r.Uint64N(8))
+				at := max(first, last-min(last, r.Uint64N(8)))
 				if err := l.TruncateFront(t.Context(), at); err != nil {
 					t.Fatalf("round %d step %d: truncate front to %d after reopening: %v", round, step, at, err)
 				}

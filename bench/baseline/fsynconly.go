@@ -38,7 +38,11 @@ func ServeFsyncOnly(ln net.Listener, dir string) (*Server, error) {
 	}
 	waiting := make(chan chan error, maxWaiting)
 	var wg sync.WaitGroup
-	wg.Go(func() { groupCommit(f, waiting) })
+	record := make([]byte, RecordBytes)
+	wg.Go(func() {
+		GroupCommit(f, waiting, maxWaiting, true, func(chan error) []byte { return record },
+			func(done chan error, err error) { done <- err }, nil)
+	})
 	release := func() error { // after the server's shutdown: no more senders
 		close(waiting)
 		wg.Wait()
@@ -53,43 +57,4 @@ func ServeFsyncOnly(ln net.Listener, dir string) (*Server, error) {
 		}
 		AnswerNoop(ctx)
 	}, release), nil
-}
-
-// groupCommit releases each request of waiting after a write and an fsync
-// that cover it, one write and one fsync for all the requests waiting at
-// once, until waiting is closed. After a failed write or fsync every
-// later request fails too: nothing is retried.
-func groupCommit(f *os.File, waiting chan chan error) {
-	record := make([]byte, RecordBytes)
-	var buf []byte
-	var batch []chan error
-	var failed error
-	for done := range waiting {
-		batch = append(batch[:0], done)
-	more:
-		for {
-			select {
-			case d, ok := <-waiting:
-				if !ok {
-					break more
-				}
-				batch = append(batch, d)
-			default:
-				break more
-			}
-		}
-		if failed == nil {
-			buf = buf[:0]
-			for range batch {
-				buf = append(buf, record...)
-			}
-			_, failed = f.Write(buf)
-			if failed == nil {
-				failed = f.Sync()
-			}
-		}
-		for _, d := range batch {
-			d <- failed
-		}
-	}
 }

@@ -1,0 +1,62 @@
+package baseline
+
+import (
+	"os"
+	"time"
+)
+
+// Commit describes one commit of GroupCommit.
+type Commit struct {
+	Records      int           // requests it answered
+	Write, Fsync time.Duration // its write; its fsync (0 without)
+}
+
+// GroupCommit commits the requests of waiting to f until waiting is closed:
+// it takes the requests waiting at once (up to maxBatch), appends the bytes
+// of each (data) to one buffer, writes it with one write, fsyncs f if fsync
+// is set, tells observe (when not nil) and answers each request with the
+// outcome (answer). There is no log library, no frame, no directory fsync:
+// it is the least a group commit must do before it answers. After a failed
+// write or fsync every later request fails too: nothing is retried.
+func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool,
+	data func(T) []byte, answer func(T, error), observe func(Commit)) {
+	var buf []byte
+	batch := make([]T, 0, maxBatch)
+	var failed error
+	for req := range waiting {
+		batch = append(batch[:0], req)
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-waiting:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		c := Commit{Records: len(batch)}
+		if failed == nil {
+			buf = buf[:0]
+			for _, r := range batch {
+				buf = append(buf, data(r)...)
+			}
+			began := time.Now()
+			_, failed = f.Write(buf)
+			wrote := time.Now()
+			c.Write = wrote.Sub(began)
+			if failed == nil && fsync {
+				failed = f.Sync()
+				c.Fsync = time.Since(wrote)
+			}
+		}
+		if observe != nil {
+			observe(c)
+		}
+		for _, r := range batch {
+			answer(r, failed)
+		}
+	}
+}
