@@ -59,11 +59,3 @@ func PurgeAuthBatch(ctx context.Context, e *Engine, limit int) (int, error) {
 func ChangePasswordChunked(ctx context.Context, e *Engine, account uuid.UUID, hash []byte, keep [32]byte, perRecord int) error {
 	return e.changePassword(ctx, account, hash, keep, perRecord)
 }
-
-// HoldTurn takes a market's turn, as its goroutine or a caller running a
-// trade holds it, and returns its release.
-func HoldTurn(e *Engine, market uuid.UUID) (release func()) {
-	m := e.st.market(market)
-	m.turn.Lock()
-	return m.turn.Unlock
-}
