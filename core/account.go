@@ -147,7 +147,11 @@ func (a *account) hasTransfers(ts []Transfer) bool {
 // replay and snapshot images alike), which keeps the aggregates equal to a
 // recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l LedgerEntry) {
-	a.ledger[l.Currency].push(l)
+	if led := &a.ledger[l.Currency]; led.Len() == 0 {
+		led.pushFirst(firstLedgerEntry(l))
+	} else {
+		led.push(l)
+	}
 	if l.Currency == money.KP {
 		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l)
 	}

@@ -42,6 +42,17 @@ func (l *chunkList[T]) push(v T) {
 	l.n++
 }
 
+// pushFirst makes an empty list hold one entry, the only one of one, a
+// slice whose capacity is 1: a list's first entry may come from memory
+// shared with other lists (ledger_heads.go), which the next push leaves
+// alone since it outgrows the slice.
+func (l *chunkList[T]) pushFirst(one []T) {
+	if l.n != 0 || len(one) != 1 || cap(one) != 1 {
+		panic("BUG: chunkList.pushFirst on a list that is not empty, or of a slice that is not one entry")
+	}
+	l.head, l.n = one, 1
+}
+
 // Len returns the number of entries.
 func (l *chunkList[T]) Len() int { return l.n }
 
