@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -66,4 +67,17 @@ func HoldTurn(e *Engine, market uuid.UUID) (release func()) {
 	m := e.st.market(market)
 	m.turn.Lock()
 	return m.turn.Unlock
+}
+
+// MarketLagMismatches names the markets whose last applied LSN, which
+// readers of a live market wait on, is not their LSN.
+func MarketLagMismatches(s *State) []string {
+	var out []string
+	s.rangeMarkets(func(m *market) bool {
+		if got := m.lag.applied.Load(); got != m.lsn {
+			out = append(out, fmt.Sprintf("market %s: applied %d, lsn %d", m.id, got, m.lsn))
+		}
+		return true
+	})
+	return out
 }
