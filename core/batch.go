@@ -79,9 +79,6 @@ func (e *Engine) TradeBatch(ctx context.Context, items []BatchTrade) {
 // applied or refused, not until it is durable: c.done then receives its
 // outcome. The caller holds the gate (enter).
 func (e *Engine) sendApplied(ctx context.Context, m *market, c *command) error {
-	if e.runInline(m, c) {
-		return nil
-	}
 	m.sendMu.RLock()
 	if m.retired.Load() {
 		m.sendMu.RUnlock()

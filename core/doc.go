@@ -10,10 +10,7 @@
 // Each market is owned by one goroutine (its actor), fed through a bounded
 // inbox; readers use the immutable MarketView it publishes after every
 // change, or, after a trade, a split or a merge, when a reader asks for it
-// (view_publish.go). The market's turn (market.turn) says who runs its
-// commands: the actor holds it except while it waits for a command, and a
-// caller whose trade, split or merge finds it free runs the command itself
-// in the actor's place (runInline). Each account is guarded by its own mutex, held by whoever changes
+// (view_publish.go). Each account is guarded by its own mutex, held by whoever changes
 // it from its checks until its record is handed to the journal.
 // docs/ARCHITECTURE.md explains why this keeps the log in the order of the
 // changes of every object, and how a snapshot is taken while trading goes
@@ -21,10 +18,9 @@
 //
 // Two markers, and only these, say what a function assumes; grep for them:
 //
-//	Runs on the market's goroutine.   only the holder of the market's turn
-//	                                  calls it (its actor, or a caller in
-//	                                  runInline): it reads and writes the
-//	                                  market's fields without another lock
+//	Runs on the market's goroutine.   only the market's actor calls it: it
+//	                                  reads and writes the market's fields
+//	                                  without a lock
 //	Caller holds X.                   the caller holds lock X (a.mu, the
 //	                                  house's mu, t.mu, x.mu, ...), and keeps
 //	                                  it across the call
@@ -40,20 +36,18 @@
 //     account locks one at a time under it, nothing else.
 //  3. State.namesMu: account names, for the uniqueness of a new one.
 //  4. State.custodyMu: wallet links and deposit transaction hashes.
-//  5. a market's turn (market.turn): taken by its actor while it holds
-//     nothing else, and by runInline with TryLock only.
-//  6. account.mu, in ascending account ID (lockAccounts); the house is an
+//  5. account.mu, in ascending account ID (lockAccounts); the house is an
 //     account like any other.
-//  7. supply.mu: the minted and burned totals.
-//  8. authTable.mu: keys and sessions.
-//  9. the journal's reservation (wal.Log.mu, taken by Journal.Next).
-//  10. leaves, which take no other lock while held: the derived lookups
+//  6. supply.mu: the minted and burned totals.
+//  7. authTable.mu: keys and sessions.
+//  8. the journal's reservation (wal.Log.mu, taken by Journal.Next).
+//  9. leaves, which take no other lock while held: the derived lookups
 //     (indexes.mu), the shards of idMap, idSource.mu,
 //     RecordingCustody.mu, and a market's sendMu (held shared for a send
 //     into its inbox, exclusively to retire or close the inbox).
 //
-// A market actor holds only its market's turn; it takes account locks in
-// this order. The snapshot manager's lock (snapshot.Manager.mu) comes before all
+// A market actor holds no lock of its own; it takes account locks in this
+// order. The snapshot manager's lock (snapshot.Manager.mu) comes before all
 // of them: Take holds it across a capture. Other packages' locks are never
 // held together with these: the rate-limit shards and the failed-login
 // guard (package transport), and the log's waiter lock (wal.Log.waitMu,

@@ -280,8 +280,6 @@ func (e *Engine) rebuildHolders() {
 func (e *Engine) start(m *market) {
 	m.inbox = make(chan *command, e.cfg.InboxSize)
 	m.eng = e
-	m.sc = &scratch{}
-	m.turn.Lock() // the goroutine's until it waits for its first command
 	e.wg.Add(1)
 	go e.run(m)
 }
@@ -292,10 +290,10 @@ func (e *Engine) start(m *market) {
 // until the market is resolved (retire.go).
 func (e *Engine) run(m *market) {
 	defer e.wg.Done()
-	sc := m.sc
+	sc := &scratch{}
 	e.resume(m)
 	for m.info.Status != StatusResolved {
-		c, ok := m.nextCommand()
+		c, ok := <-m.inbox
 		if !ok {
 			if m.lag.stale {
 				m.publish()
@@ -321,49 +319,6 @@ func (e *Engine) run(m *market) {
 	e.retire(m, sc)
 }
 
-// nextCommand returns the next command of m's inbox, false once the inbox
-// is closed. It lets the market's turn go only while it waits, so that a
-// caller may run its trade meanwhile (runInline). Runs on the market's
-// goroutine, holding m.turn.
-func (m *market) nextCommand() (*command, bool) {
-	select {
-	case c, ok := <-m.inbox:
-		return c, ok
-	default:
-	}
-	m.turn.Unlock()
-	c, ok := <-m.inbox
-	m.turn.Lock()
-	return c, ok
-}
-
-// runInline runs a trade, split or merge on the caller's goroutine when
-// m's turn is free, and reports whether it did; c.done then holds, or
-// will receive, its outcome. A free turn means the market's goroutine
-// waits for a command: the caller takes the goroutine's place for one
-// command instead of waking it and waiting for it to be scheduled, which
-// saves the hand-over to the market's goroutine and back
-// (docs/PERFORMANCE.md, "The hand-over to the market's goroutine").
-// Caller holds the gate (enter).
-func (e *Engine) runInline(m *market, c *command) bool {
-	if !m.turn.TryLock() {
-		return false
-	}
-	defer func() {
-		// handle answered c and re-panicked: the state may be
-		// half-changed, so crash as the market's goroutine would, where
-		// no recover of the caller's can catch it, and keep the turn.
-		if r := recover(); r != nil {
-			go panic(r)
-			return
-		}
-		m.turn.Unlock()
-	}()
-	e.handle(m, m.sc, c)
-	m.publishIfWanted()
-	return true
-}
-
 // submit hands a command to a market's goroutine and waits for its outcome:
 // an error found by the actor, or the journal's answer once the record is
 // durable. The wait for room in the inbox is bounded by InboxWait and the
@@ -375,9 +330,6 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 		return err
 	}
 	defer e.leave()
-	if (c.op == opTrade || c.op == opSplitMerge) && e.runInline(m, c) {
-		return <-c.done
-	}
 	m.sendMu.RLock()
 	if m.retired.Load() {
 		m.sendMu.RUnlock()

@@ -61,14 +61,6 @@ func ChangePasswordChunked(ctx context.Context, e *Engine, account uuid.UUID, ha
 	return e.changePassword(ctx, account, hash, keep, perRecord)
 }
 
-// HoldTurn takes a market's turn, as its goroutine or a caller running a
-// trade holds it, and returns its release.
-func HoldTurn(e *Engine, market uuid.UUID) (release func()) {
-	m := e.st.market(market)
-	m.turn.Lock()
-	return m.turn.Unlock
-}
-
 // MarketLagMismatches names the markets whose last applied LSN, which
 // readers of a live market wait on, is not their LSN.
 func MarketLagMismatches(s *State) []string {

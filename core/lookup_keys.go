@@ -11,15 +11,20 @@ package core
 type nameKey [MaxNameLen]byte
 
 // nameKeyOf returns the key of name; false when name is longer than any
-// valid name (ValidName), which no account can have, so that no lookup
-// of it can match.
+// valid name (ValidName) or holds a zero byte, which no account's name can,
+// so that no lookup of it can match. A name with zero bytes would otherwise
+// have the key of the name before them: a login as "alice\x00" found alice
+// under a name the login lockout counts apart from hers.
 func nameKeyOf(name string) (k nameKey, ok bool) {
 	if len(name) > len(k) {
 		return k, false
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if 'A' <= c && c <= 'Z' {
+		switch {
+		case c == 0:
+			return nameKey{}, false
+		case 'A' <= c && c <= 'Z':
 			c += 'a' - 'A'
 		}
 		k[i] = c

@@ -21,6 +21,8 @@ func TestNameKeys(t *testing.T) {
 		{"ali", "alice", false, true, "a prefix is another name"},
 		{longest, strings.ToUpper(longest), true, true, "the longest valid name fits"},
 		{longest + "a", longest, false, false, "a name over the bound matches nothing"},
+		{"alice\x00", "alice", false, false, "a zero byte is not padding: the name matches nothing"},
+		{"ali\x00ce", "ali", false, false, "a zero byte inside matches nothing"},
 	} {
 		ka, okA := nameKeyOf(c.a)
 		kb, okB := nameKeyOf(c.b)

@@ -58,15 +58,6 @@ type market struct {
 	// (view_publish.go); eng, set by Engine.start, runs the goroutine.
 	lag viewLag
 	eng *Engine
-
-	// turn is held by whoever runs the market's commands: its goroutine,
-	// or a caller running its own trade, split or merge when the market
-	// is idle (runInline). The goroutine holds it from Engine.start on,
-	// lets it go only while it waits for a command, and keeps it for good
-	// once the market is resolved or its inbox closed; a market retired
-	// at start holds it too. sc is the record memory of the holder.
-	turn sync.Mutex
-	sc   *scratch
 }
 
 // MarketView is an immutable copy of a market's state, published by its

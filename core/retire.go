@@ -33,7 +33,6 @@ func (e *Engine) retire(m *market, sc *scratch) {
 // retireIdle marks a market found resolved at start retired, without a
 // goroutine ever started for it.
 func (m *market) retireIdle() {
-	m.turn.Lock() // never let go: no caller runs a command here (runInline)
 	m.holders, m.voted = nil, nil
 	m.retired.Store(true)
 }

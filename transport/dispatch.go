@@ -168,7 +168,7 @@ func (s *Server) recoverPanic(ctx *fasthttp.RequestCtx, v any) {
 // as docs/API.md, "Order of checks", orders them), a malformed request (400), a
 // timeout (408).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
-	s.ids.set(ctx, nil)
+	s.ids.set(ctx)
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && len(ctx.Request.Header.RawHeaders()) == 0:
 		// fasthttp resets a request whose chunked body passed the limit,

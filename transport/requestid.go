@@ -42,11 +42,11 @@ func newRequestIDs() *requestIDs {
 var headerRequestID = []byte(HeaderRequestID)
 
 // set gives the response the request's id, the incoming one when valid,
-// else a new one, and appends the id to dst.
-func (g *requestIDs) set(ctx *fasthttp.RequestCtx, dst []byte) []byte {
+// else a new one.
+func (g *requestIDs) set(ctx *fasthttp.RequestCtx) {
 	if in := ctx.Request.Header.PeekCanonical(headerRequestID); validRequestID(in) {
 		ctx.Response.Header.SetCanonical(headerRequestID, in)
-		return append(dst, in...)
+		return
 	}
 	var id [len(g.prefix) + 1 + 16]byte
 	copy(id[:], g.prefix[:])
@@ -58,7 +58,6 @@ func (g *requestIDs) set(ctx *fasthttp.RequestCtx, dst []byte) []byte {
 	}
 	hex.Encode(id[len(g.prefix)+1:], n[:])
 	ctx.Response.Header.SetCanonical(headerRequestID, id[:])
-	return append(dst, id[:]...)
 }
 
 // validRequestID reports whether id may be kept: 1 to MaxRequestIDBytes
@@ -77,16 +76,13 @@ func validRequestID(id []byte) bool {
 
 // withRequestID wraps the server's handler so that every answer, errors
 // and panics included, carries X-Request-Id. The id is set before the
-// handler runs, so that requestID can read it, and set back after it when
-// a handler reset the response (a recovered panic does).
+// handler runs, so that requestID can read it; the one handler that resets
+// the response, recoverPanic, sets it back (TestRequestID checks every
+// kind of answer).
 func (s *Server) withRequestID(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		var buf [MaxRequestIDBytes]byte
-		id := s.ids.set(ctx, buf[:0])
+		s.ids.set(ctx)
 		h(ctx)
-		if len(ctx.Response.Header.PeekCanonical(headerRequestID)) == 0 {
-			ctx.Response.Header.SetCanonical(headerRequestID, id)
-		}
 	}
 }
 

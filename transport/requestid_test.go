@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 )
 
@@ -16,7 +17,8 @@ import (
 // echoed, anything else is replaced by a generated one, on every kind of
 // answer (success, 404, 405, 413, a recovered panic).
 func TestRequestID(t *testing.T) {
-	ts := startTestServer(t, Config{MaxBodyBytes: 1024}, nil, func(s *Server) {
+	reg := prometheus.NewRegistry()
+	ts := startTestServer(t, Config{MaxBodyBytes: 1024, Metrics: reg, ServeMetrics: reg}, nil, func(s *Server) {
 		s.router.GET("/test/panic", func(*fasthttp.RequestCtx) { panic("test panic: boom") })
 	})
 	long := strings.Repeat("a", MaxRequestIDBytes)
@@ -34,6 +36,8 @@ func TestRequestID(t *testing.T) {
 		{"404 kept", "GET", "/api/nowhere", "", "lost-1", 404, true},
 		{"405 kept", "DELETE", "/api/markets/active", "", "wrong-1", 405, true},
 		{"413 kept", "POST", "/api/auth/login", strings.Repeat("x", 2048), "big-1", 413, true},
+		{"metrics kept", "GET", "/metrics", "", "scrape-1", 200, true},
+		{"health generated", "GET", "/healthz", "", "", 200, false},
 		{"panic kept", "GET", "/test/panic", "", "boom-1", 500, true},
 		{"panic generated", "GET", "/test/panic", "", "", 500, false},
 	}
@@ -82,10 +86,9 @@ func TestRequestID(t *testing.T) {
 func BenchmarkRequestIDGenerate(b *testing.B) {
 	g := newRequestIDs()
 	var ctx fasthttp.RequestCtx
-	var buf [MaxRequestIDBytes]byte
 	b.ReportAllocs()
 	for b.Loop() {
-		g.set(&ctx, buf[:0])
+		g.set(&ctx)
 	}
 }
 
