@@ -16,21 +16,80 @@ import (
 // Next blocks while QueueRecords numbers are reserved and not yet written.
 // It fails with the log's error once the log has failed, and with ErrClosed
 // once Close has begun.
+//
+// While the queue has room it takes no lock: a compare-and-swap on the
+// reservation word, which Close and the log's failure mark as stopped
+// first, so that no number is handed out after either (see stopBit). A
+// market actor holds back every later record, of every market, from its
+// reservation to its Append (docs/PERFORMANCE.md, "The open loop's tail"),
+// so it must not queue there behind the writer's wake-ups.
 func (l *Log) Next() (uint64, error) {
+	for {
+		// released first: it never passes a reservation already made,
+		// so r-rel cannot wrap around.
+		rel := l.released.Load()
+		r := l.reservedSeq.Load()
+		if r&stopBit != 0 || r-rel >= uint64(l.opts.QueueRecords) {
+			return l.nextSlow()
+		}
+		if l.reservedSeq.CompareAndSwap(r, r+1) {
+			return r + 1, nil
+		}
+	}
+}
+
+// nextSlow is Next when the queue is full or the log stopped: it waits on
+// cond under mu, counted in waiters so that the writer wakes it.
+func (l *Log) nextSlow() (uint64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.failed == nil && !l.closed && l.reserved-l.released >= uint64(l.opts.QueueRecords) {
-		l.cond.Wait()
+	// Counted before released is read below: the writer stores released
+	// before it reads waiters, so either this reads the new released or
+	// the writer sees a waiter and broadcasts, which it can only do once
+	// Wait has let go of mu.
+	l.waiters.Add(1)
+	defer l.waiters.Add(-1)
+	for {
+		// failed and closed are set under mu before the stop bit, so a
+		// reservation word marked stopped always finds one of them here.
+		if l.failed != nil {
+			return 0, fmt.Errorf("wal: next: %w", l.failed)
+		}
+		if l.closed {
+			return 0, fmt.Errorf("wal: next: %w", ErrClosed)
+		}
+		rel := l.released.Load() // before r, as in Next
+		r := l.reservedSeq.Load()
+		if r-rel >= uint64(l.opts.QueueRecords) {
+			l.cond.Wait()
+			continue
+		}
+		if l.reservedSeq.CompareAndSwap(r, r+1) {
+			return r + 1, nil
+		}
 	}
-	if l.failed != nil {
-		return 0, fmt.Errorf("wal: next: %w", l.failed)
+}
+
+// stopReservations marks the reservation word stopped and wakes the
+// waiting Next calls. The caller holds mu and has just set closed or
+// failed: from then on every Next fails.
+func (l *Log) stopReservations() {
+	l.reservedSeq.Or(stopBit)
+	l.cond.Broadcast()
+}
+
+// lastReserved returns the last seq Next handed out.
+func (l *Log) lastReserved() uint64 { return l.reservedSeq.Load() &^ stopBit }
+
+// publishReleased makes the seqs up to last no longer count against
+// QueueRecords, and wakes the Next calls waiting for room, if any.
+func (l *Log) publishReleased(last uint64) {
+	l.released.Store(last)
+	if l.waiters.Load() > 0 {
+		l.mu.Lock()
+		l.cond.Broadcast()
+		l.mu.Unlock()
 	}
-	if l.closed {
-		return 0, fmt.Errorf("wal: next: %w", ErrClosed)
-	}
-	l.reserved++
-	l.reservedSeq.Store(l.reserved)
-	return l.reserved, nil
 }
 
 // Append hands over the record for a sequence number reserved by Next
@@ -48,9 +107,9 @@ func (l *Log) Next() (uint64, error) {
 // Appending a number that was not reserved, or appending one twice, is a
 // bug and panics.
 func (l *Log) Append(seq uint64, rec *core.Record, done chan<- error) {
-	if seq == 0 || seq > l.reservedSeq.Load() || seq <= l.lastSeq.Load() {
+	if seq == 0 || seq > l.lastReserved() || seq <= l.lastSeq.Load() {
 		panic(fmt.Sprintf("BUG: wal: append of seq %d, reserved up to %d, written up to %d",
-			seq, l.reservedSeq.Load(), l.lastSeq.Load()))
+			seq, l.lastReserved(), l.lastSeq.Load()))
 	}
 	e := l.entries.Get().(*entry)
 	e.seq = seq

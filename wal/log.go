@@ -41,16 +41,19 @@ type Log struct {
 	final    atomic.Pointer[error] // set when the writer has stopped for good
 	counters counters
 
-	// Reservations. mu guards reserved, released, closed and failed; it is
-	// never held with waitMu. The writer takes it once per commit.
-	mu       sync.Mutex
-	cond     sync.Cond // signalled when released grows, or on failure or close
-	reserved uint64    // last seq handed out by Next
-	released uint64    // seqs up to here no longer count against QueueRecords
-	closed   bool
-	failed   error
-
-	reservedSeq atomic.Uint64 // reserved, for Append's checks without mu
+	// Reservations (journal.go). reservedSeq is the last seq handed out by
+	// Next, with stopBit set once Close began or the log failed; released
+	// is the seq up to which records no longer count against QueueRecords.
+	// mu guards closed and failed and the waits on cond; it is never held
+	// with waitMu. The writer takes it after a commit only when a Next
+	// waits for room (waiters > 0).
+	reservedSeq atomic.Uint64
+	released    atomic.Uint64
+	waiters     atomic.Int64
+	mu          sync.Mutex
+	cond        sync.Cond // signalled when released grows, or on failure or close
+	closed      bool
+	failed      error
 
 	// Hand-over from Append to the writer: the record for seq sits in
 	// slots[seq&slotMask] from Append until the writer takes it. The ring
@@ -87,6 +90,11 @@ type entry struct {
 // maxPooledFrameBytes is the largest frame buffer kept for reuse, so that a
 // rare huge record does not pin its buffer in the pool.
 const maxPooledFrameBytes = 64 << 10
+
+// stopBit marks reservedSeq once Close began or the log failed: a
+// compare-and-swap by Next from an unmarked value then fails, so no seq is
+// handed out after either. Seqs never reach it.
+const stopBit = 1 << 63
 
 var _ core.Journal = (*Log)(nil)
 
@@ -167,8 +175,6 @@ func newLog(dir string, o Options, tw *tidwall.Log) (*Log, error) {
 		tw:          tw,
 		dirFile:     dirFile,
 		writeNext:   last + 1,
-		reserved:    last,
-		released:    last,
 		slots:       make([]atomic.Pointer[entry], ringSize),
 		slotMask:    ringSize - 1,
 		kick:        make(chan struct{}, 1),
@@ -188,6 +194,7 @@ func newLog(dir string, o Options, tw *tidwall.Log) (*Log, error) {
 	l.lastSeq.Store(last)
 	l.durable.Store(last)
 	l.reservedSeq.Store(last)
+	l.released.Store(last)
 	return l, nil
 }
 
@@ -262,7 +269,7 @@ func (l *Log) Close() error {
 		return fmt.Errorf("wal: close: %w", ErrClosed)
 	}
 	l.closed = true
-	l.cond.Broadcast()
+	l.stopReservations()
 	l.mu.Unlock()
 
 	l.Start() // records appended before Start are written too

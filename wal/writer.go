@@ -203,10 +203,7 @@ func (l *Log) commit() (int, error) {
 		l.pending = make([]*entry, 0, cap(l.pending))
 	}
 
-	l.mu.Lock()
-	l.released = last
-	l.cond.Broadcast()
-	l.mu.Unlock()
+	l.publishReleased(last)
 	return n, nil
 }
 
@@ -265,7 +262,7 @@ func (l *Log) fail(cause error) error {
 	defer close(l.failedCh)
 	l.mu.Lock()
 	l.failed = err
-	l.cond.Broadcast()
+	l.stopReservations()
 	l.mu.Unlock()
 	l.logger.Error("wal: log failed; no record will be acknowledged until restart", "dir", l.dir, "err", err)
 	return err
@@ -287,7 +284,7 @@ func (l *Log) shutdown(err error) {
 	l.pending = l.pending[:0]
 	// Next fails once the log is closed or failed, both set before the
 	// writer returns, so no seq past reserved can be appended any more.
-	for seq := l.writeNext; seq <= l.reservedSeq.Load(); seq++ {
+	for seq := l.writeNext; seq <= l.lastReserved(); seq++ {
 		if e := l.slots[seq&l.slotMask].Swap(nil); e != nil {
 			deliver(e.done, fmt.Errorf("wal: append seq %d: %w", e.seq, err))
 		}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 )
 
@@ -36,9 +37,14 @@ const runtimeHeapMinimum = 4 << 20
 type gcHeadroom struct {
 	base     int    // the target when the live heap is large: GOGC's
 	headroom uint64 // bytes
-	stopped  atomic.Bool
 	sample   []metrics.Sample
 	cycles   atomic.Uint64 // cycles seen, for the tests
+
+	// mu makes a cleanup's check of stopped and its SetGCPercent one step
+	// against Stop: a cleanup already past the check must not set its
+	// target after Stop has set base back.
+	mu      sync.Mutex
+	stopped bool
 }
 
 // startGCHeadroom starts keeping headroom bytes, with the collector's
@@ -63,7 +69,7 @@ func startGCHeadroomAt(headroom uint64, base int) *gcHeadroom {
 	h := &gcHeadroom{base: base, headroom: headroom,
 		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 	if headroom == 0 || base < 0 {
-		h.stopped.Store(true)
+		h.stopped = true
 		return h
 	}
 	h.adjust()
@@ -73,9 +79,12 @@ func startGCHeadroomAt(headroom uint64, base int) *gcHeadroom {
 
 // Stop stops adjusting the target and sets it back to base.
 func (h *gcHeadroom) Stop() {
-	if h.stopped.Swap(true) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopped {
 		return
 	}
+	h.stopped = true
 	debug.SetGCPercent(h.base)
 }
 
@@ -85,23 +94,29 @@ func (h *gcHeadroom) Stop() {
 func (h *gcHeadroom) arm() {
 	sentinel := new([64]byte) // not tiny: a tiny object may share a block that stays live
 	runtime.AddCleanup(sentinel, func(h *gcHeadroom) {
-		if h.stopped.Load() {
+		if !h.adjust() {
 			return
 		}
 		h.cycles.Add(1)
-		h.adjust()
 		h.arm()
 	}, h)
 }
 
-// adjust sets the target for the live heap the last cycle left.
-func (h *gcHeadroom) adjust() {
+// adjust sets the target for the live heap the last cycle left, unless
+// Stop came first; it reports whether it did.
+func (h *gcHeadroom) adjust() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopped {
+		return false
+	}
 	metrics.Read(h.sample)
 	var live uint64
 	if h.sample[0].Value.Kind() == metrics.KindUint64 {
 		live = h.sample[0].Value.Uint64()
 	}
 	debug.SetGCPercent(gcPercentFor(live, h.headroom, h.base))
+	return true
 }
 
 // gcPercentFor returns the target that lets a live heap of live bytes grow

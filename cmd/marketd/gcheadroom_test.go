@@ -105,3 +105,19 @@ func TestGCHeadroomOff(t *testing.T) {
 		t.Fatalf("target %d with the collector off, want it left off", v)
 	}
 }
+
+// TestGCHeadroomAdjustAfterStop checks that a cleanup that runs its
+// adjustment after Stop, as one already under way when Stop is called
+// does, leaves Stop's base in place.
+func TestGCHeadroomAdjustAfterStop(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	h := startGCHeadroomAt(1<<30, 100)
+	h.Stop()
+	if h.adjust() {
+		t.Errorf("adjust after Stop reported a target set")
+	}
+	if got := gogc(t); got != 100 {
+		t.Fatalf("target %d after an adjustment that followed Stop, want the base 100", got)
+	}
+}
