@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -58,4 +59,17 @@ func PurgeAuthBatch(ctx context.Context, e *Engine, limit int) (int, error) {
 // per record, so that tests cover the split without 4,097 sessions.
 func ChangePasswordChunked(ctx context.Context, e *Engine, account uuid.UUID, hash []byte, keep [32]byte, perRecord int) error {
 	return e.changePassword(ctx, account, hash, keep, perRecord)
+}
+
+// MarketLagMismatches names the markets whose last applied LSN, which
+// readers of a live market wait on, is not their LSN.
+func MarketLagMismatches(s *State) []string {
+	var out []string
+	s.rangeMarkets(func(m *market) bool {
+		if got := m.lag.applied.Load(); got != m.lsn {
+			out = append(out, fmt.Sprintf("market %s: applied %d, lsn %d", m.id, got, m.lsn))
+		}
+		return true
+	})
+	return out
 }

@@ -199,7 +199,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 			continue
 		}
 		if m.lsn < seq {
-			m.apply(seq, ch)
+			m.applyChange(seq, ch) // lag.applied: when publishDirty publishes
 			s.markDirty(m)
 			s.indexMarket(m.id, false, ch)
 		}

@@ -140,12 +140,14 @@ func (s *State) markDirty(m *market) {
 	}
 }
 
-// publishDirty publishes the views of the markets replay changed. Every
-// reader of views on a quiescent state (Check, Capture, NewEngine) calls it
-// first; on a live state nothing is dirty.
+// publishDirty publishes the views of the markets replay changed, and
+// their last applied LSN (market.applyChange). Every reader of views on a
+// quiescent state (Check, Capture, NewEngine) calls it first; on a live
+// state nothing is dirty.
 func (s *State) publishDirty() {
 	for _, m := range s.dirty {
 		m.dirty = false
+		m.lag.applied.Store(m.lsn)
 		m.publish()
 	}
 	s.dirty = nil
