@@ -3,6 +3,7 @@ package wal
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // commitLog is an Observer that keeps what it was told.
@@ -53,7 +54,9 @@ func TestObserver(t *testing.T) {
 			nextSeq = c.Last + 1
 			records += uint64(c.Records)
 			bytes += uint64(c.Bytes)
-			if c.Records <= 0 || c.Took <= 0 || (c.Fsync > 0) == noFsync || c.Fsync > c.Took {
+			// One goroutine appends in order: no record is ever missing
+			// while a later one is ready.
+			if c.Records <= 0 || c.Took <= 0 || (c.Fsync > 0) == noFsync || c.Fsync > c.Took || c.Held != 0 {
 				t.Errorf("NoFsync %v: commit %+v", noFsync, c)
 			}
 		}
@@ -62,5 +65,59 @@ func TestObserver(t *testing.T) {
 				noFsync, len(obs.commits), records, bytes, st.Batches, st.Records, st.Bytes)
 		}
 		obs.mu.Unlock()
+	}
+}
+
+// TestCommitHeldByHole checks that a commit whose first record was missing
+// while a later one was ready (an actor between Next and Append) reports
+// how long the later records waited for it, in Commit.Held and in Stats,
+// and that the commits after it report no wait.
+func TestCommitHeldByHole(t *testing.T) {
+	for _, noFsync := range []bool{false, true} {
+		obs := &commitLog{}
+		opts := testOptions()
+		opts.NoFsync, opts.Observer = noFsync, obs
+		l := mustOpen(t, t.TempDir(), opts)
+		l.Start()
+		writeRecords(t, l, 3) // in order: no hole
+		hole, err := l.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		later, laterDone := appendSeq(t, l)
+		// The writer, kicked by the later record, finds the hole before it.
+		deadline := time.Now().Add(10 * time.Second)
+		for l.counters.holesSeen.Load() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("NoFsync %v: the writer did not see the hole at seq %d with seq %d ready", noFsync, hole, later)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		const wait = 5 * time.Millisecond
+		time.Sleep(wait) // the hole stays open this long at least
+		holeDone := make(chan error, 1)
+		l.Append(hole, recordFor(hole), holeDone)
+		for _, done := range []chan error{holeDone, laterDone} {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeRecords(t, l, 2)
+		mustClose(t, l) // the releaser has told the observer of every commit
+		st := l.Stats()
+		obs.mu.Lock()
+		var held []Commit
+		for _, c := range obs.commits {
+			if c.Held != 0 {
+				held = append(held, c)
+			}
+		}
+		obs.mu.Unlock()
+		if len(held) != 1 || held[0].First != hole || held[0].Held < wait {
+			t.Fatalf("NoFsync %v: commits that waited for a hole: %+v; want one, from seq %d, of at least %v", noFsync, held, hole, wait)
+		}
+		if st.Holds != 1 || st.HeldTotal != held[0].Held {
+			t.Errorf("NoFsync %v: stats count %d holds, %v in all; want 1, %v", noFsync, st.Holds, st.HeldTotal, held[0].Held)
+		}
 	}
 }
