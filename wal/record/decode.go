@@ -76,6 +76,7 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings) (*core.Record
 		rec.Accounts = blk.acc[:]
 		if n > 1 {
 			rec.Accounts = make([]core.AccountChange, n)
+			d.blocks = writtenBlocks(n - 1) // the first change takes the spare
 		}
 		for i := range rec.Accounts {
 			d.accountChange(&rec.Accounts[i])
@@ -337,11 +338,13 @@ func (d *decoder) session(s *core.Session) {
 // with the record takes a trade from nine allocations to two (the other is
 // the trade's reasoning), which is most of the decoding time saved; replay
 // speed is what bounds recovery time. A list of more than one item gets an
-// allocation of its own, and so do the single items of a second account
-// change. The cost: a record without accounts or markets allocates about
-// 400 bytes it does not use, and a caller keeping one of the slices keeps
-// the whole block (944 bytes, 352 of them the account block) alive. A keyed
-// request's entry (core.IdemEntry) rides in the account block too.
+// allocation of its own; the account changes after the first (a snapshot's
+// chunk has thousands) share one array of account blocks (writtenBlocks).
+// The cost: a record without accounts or markets allocates about 400 bytes
+// it does not use, and a caller keeping one of the slices keeps the whole
+// block (944 bytes, 352 of them the account block), or the record's array
+// of account blocks, alive. A keyed request's entry (core.IdemEntry) rides
+// in the account block too.
 type (
 	// Block is the memory one decoded record lives in (see above). The
 	// zero Block is ready; DecodeFramed fills it, and a Block is used for
@@ -364,14 +367,35 @@ type (
 )
 
 // block returns *blk, first setting it to the record's spare account block
-// if still unused, else to a new one.
+// if still unused, else to the next of the record's blocks: an account
+// change takes at most one, and a record of n account changes has the spare
+// and n-1 others.
 func (d *decoder) block(blk **accountBlock) *accountBlock {
 	if *blk == nil {
-		if *blk = d.spareAccount; *blk != nil {
-			d.spareAccount = nil
-		} else {
+		switch {
+		case d.spareAccount != nil:
+			*blk, d.spareAccount = d.spareAccount, nil
+		case len(d.blocks) > 0:
+			*blk, d.blocks = &d.blocks[0], d.blocks[1:]
+		default:
 			*blk = new(accountBlock)
 		}
 	}
 	return *blk
+}
+
+// writtenBlocks returns n account blocks in one array that has been written
+// once. A snapshot's chunk of 4,096 accounts took a block each, a new object
+// from memory the runtime had just taken from the kernel and never written:
+// the first access to a block was a read (the nil check the compiler puts
+// before block(...).bal[:]), which mapped the kernel's zero page, and the
+// first write then faulted again to copy it, flushing the TLB of both
+// processors, an inter-processor interrupt (perf: do_wp_page,
+// flush_tlb_mm_range, smp_call_function_many_cond under ledgerEntry). One
+// array per record, written first, faults each page in once, without a
+// flush, and takes one allocation instead of one per account.
+func writtenBlocks(n int) []accountBlock {
+	b := make([]accountBlock, n)
+	clear(b)
+	return b
 }
