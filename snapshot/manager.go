@@ -191,15 +191,29 @@ func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error
 		return nil
 	}
 	prev := older[0]
-	if err := m.trimLog(ctx, prev+1, stepped); err != nil {
+	start := m.opts.Now()
+	steps, longest, err := m.trimLog(ctx, prev+1, stepped)
+	if err != nil {
 		return err
 	}
+	trimmed := m.opts.Now()
 	var errs []error
 	for _, f := range older[1:] {
-		if err := m.opts.FS.Remove(filepath.Join(m.opts.Dir, fileName(f))); err != nil {
+		var err error
+		if stepped {
+			err = removeStepped(ctx, m.opts.FS, m.opts.Dir, fileName(f))
+		} else {
+			err = removeFile(m.opts.FS, filepath.Join(m.opts.Dir, fileName(f)))
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("snapshot: remove old snapshot: %w", err))
 		}
 	}
+	// The phases' times, to line them up with the slowest requests of a
+	// load run (docs/PERFORMANCE.md, "The second after a snapshot").
+	m.opts.Logger.Info("log trimmed and old snapshots removed", "to", prev+1, "trim_steps", steps,
+		"trim_took", trimmed.Sub(start), "trim_longest_step", longest,
+		"removed", len(older)-1, "remove_took", m.opts.Now().Sub(trimmed))
 	return errors.Join(errs...)
 }
 
@@ -221,21 +235,25 @@ const (
 )
 
 // trimLog drops the log's records before seq: at once, or stepped in
-// steps of trimStepRecords with a rest after each.
-func (m *Manager) trimLog(ctx context.Context, seq uint64, stepped bool) error {
+// steps of trimStepRecords with a rest after each. It returns the number
+// of steps and the longest one (the wait for the log's writer included).
+func (m *Manager) trimLog(ctx context.Context, seq uint64, stepped bool) (steps int, longest time.Duration, err error) {
 	at := seq
 	if stepped {
 		at = min(m.log.FirstSeq()+trimStepRecords, seq)
 	}
 	for {
+		began := time.Now()
 		if err := m.log.TruncateFront(ctx, at); err != nil {
-			return fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
+			return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
 		}
+		steps++
+		longest = max(longest, time.Since(began))
 		if at >= seq {
-			return nil
+			return steps, longest, nil
 		}
 		if err := sleep(ctx, trimStepRest); err != nil {
-			return fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
+			return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
 		}
 		at = min(at+trimStepRecords, seq)
 	}

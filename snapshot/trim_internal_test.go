@@ -41,7 +41,7 @@ func TestTrimLogSteps(t *testing.T) {
 		t.Run(fmt.Sprintf("%d-%d-%v", c.first, c.to, c.stepped), func(t *testing.T) {
 			l := &trimLog{first: c.first}
 			m := &Manager{log: l}
-			if err := m.trimLog(context.Background(), c.to, c.stepped); err != nil {
+			if _, _, err := m.trimLog(context.Background(), c.to, c.stepped); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(l.truncs, c.want) {
