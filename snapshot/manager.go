@@ -234,29 +234,86 @@ const (
 	trimStepRest = 20 * time.Millisecond
 )
 
-// trimLog drops the log's records before seq: at once, or stepped in
-// steps of trimStepRecords with a rest after each. It returns the number
-// of steps and the longest one (the wait for the log's writer included).
+// trimLog drops the log's records before seq: at once, or stepped
+// (trimPoints) with a rest after each step. It returns the number of steps
+// and the longest one (the wait for the log's writer included).
 func (m *Manager) trimLog(ctx context.Context, seq uint64, stepped bool) (steps int, longest time.Duration, err error) {
-	at := seq
+	points := []uint64{seq}
 	if stepped {
-		at = min(m.log.FirstSeq()+trimStepRecords, seq)
+		points = m.trimPoints(seq)
 	}
-	for {
+	for i, at := range points {
+		if i > 0 {
+			if err := sleep(ctx, trimStepRest); err != nil {
+				return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
+			}
+		}
 		began := time.Now()
 		if err := m.log.TruncateFront(ctx, at); err != nil {
 			return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
 		}
 		steps++
 		longest = max(longest, time.Since(began))
-		if at >= seq {
-			return steps, longest, nil
-		}
-		if err := sleep(ctx, trimStepRest); err != nil {
-			return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
-		}
-		at = min(at+trimStepRecords, seq)
 	}
+	return steps, longest, nil
+}
+
+// segmentedLog is a Log that lists where its segments begin; *wal.Log is
+// one.
+type segmentedLog interface {
+	SegmentStarts() ([]uint64, error)
+}
+
+// trimPoints returns the targets of a stepped trim to seq: the ends of
+// segments when the log lists them (segmentCuts), else steps of
+// trimStepRecords from the first record kept, the last one at seq.
+func (m *Manager) trimPoints(seq uint64) []uint64 {
+	first := m.log.FirstSeq()
+	if seq <= first {
+		return []uint64{seq} // nothing to drop: a no-op for the log
+	}
+	if sl, ok := m.log.(segmentedLog); ok {
+		if starts, err := sl.SegmentStarts(); err == nil {
+			return segmentCuts(first, seq, starts)
+		}
+	}
+	var points []uint64
+	for at := first; at < seq; {
+		at = min(at+trimStepRecords, seq)
+		points = append(points, at)
+	}
+	return points
+}
+
+// segmentCuts returns the targets of a stepped trim to seq of a log whose
+// first record is first and whose segments begin at starts: each the last
+// record of a segment, since the log's truncation rewrites what it keeps
+// of the segment holding the new first record (one record there; up to a
+// whole segment, written and fsynced while no commit is written, anywhere
+// else: wal.Log.SegmentStarts). A step spans the segments holding up to
+// trimStepRecords records, or one segment holding more. The records
+// before seq in the segment holding it stay until the next trim.
+func segmentCuts(first, seq uint64, starts []uint64) []uint64 {
+	var cuts []uint64
+	from, cand := first, uint64(0)
+	for _, s := range starts {
+		if s < 2 {
+			continue
+		}
+		c := s - 1
+		if c <= first || c > seq {
+			continue
+		}
+		if cand != 0 && c-from > trimStepRecords {
+			cuts = append(cuts, cand)
+			from = cand
+		}
+		cand = c
+	}
+	if cand != 0 {
+		cuts = append(cuts, cand)
+	}
+	return cuts
 }
 
 // Run takes a snapshot every Every, or sooner once EveryRecords records
