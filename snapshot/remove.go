@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -91,5 +91,5 @@ func fileSize(fsys vfs.FS, dir, name string) (int64, error) {
 		}
 		return info.Size(), nil
 	}
-	return 0, fmt.Errorf("snapshot: size of %s: %w", filepath.Join(dir, name), fs.ErrNotExist)
+	return 0, fmt.Errorf("snapshot: size of %s: %w", filepath.Join(dir, name), os.ErrNotExist)
 }
