@@ -169,7 +169,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if book.Collateral < 0 || book.Q != q.QAfter {
 		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a %v quoted to %v", m.id, book.Collateral, book.Q, kind, q.QAfter))
 	}
-	ref := e.ids.next()
+	ref := sc.ids.next()
 	ledgerAmount := -q.Amount
 	if paid {
 		ledgerAmount = q.Amount

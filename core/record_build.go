@@ -147,6 +147,9 @@ func setBalance(ch *AccountChange, cur money.Currency, after money.Amount) {
 // allocating.
 type scratch struct {
 	pending
+	// ids draws the IDs of the goroutine's trades: its own buffer, so
+	// that no lock is shared with the other markets' goroutines.
+	ids   idBuffer
 	accts [2]AccountChange
 	ptrs  [2]*account
 	mkts  [1]MarketChange
