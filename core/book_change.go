@@ -95,9 +95,9 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 	}
 	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
 	// The view is made when a reader asks for it (view_publish.go).
-	sc.pending.lazyView = true
+	sc.pending.lazyView, sc.pending.sized = true, idem.Key == ""
 	ok := e.commit(&sc.pending, c.done, nil)
-	sc.pending.lazyView = false
+	sc.pending.lazyView, sc.pending.sized = false, false
 	if ok {
 		// An account with a position in the market is among its
 		// holders already: a map assignment saved per trade.
