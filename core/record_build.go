@@ -71,7 +71,12 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 		if a.lsn != ch.Prev {
 			panic(fmt.Sprintf("BUG: account %s at LSN %d, record built at %d", a.id, a.lsn, ch.Prev))
 		}
-		old := a.info
+		// The info before the change matters to the lookups only when the
+		// change has one; a trade's has not, and spares the copy.
+		var old AccountInfo
+		if ch.Info != nil {
+			old = a.info
+		}
 		a.applyLocked(seq, ch, e.st.idemLimits)
 		e.st.indexAccount(a.id, old, ch)
 	}
