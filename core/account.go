@@ -45,7 +45,7 @@ type account struct {
 	// fills are every trade of the account, oldest first, append-only,
 	// without their reasoning (the recent trades keep it), for
 	// GET /api/trades (fills.go). Images carry them (imageLocked).
-	fills chunkList[fill]
+	fills chunkList[TradeSummary]
 
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
@@ -96,7 +96,8 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	}
 	for _, t := range ch.Trades {
 		a.pushTrade(t)
-		a.fills.push(fillOf(&t))
+		t.Reasoning = ""
+		a.fills.push(t)
 	}
 	a.applyNotes(ch.Notes, ch.NotesRead)
 	a.vig = append(a.vig, ch.Vig...)
@@ -240,7 +241,7 @@ type imagePrefixes struct {
 	// fills holds the fills before the recent trades, its first
 	// olderFills; recent the recent trades, copied under the lock since
 	// their ring changes in place.
-	fills      chunkList[fill]
+	fills      chunkList[TradeSummary]
 	olderFills int
 	recent     []TradeSummary
 }
@@ -305,7 +306,7 @@ func (b *imageBuffers) addTrades(ch *AccountChange, pre *imagePrefixes) {
 		return
 	}
 	start := len(b.trades)
-	b.trades = appendFills(b.trades, &pre.fills, 0, pre.olderFills)
+	b.trades = pre.fills.appendTo(b.trades, 0, pre.olderFills)
 	b.trades = append(b.trades, pre.recent...)
 	ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 }

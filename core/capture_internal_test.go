@@ -90,7 +90,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 		}
 	})
 	la := loaded.account(a.id)
-	if got, want := appendFills(nil, &la.fills, 0, la.fills.Len()), appendFills(nil, &a.fills, 0, a.fills.Len()); !reflect.DeepEqual(got, want) {
+	if got, want := la.fills.appendTo(nil, 0, la.fills.Len()), a.fills.appendTo(nil, 0, a.fills.Len()); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded fills differ: got %d, want %d", len(got), len(want))
 	}
 	if !reflect.DeepEqual(la.recentTrades(), a.recentTrades()) {

@@ -2,11 +2,8 @@ package core
 
 import (
 	"context"
-	"slices"
 
 	"github.com/google/uuid"
-
-	"marketd/core/money"
 )
 
 // Fills returns up to limit of an account's trades, newest first, from
@@ -33,7 +30,7 @@ func (e *Engine) Fills(ctx context.Context, id, market uuid.UUID, offset, limit 
 			continue
 		}
 		if total >= offset && len(fills) < limit {
-			fills = append(fills, f.summary())
+			fills = append(fills, *f)
 		}
 		total++
 	}
@@ -60,47 +57,8 @@ func (e *Engine) Fill(ctx context.Context, id, trade uuid.UUID) (TradeSummary, b
 			if err := e.j.WaitDurable(ctx, lsn); err != nil {
 				return TradeSummary{}, false, err
 			}
-			return f.summary(), true, nil
+			return *f, true, nil
 		}
 	}
 	return TradeSummary{}, false, nil
-}
-
-// fill is a TradeSummary without its reasoning, which only the recent
-// trades keep: every trade of an account stays in its fills, and a type
-// without pointers is allocated without a type header, never scanned by
-// the collector and written without write barriers. TradeSummary's
-// reasoning string made the collector walk every fill ever made at every
-// cycle (docs/PERFORMANCE.md, "What keeps core from the floor now").
-type fill struct {
-	ID       uuid.UUID
-	Market   uuid.UUID
-	Currency money.Currency
-	Side     Side
-	Sell     bool
-	Shares   money.Amount
-	Cost     money.Amount
-	Vig      money.Amount
-	Time     int64
-}
-
-// fillOf returns t's fill.
-func fillOf(t *TradeSummary) fill {
-	return fill{ID: t.ID, Market: t.Market, Currency: t.Currency, Side: t.Side, Sell: t.Sell,
-		Shares: t.Shares, Cost: t.Cost, Vig: t.Vig, Time: t.Time}
-}
-
-// summary returns the fill as a TradeSummary with no reasoning.
-func (f *fill) summary() TradeSummary {
-	return TradeSummary{ID: f.ID, Market: f.Market, Currency: f.Currency, Side: f.Side, Sell: f.Sell,
-		Shares: f.Shares, Cost: f.Cost, Vig: f.Vig, Time: f.Time}
-}
-
-// appendFills appends the summaries of fills [start, end) of l to dst.
-func appendFills(dst []TradeSummary, l *chunkList[fill], start, end int) []TradeSummary {
-	dst = slices.Grow(dst, end-start)
-	for i := start; i < end; i++ {
-		dst = append(dst, l.at(i).summary())
-	}
-	return dst
 }
