@@ -16,14 +16,8 @@ import (
 // the usual target (GOGC 100) a collection came every second or so (49 in
 // the minute), and each one's mark phase (10-200 ms on 2 cores) made the
 // requests it overlapped four to five times slower (docs/PERFORMANCE.md,
-// "The open loop's tail"). At 512 MiB a server trading 19,500/s (the open
-// loop's rate, about 1 KB allocated a request) still collected twice in
-// a minute, at 37 s and 63 s of its life (508->112 MB and 623->211 MB,
-// mark phases of 20-21 ms of wall time), each one slowing the requests it
-// overlapped as above (docs/PERFORMANCE.md, "The collections in the open
-// loop"). 2 GiB lasts about 110 s at that rate; memory stays below the
-// live heap plus 2 GiB.
-const DefaultGCHeadroomMiB = 2048
+// "The open loop's tail").
+const DefaultGCHeadroomMiB = 512
 
 // maxGCHeadroomMiB bounds -gc-headroom-mib: 1 TiB.
 const maxGCHeadroomMiB = 1 << 20

@@ -26,10 +26,6 @@ func TestGCPercentFor(t *testing.T) {
 		{name: "an empty heap counts as the runtime's minimum", live: 0, headroom: 512 * mib, base: 100, want: 12800},
 		{name: "below the minimum", live: mib, headroom: 512 * mib, base: 100, want: 12800},
 		{name: "bounded", live: 0, headroom: math.MaxUint64 / 2, base: 100, want: math.MaxInt32},
-		// The open loop's live heap after a minute at 19,500 trades/s
-		// (about 210 MB): the default lets it grow by 2 GiB, about 110 s
-		// of that rate's allocation, before the next collection.
-		{name: "the default at the open loop's heap", live: 210 * mib, headroom: DefaultGCHeadroomMiB * mib, base: 100, want: 976},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := gcPercentFor(tc.live, tc.headroom, tc.base); got != tc.want {
