@@ -141,12 +141,19 @@ type ImageLoader struct {
 }
 
 // NewImageLoader starts loading images into s; the caller must Close it.
-func (s *State) NewImageLoader() *ImageLoader {
+// release, when not nil, is called with each loaded image once the loader
+// is done with it, in order, on the loader's goroutine: the state keeps
+// none of an image's memory (its strings aside), so the caller may decode
+// the next image into it.
+func (s *State) NewImageLoader(release func(*Record)) *ImageLoader {
 	l := &ImageLoader{s: s, queue: make(chan *Record, imagesQueued), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		for rec := range l.queue {
 			s.indexImage(rec)
+			if release != nil {
+				release(rec)
+			}
 		}
 	}()
 	return l

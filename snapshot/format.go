@@ -78,12 +78,13 @@ func appendTrailer(dst []byte, through, chunks uint64, crc uint32) []byte {
 // from fn is returned wrapped; fn is not called after it, nor for a chunk
 // after a damaged one.
 func Decode(b []byte, fn func(*core.Record) error) (Header, error) {
-	return decode(b, nil, fn)
+	return decode(b, nil, fn, nil)
 }
 
 // decode is Decode, first calling reserve, when not nil, with the number
-// of account changes the chunks declare, before fn sees any record.
-func decode(b []byte, reserve func(accounts int), fn func(*core.Record) error) (Header, error) {
+// of account changes the chunks declare, before fn sees any record; with ar
+// not nil, into ar's memory (decodeChunks).
+func decode(b []byte, reserve func(accounts int), fn func(*core.Record) error, ar *arenas) (Header, error) {
 	h, chunks, err := splitChunks(b)
 	if err != nil {
 		return Header{}, err
@@ -95,7 +96,7 @@ func decode(b []byte, reserve func(accounts int), fn func(*core.Record) error) (
 		}
 		reserve(n)
 	}
-	if err := decodeChunks(chunks, fn); err != nil {
+	if err := decodeChunks(chunks, fn, ar); err != nil {
 		return Header{}, err
 	}
 	return h, nil

@@ -147,8 +147,9 @@ func load(fsys vfs.FS, name string) (*core.State, Header, error) {
 		return nil, Header{}, fmt.Errorf("snapshot: read %s: %w", name, err)
 	}
 	st := core.NewState()
-	images := st.NewImageLoader()
-	h, err := decode(b, st.ReserveAccounts, images.Load)
+	ar := newArenas()
+	images := st.NewImageLoader(ar.release)
+	h, err := decode(b, st.ReserveAccounts, images.Load, ar)
 	images.Close()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: %s: %w", name, err)

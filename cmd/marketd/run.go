@@ -34,13 +34,6 @@ var errLogFailed = errors.New("write-ahead log failed")
 // answered once a stop is asked for.
 const shutdownTimeout = 30 * time.Second
 
-// recoveryGCPercent is the collector's target (GOGC) during recovery. With
-// 1,000,000 accounts in a snapshot and 1,000,000 records after it, a
-// restart took 7.9-10.5 s at the default of 100 and 4.5 s at 400
-// (bench TestScaleTimeToReady, docs/PERFORMANCE.md); the heap may grow to
-// five times the live state between cycles meanwhile, instead of twice.
-const recoveryGCPercent = 400
-
 // node is one running service: the log, the engine over the recovered
 // state, the snapshot manager and the HTTP server.
 type node struct {
@@ -207,7 +200,7 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	// 1,000,000 accounts and 1,000,000 records to replay. A larger target
 	// while recovering, and the usual one after (docs/PERFORMANCE.md,
 	// "Stalls of the trade path").
-	gcPercent := debug.SetGCPercent(recoveryGCPercent)
+	gcPercent := debug.SetGCPercent(snapshot.RecoveryGCPercent)
 	st, rec, err := snapshot.Recover(nil, snapDir, log, logger)
 	debug.SetGCPercent(gcPercent)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 //
 // The record shares no memory with b; the caller may keep it.
 func Decode(b []byte) (*core.Record, error) {
-	return decodeInto(new(Block), FormatVersion, b, nil)
+	return decodeInto(new(Block), FormatVersion, b, nil, nil)
 }
 
 // DecodeVersion is Decode for a payload of the given format version (a
@@ -27,7 +27,7 @@ func DecodeVersion(version byte, b []byte) (*core.Record, error) {
 	if version < MinFormatVersion || version > FormatVersion {
 		return nil, fmt.Errorf("record: decode record: unknown version %d: %w", version, ErrCorrupt)
 	}
-	return decodeInto(new(Block), version, b, nil)
+	return decodeInto(new(Block), version, b, nil, nil)
 }
 
 // CountAccounts returns how many account changes a payload of the given
@@ -55,8 +55,9 @@ func CountAccounts(version byte, b []byte) (int, error) {
 // decodeInto decodes into blk, which must be zero: replay hands in
 // blocks allocated a chunk at a time, one allocation for hundreds of
 // records instead of one each.
-// strs, when not nil, holds the record's strings.
-func decodeInto(blk *Block, version byte, b []byte, strs *Strings) (*core.Record, error) {
+// strs, when not nil, holds the record's strings; ar, when not nil, the
+// account changes of a record of several (DecodeArena).
+func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*core.Record, error) {
 	if len(b) > MaxBytes {
 		return nil, fmt.Errorf("record: decode record: %d bytes, limit %d: %w", len(b), MaxBytes, ErrCorrupt)
 	}
@@ -75,7 +76,7 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings) (*core.Record
 	if n := d.count(minAccount, "accounts"); n > 0 {
 		rec.Accounts = blk.acc[:]
 		if n > 1 {
-			rec.Accounts = make([]core.AccountChange, n)
+			rec.Accounts = d.accountChanges(n, ar)
 		}
 		for i := range rec.Accounts {
 			d.accountChange(&rec.Accounts[i])
@@ -183,7 +184,12 @@ func (d *decoder) accountChange(a *core.AccountChange) {
 }
 
 func (d *decoder) accountInfo() *core.AccountInfo {
-	in := &core.AccountInfo{}
+	var in *core.AccountInfo
+	if len(d.infos) > 0 {
+		in, d.infos = &d.infos[0], d.infos[1:]
+	} else {
+		in = &core.AccountInfo{}
+	}
 	in.Name = d.string("account name")
 	in.Role = core.Role(d.byte())
 	if d.err == nil && !validRole(in.Role) {
@@ -337,11 +343,13 @@ func (d *decoder) session(s *core.Session) {
 // with the record takes a trade from nine allocations to two (the other is
 // the trade's reasoning), which is most of the decoding time saved; replay
 // speed is what bounds recovery time. A list of more than one item gets an
-// allocation of its own, and so do the single items of a second account
-// change. The cost: a record without accounts or markets allocates about
-// 400 bytes it does not use, and a caller keeping one of the slices keeps
-// the whole block (944 bytes, 352 of them the account block) alive. A keyed
-// request's entry (core.IdemEntry) rides in the account block too.
+// allocation of its own; the account changes after the first (a snapshot's
+// chunk has thousands) share one array of account blocks (written).
+// The cost: a record without accounts or markets allocates about 400 bytes
+// it does not use, and a caller keeping one of the slices keeps the whole
+// block (944 bytes, 352 of them the account block), or the record's array
+// of account blocks, alive. A keyed request's entry (core.IdemEntry) rides
+// in the account block too.
 type (
 	// Block is the memory one decoded record lives in (see above). The
 	// zero Block is ready; DecodeFramed fills it, and a Block is used for
@@ -364,14 +372,54 @@ type (
 )
 
 // block returns *blk, first setting it to the record's spare account block
-// if still unused, else to a new one.
+// if still unused, else to the next of the record's blocks: an account
+// change takes at most one, and a record of n account changes has the spare
+// and n-1 others.
 func (d *decoder) block(blk **accountBlock) *accountBlock {
 	if *blk == nil {
-		if *blk = d.spareAccount; *blk != nil {
-			d.spareAccount = nil
-		} else {
+		switch {
+		case d.spareAccount != nil:
+			*blk, d.spareAccount = d.spareAccount, nil
+		case len(d.blocks) > 0:
+			*blk, d.blocks = &d.blocks[0], d.blocks[1:]
+		default:
 			*blk = new(accountBlock)
 		}
 	}
 	return *blk
+}
+
+// accountChanges returns room for the n > 1 account changes of a record,
+// and readies blocks for the changes after the first (which takes the
+// spare): in ar's memory when ar is not nil, with an AccountInfo for each
+// change, else in new arrays.
+func (d *decoder) accountChanges(n int, ar *Arena) []core.AccountChange {
+	if ar == nil {
+		d.blocks = written[accountBlock](nil, n-1)
+		return make([]core.AccountChange, n)
+	}
+	ar.accounts = written(ar.accounts, n)
+	ar.blocks = written(ar.blocks, n-1)
+	ar.infos = written(ar.infos, n)
+	d.blocks, d.infos = ar.blocks, ar.infos
+	return ar.accounts
+}
+
+// written returns s resliced to n zero items, or, when s has no room for
+// them, n zero items in a new array that has been written once. A
+// snapshot's chunk of 4,096 accounts took a block each, a new object from
+// memory the runtime had just taken from the kernel and never written: the
+// first access to a block was a read (the nil check the compiler puts
+// before block(...).bal[:]), which mapped the kernel's zero page, and the
+// first write then faulted again to copy it, flushing the TLB of both
+// processors, an inter-processor interrupt (perf: do_wp_page,
+// flush_tlb_mm_range, smp_call_function_many_cond under ledgerEntry). An
+// array written first faults each page in once, without a flush.
+func written[T any](s []T, n int) []T {
+	if cap(s) < n {
+		s = make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

@@ -20,9 +20,11 @@ type decoder struct {
 	err     error
 	version byte // the format version of b: later fields are absent
 
-	spareAccount *accountBlock // for the first account change that needs one
-	spareBook    *[1]core.Book // for the first single-book market change
-	strs         *Strings      // where strings are copied; nil: one allocation each
+	spareAccount *accountBlock      // for the first account change that needs one
+	blocks       []accountBlock     // for the others, when the record has several
+	infos        []core.AccountInfo // for the account changes' infos; empty: a new one each
+	spareBook    *[1]core.Book      // for the first single-book market change
+	strs         *Strings           // where strings are copied; nil: one allocation each
 }
 
 // fail records the first error, at the offset of the field that began back

@@ -163,7 +163,7 @@ func DecodeFramedStrings(b []byte, seq uint64, blk *Block, strs *Strings) (*core
 	if err != nil {
 		return nil, err
 	}
-	rec, err := decodeInto(blk, f.Version, f.Payload, strs)
+	rec, err := decodeInto(blk, f.Version, f.Payload, strs, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,23 +2,38 @@ package record
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"marketd/wal/record/recordgen"
 )
 
 // FuzzDecodeRecord checks that Decode never panics and that whatever
-// it accepts re-encodes to the same bytes (the encoding is canonical).
+// it accepts re-encodes to the same bytes (the encoding is canonical); and
+// that DecodeArena, into an Arena a record of several accounts used
+// before, accepts the same and decodes it the same.
 func FuzzDecodeRecord(f *testing.F) {
 	g := recordgen.New(codecSeed + 3)
 	for range 32 {
 		f.Add(Append(nil, g.Record()))
 	}
 	f.Add(Append(nil, recordgen.Trade(1)))
+	before := Append(nil, manyAccounts(5))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := Decode(b)
+		var ar Arena
+		if _, err := DecodeArena(&ar, FormatVersion, before); err != nil {
+			t.Fatal(err)
+		}
+		inArena, arenaErr := DecodeArena(&ar, FormatVersion, b)
+		if (err == nil) != (arenaErr == nil) {
+			t.Fatalf("%x: Decode: %v; DecodeArena: %v", b, err, arenaErr)
+		}
 		if err != nil {
 			return
+		}
+		if !reflect.DeepEqual(inArena, rec) {
+			t.Fatalf("%x: DecodeArena gave %+v\nDecode %+v", b, inArena, rec)
 		}
 		if got := Append(nil, rec); !bytes.Equal(got, b) {
 			t.Fatalf("accepted %x\nre-encoded as %x", b, got)
