@@ -199,13 +199,7 @@ func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error
 	trimmed := m.opts.Now()
 	var errs []error
 	for _, f := range older[1:] {
-		var err error
-		if stepped {
-			err = removeStepped(ctx, m.opts.FS, m.opts.Dir, fileName(f))
-		} else {
-			err = removeFile(m.opts.FS, filepath.Join(m.opts.Dir, fileName(f)))
-		}
-		if err != nil {
+		if err := m.opts.FS.Remove(filepath.Join(m.opts.Dir, fileName(f))); err != nil {
 			errs = append(errs, fmt.Errorf("snapshot: remove old snapshot: %w", err))
 		}
 	}
