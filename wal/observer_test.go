@@ -18,17 +18,25 @@ func (c *commitLog) ObserveCommit(cm Commit) {
 	c.commits = append(c.commits, cm)
 }
 
+// startObserved opens and starts a log in a new directory, with fsync on
+// or off, whose commits a commitLog observes.
+func startObserved(t *testing.T, noFsync bool) (*Log, *commitLog) {
+	t.Helper()
+	obs := &commitLog{}
+	opts := testOptions()
+	opts.NoFsync, opts.Observer = noFsync, obs
+	l := mustOpen(t, t.TempDir(), opts)
+	l.Start()
+	return l, obs
+}
+
 // TestObserver checks that the observer is told of every commit: as many
 // as the log counts, their records and bytes summing to the log's, their
 // seqs following each other, a write time within the commit's, an fsync
 // time with fsync on and none with it off.
 func TestObserver(t *testing.T) {
 	for _, noFsync := range []bool{false, true} {
-		obs := &commitLog{}
-		opts := testOptions()
-		opts.NoFsync, opts.Observer = noFsync, obs
-		l := mustOpen(t, t.TempDir(), opts)
-		l.Start()
+		l, obs := startObserved(t, noFsync)
 		var dones []chan error
 		for range 300 {
 			_, done := appendSeq(t, l)
@@ -74,11 +82,7 @@ func TestObserver(t *testing.T) {
 // and that the commits after it report no wait.
 func TestCommitHeldByHole(t *testing.T) {
 	for _, noFsync := range []bool{false, true} {
-		obs := &commitLog{}
-		opts := testOptions()
-		opts.NoFsync, opts.Observer = noFsync, obs
-		l := mustOpen(t, t.TempDir(), opts)
-		l.Start()
+		l, obs := startObserved(t, noFsync)
 		writeRecords(t, l, 3) // in order: no hole
 		hole, err := l.Next()
 		if err != nil {
