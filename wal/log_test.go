@@ -434,11 +434,10 @@ func TestOptionsRejected(t *testing.T) {
 	}
 }
 
-// TestSegmentStarts checks that SegmentStarts lists the segment files'
-// first records, and that a truncation to the last record of a segment
-// keeps that record alone in a segment of its own, the log whole after it,
-// across a reopen.
-func TestSegmentStarts(t *testing.T) {
+// startSegmentedLog writes records 1..100 to a log of 2 KiB segments,
+// opens and starts it, and returns it with its SegmentStarts.
+func startSegmentedLog(t *testing.T) (string, Options, *Log, []uint64) {
+	t.Helper()
 	dir := t.TempDir()
 	opts := testOptions()
 	opts.SegmentSizeBytes = 2048
@@ -449,6 +448,15 @@ func TestSegmentStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, opts, l, starts
+}
+
+// TestSegmentStarts checks that SegmentStarts lists the segment files'
+// first records, and that a truncation to the last record of a segment
+// keeps that record alone in a segment of its own, the log whole after it,
+// across a reopen.
+func TestSegmentStarts(t *testing.T) {
+	dir, opts, l, starts := startSegmentedLog(t)
 	var want []uint64
 	for _, name := range segmentNames(t, dir) {
 		var idx uint64
@@ -482,16 +490,7 @@ func TestSegmentStarts(t *testing.T) {
 // that Open removes NAME.TRIM files a crash left behind without touching
 // the log.
 func TestTruncateFrontLinks(t *testing.T) {
-	dir := t.TempDir()
-	opts := testOptions()
-	opts.SegmentSizeBytes = 2048
-	createLog(t, dir, 100, opts)
-	l := mustOpen(t, dir, opts)
-	l.Start()
-	starts, err := l.SegmentStarts()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, opts, l, starts := startSegmentedLog(t)
 	if err := l.TruncateFront(t.Context(), starts[2]+1); err != nil {
 		t.Fatal(err)
 	}
