@@ -126,6 +126,9 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := removeTrimLinks(dir); err != nil {
+		return nil, fmt.Errorf("wal: open: %w", err)
+	}
 
 	tw, err := tidwall.Open(dir, &tidwall.Options{
 		NoSync:           true, // the writer fsyncs once per commit itself
