@@ -125,3 +125,53 @@ func TestCommitHeldByHole(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteHoleRereadsTheMissingSlot checks the writer's hole detection
+// step by step, the test goroutine acting as the writer (Start is not
+// called): a hole is noted only when writeNext's record is still missing
+// once a later one is found ready. A record appended between the commit's
+// look at writeNext's slot and noteHole's look at the later ones (one
+// producer appending in order while the writer is descheduled) is no
+// hole; TestObserver failed under load when the writer noted one then.
+func TestNoteHoleRereadsTheMissingSlot(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		appended  []uint64 // seqs in their slots when noteHole runs; writeNext is 1
+		wantNoted bool
+	}{
+		{"nothing ready", nil, false},
+		{"a later record ready, the first missing", []uint64{2}, true},
+		{"the last of the lookahead ready", []uint64{1 + holeLookahead}, true},
+		{"past the lookahead only", []uint64{2 + holeLookahead}, false},
+		{"the first arrived after the commit looked, then the next", []uint64{1, 2}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustOpen(t, t.TempDir(), testOptions())
+			defer mustClose(t, l)
+			for range 1 + holeLookahead {
+				if _, err := l.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, seq := range tc.appended {
+				l.slots[seq&l.slotMask].Store(&entry{seq: seq})
+			}
+			l.noteHole()
+			noted, seen := !l.holeSince.IsZero(), l.counters.holesSeen.Load()
+			wantSeen := uint64(0)
+			if tc.wantNoted {
+				wantSeen = 1
+			}
+			if noted != tc.wantNoted || seen != wantSeen {
+				t.Errorf("seqs %v ready with writeNext %d: hole noted %v (%d seen), want %v",
+					tc.appended, l.writeNext, noted, seen, tc.wantNoted)
+			}
+			// Close starts the writer to flush: empty the slots first,
+			// their entries are no real appends.
+			for _, seq := range tc.appended {
+				l.slots[seq&l.slotMask].Store(nil)
+			}
+			l.holeSince = time.Time{}
+		})
+	}
+}

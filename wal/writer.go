@@ -229,12 +229,24 @@ const holeLookahead = 8
 // held back by the actor that reserved writeNext and has not appended it.
 // It keeps the time it first saw that, and commit counts the wait when the
 // record arrives (Commit.Held). Runs only on the writer goroutine.
+//
+// The caller's look at writeNext's slot may be stale by the time a later
+// slot is read: a producer can append writeNext and then the records after
+// it in between, and the two reads together would report a hole that never
+// was (seen with one goroutine appending in order, the writer descheduled
+// between the reads). So writeNext's slot is read again after a later one
+// is found ready. Only the writer empties a slot, so if it is still
+// missing then, the later record was ready while it was missing: a real
+// hole, whose wait is timed from now, never longer than it lasted.
 func (l *Log) noteHole() {
 	if !l.holeSince.IsZero() {
 		return
 	}
 	for i := uint64(1); i <= holeLookahead; i++ {
 		if l.slots[(l.writeNext+i)&l.slotMask].Load() != nil {
+			if l.slots[l.writeNext&l.slotMask].Load() != nil {
+				return // it arrived meanwhile; Append's kick brings the writer back
+			}
 			l.holeSince = time.Now()
 			l.counters.holesSeen.Add(1)
 			return
