@@ -25,16 +25,35 @@ func (s *sums) keep(err error) {
 	s.err = err
 }
 
+// add and sub test for overflow themselves and leave money.Amount's Add
+// and Sub, whose error they keep, to the overflow: a trade makes about a
+// dozen of them, and the calls to Add, Sub and keep with the error
+// interface were 580 of core's own 3,970 instructions per trade
+// (cachegrind, TradeNoLog). The results, and the error kept, are those
+// of Add and Sub (TestSumsAsAmountArithmetic).
 func (s *sums) add(a, b money.Amount) money.Amount {
-	r, err := a.Add(b)
-	s.keep(err)
-	return r
+	// Overflow: both operands share a sign that the sum lacks.
+	if r := a + b; (r^a)&(r^b) >= 0 {
+		return r
+	}
+	s.overflow(a, b, money.Amount.Add)
+	return 0 // as Add
 }
 
 func (s *sums) sub(a, b money.Amount) money.Amount {
-	r, err := a.Sub(b)
+	// Overflow: the operands' signs differ and the result lacks a's.
+	// Sub refuses the smallest amount as b in every case.
+	if r := a - b; (a^b)&(a^r) >= 0 && b != math.MinInt64 {
+		return r
+	}
+	s.overflow(a, b, money.Amount.Sub)
+	return 0 // as Sub
+}
+
+// overflow keeps the error of op(a, b), which overflows.
+func (s *sums) overflow(a, b money.Amount, op func(money.Amount, money.Amount) (money.Amount, error)) {
+	_, err := op(a, b)
 	s.keep(err)
-	return r
 }
 
 // mint returns minted + amount, the new minted total of a currency, and
@@ -60,7 +79,7 @@ func (s *sums) share(a, num, den money.Amount) money.Amount {
 // wrapping: a display figure or a statistic summed over all time (volumes,
 // payouts, profits) must never flip sign on overflow.
 func addSigned(a, b money.Amount) money.Amount {
-	if r, err := a.Add(b); err == nil {
+	if r := a + b; (r^a)&(r^b) >= 0 { // no overflow (sums.add)
 		return r
 	}
 	if b > 0 {

@@ -95,9 +95,9 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 	}
 	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
 	// The view is made when a reader asks for it (view_publish.go).
-	sc.pending.lazyView = true
+	sc.pending.lazyView, sc.pending.sized = true, idem.Key == ""
 	ok := e.commit(&sc.pending, c.done, nil)
-	sc.pending.lazyView = false
+	sc.pending.lazyView, sc.pending.sized = false, false
 	if ok {
 		// An account with a position in the market is among its
 		// holders already: a map assignment saved per trade.
@@ -169,7 +169,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if book.Collateral < 0 || book.Q != q.QAfter {
 		panic(fmt.Sprintf("BUG: market %s: collateral %d, q %v after a %v quoted to %v", m.id, book.Collateral, book.Q, kind, q.QAfter))
 	}
-	ref := e.ids.next()
+	ref := sc.ids.next()
 	ledgerAmount := -q.Amount
 	if paid {
 		ledgerAmount = q.Amount

@@ -290,7 +290,7 @@ func (e *Engine) start(m *market) {
 // until the market is resolved (retire.go).
 func (e *Engine) run(m *market) {
 	defer e.wg.Done()
-	sc := &scratch{}
+	sc := &scratch{ids: idBuffer{size: marketIDBufferBytes}}
 	e.resume(m)
 	for m.info.Status != StatusResolved {
 		c, ok := <-m.inbox

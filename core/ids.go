@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/binary"
 	"sync"
@@ -8,47 +9,72 @@ import (
 	"github.com/google/uuid"
 )
 
-// idSource draws random (version 4) UUIDs from crypto/rand through a buffer,
-// so that an ID costs a copy instead of a call into crypto/rand on the
-// trade path. crypto/rand's Read never returns an error (Go 1.24 and later
-// crash the program instead), so neither can the buffer's refill: as
-// everywhere in marketd (transport's secrets, the admin's password), its
-// error is not checked.
-type idSource struct {
-	mu  sync.Mutex
-	buf [idBufferBytes]byte // guarded by mu; buf[off:] is unused randomness
-	off int
+// idBuffer is randomness drawn from crypto/rand ahead of its use, so that
+// an ID costs a copy instead of a call into crypto/rand. crypto/rand's Read
+// never returns an error (Go 1.24 and later crash the program instead), so
+// neither can the buffer's refill: as everywhere in marketd (transport's
+// secrets, the admin's password), its error is not checked. The zero value
+// is empty and draws on first use. It is not safe for concurrent use:
+// idSource guards one with a mutex, and each market goroutine owns one
+// (scratch.ids), so that a trade draws its ID without taking a lock that
+// every market's goroutine shares.
+type idBuffer struct {
+	buf  []byte // made on first use: most markets' goroutines never draw
+	left int    // buf[len(buf)-left:] is unused randomness
+	size int    // len(buf) once made; 0 means idBufferBytes
 }
 
-// idBufferBytes is the randomness drawn at once: 256 IDs.
-const idBufferBytes = 4096
-
-func newIDSource() *idSource {
-	return &idSource{off: idBufferBytes}
-}
+// idBufferBytes is the randomness idSource draws at once: 256 IDs.
+// marketIDBufferBytes is a market goroutine's (64 IDs), smaller since
+// every market that trades keeps one.
+const (
+	idBufferBytes       = 4096
+	marketIDBufferBytes = 1024
+)
 
 // take copies len(dst) unused random bytes into dst, refilling the buffer
-// when it runs out. Caller holds s.mu; len(dst) <= idBufferBytes.
-func (s *idSource) take(dst []byte) {
-	if s.off+len(dst) > len(s.buf) {
-		_, _ = rand.Read(s.buf[:]) // fails only by crashing the program
-		s.off = 0
+// when it runs out; len(dst) is at most the buffer's size.
+func (b *idBuffer) take(dst []byte) {
+	if len(dst) > b.left {
+		if b.buf == nil {
+			b.buf = make([]byte, cmp.Or(b.size, idBufferBytes))
+		}
+		_, _ = rand.Read(b.buf) // fails only by crashing the program
+		b.left = len(b.buf)
 	}
-	s.off += copy(dst, s.buf[s.off:])
+	copy(dst, b.buf[len(b.buf)-b.left:])
+	b.left -= len(dst)
 }
 
 // next returns a random (version 4) UUID. It sets the version and variant
 // bits as uuid.NewRandomFromReader does (RFC 9562, section 5.4); that
 // function cost an allocation per ID, the trade path's second, because the
 // UUID it reads into escapes through io.Reader.
-func (s *idSource) next() uuid.UUID {
+func (b *idBuffer) next() uuid.UUID {
 	var id uuid.UUID
-	s.mu.Lock()
-	s.take(id[:])
-	s.mu.Unlock()
+	b.take(id[:])
 	id[6] = id[6]&0x0f | 0x40 // version 4
 	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
 	return id
+}
+
+// idSource is an idBuffer shared by every goroutine of the engine, for the
+// IDs drawn outside a market's goroutine (accounts, markets, keys,
+// transfers, proposals) and for referral codes.
+type idSource struct {
+	mu sync.Mutex
+	b  idBuffer // guarded by mu
+}
+
+func newIDSource() *idSource {
+	return &idSource{}
+}
+
+// next returns a random (version 4) UUID (idBuffer.next).
+func (s *idSource) next() uuid.UUID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.next()
 }
 
 // referralAlphabet has 32 symbols, none of them easy to misread (no 0, O,
@@ -59,7 +85,7 @@ const referralAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 func (s *idSource) code() string {
 	var b [ReferralCodeLen]byte
 	s.mu.Lock()
-	s.take(b[:])
+	s.b.take(b[:])
 	s.mu.Unlock()
 	for i := range b {
 		b[i] = referralAlphabet[b[i]%byte(len(referralAlphabet))]

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -50,5 +51,34 @@ func TestCommitRefusesOversizeRecord(t *testing.T) {
 				t.Fatalf("account changed: lsn %d, %d ledger entries", a.lsn, a.ledger[0].Len())
 			}
 		})
+	}
+}
+
+// TestBookChangeRecordFits: the largest record a book change can build in
+// its scratch without an idempotency key (two accounts, every scratch
+// array full, the longest reasoning in 4-byte runes) is within both
+// limits, which is why commit skips CheckRecordSize for it (pending.sized).
+func TestBookChangeRecordFits(t *testing.T) {
+	var sc scratch
+	sc.reset(KindTrade, 1)
+	m := newMarket(uuid.New())
+	sc.market(m)
+	sc.setBook(Book{})
+	reasoning := strings.Repeat("\U0001F600", MaxReasoningRunes)
+	for i := range len(sc.accts) {
+		ch := sc.account(&account{id: uuid.New()})
+		ch.Balances = ch.Balances[:cap(ch.Balances)]
+		ch.Ledger = ch.Ledger[:cap(ch.Ledger)]
+		sc.addPosition(ch, Position{Market: m.id})
+		if i == 0 {
+			sc.trds[0] = TradeSummary{Reasoning: reasoning}
+			ch.Trades = sc.trds[:]
+		}
+	}
+	if err := CheckRecordSize(&sc.rec); err != nil {
+		t.Fatalf("largest book change: %v", err)
+	}
+	if n, lim := maxEncodedBytes(&sc.rec), MaxRecordBytes/1000; n > lim {
+		t.Fatalf("largest book change up to %d bytes, more than a thousandth of the limit (%d)", n, lim)
 	}
 }
