@@ -191,15 +191,23 @@ func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error
 		return nil
 	}
 	prev := older[0]
-	if err := m.trimLog(ctx, prev+1, stepped); err != nil {
+	start := m.opts.Now()
+	steps, longest, err := m.trimLog(ctx, prev+1, stepped)
+	if err != nil {
 		return err
 	}
+	trimmed := m.opts.Now()
 	var errs []error
 	for _, f := range older[1:] {
 		if err := m.opts.FS.Remove(filepath.Join(m.opts.Dir, fileName(f))); err != nil {
 			errs = append(errs, fmt.Errorf("snapshot: remove old snapshot: %w", err))
 		}
 	}
+	// The phases' times, to line them up with the slowest requests of a
+	// load run (docs/PERFORMANCE.md, "The second after a snapshot").
+	m.opts.Logger.Info("log trimmed and old snapshots removed", "to", prev+1, "trim_steps", steps,
+		"trim_took", trimmed.Sub(start), "trim_longest_step", longest,
+		"removed", len(older)-1, "remove_took", m.opts.Now().Sub(trimmed))
 	return errors.Join(errs...)
 }
 
@@ -220,25 +228,86 @@ const (
 	trimStepRest = 20 * time.Millisecond
 )
 
-// trimLog drops the log's records before seq: at once, or stepped in
-// steps of trimStepRecords with a rest after each.
-func (m *Manager) trimLog(ctx context.Context, seq uint64, stepped bool) error {
-	at := seq
+// trimLog drops the log's records before seq: at once, or stepped
+// (trimPoints) with a rest after each step. It returns the number of steps
+// and the longest one (the wait for the log's writer included).
+func (m *Manager) trimLog(ctx context.Context, seq uint64, stepped bool) (steps int, longest time.Duration, err error) {
+	points := []uint64{seq}
 	if stepped {
-		at = min(m.log.FirstSeq()+trimStepRecords, seq)
+		points = m.trimPoints(seq)
 	}
-	for {
+	for i, at := range points {
+		if i > 0 {
+			if err := sleep(ctx, trimStepRest); err != nil {
+				return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
+			}
+		}
+		began := time.Now()
 		if err := m.log.TruncateFront(ctx, at); err != nil {
-			return fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
+			return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
 		}
-		if at >= seq {
-			return nil
-		}
-		if err := sleep(ctx, trimStepRest); err != nil {
-			return fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
-		}
-		at = min(at+trimStepRecords, seq)
+		steps++
+		longest = max(longest, time.Since(began))
 	}
+	return steps, longest, nil
+}
+
+// segmentedLog is a Log that lists where its segments begin; *wal.Log is
+// one.
+type segmentedLog interface {
+	SegmentStarts() ([]uint64, error)
+}
+
+// trimPoints returns the targets of a stepped trim to seq: the ends of
+// segments when the log lists them (segmentCuts), else steps of
+// trimStepRecords from the first record kept, the last one at seq.
+func (m *Manager) trimPoints(seq uint64) []uint64 {
+	first := m.log.FirstSeq()
+	if seq <= first {
+		return []uint64{seq} // nothing to drop: a no-op for the log
+	}
+	if sl, ok := m.log.(segmentedLog); ok {
+		if starts, err := sl.SegmentStarts(); err == nil {
+			return segmentCuts(first, seq, starts)
+		}
+	}
+	var points []uint64
+	for at := first; at < seq; {
+		at = min(at+trimStepRecords, seq)
+		points = append(points, at)
+	}
+	return points
+}
+
+// segmentCuts returns the targets of a stepped trim to seq of a log whose
+// first record is first and whose segments begin at starts: each the last
+// record of a segment, since the log's truncation rewrites what it keeps
+// of the segment holding the new first record (one record there; up to a
+// whole segment, written and fsynced while no commit is written, anywhere
+// else: wal.Log.SegmentStarts). A step spans the segments holding up to
+// trimStepRecords records, or one segment holding more. The records
+// before seq in the segment holding it stay until the next trim.
+func segmentCuts(first, seq uint64, starts []uint64) []uint64 {
+	var cuts []uint64
+	from, cand := first, uint64(0)
+	for _, s := range starts {
+		if s < 2 {
+			continue
+		}
+		c := s - 1
+		if c <= first || c > seq {
+			continue
+		}
+		if cand != 0 && c-from > trimStepRecords {
+			cuts = append(cuts, cand)
+			from = cand
+		}
+		cand = c
+	}
+	if cand != 0 {
+		cuts = append(cuts, cand)
+	}
+	return cuts
 }
 
 // Run takes a snapshot every Every, or sooner once EveryRecords records

@@ -41,7 +41,52 @@ func TestTrimLogSteps(t *testing.T) {
 		t.Run(fmt.Sprintf("%d-%d-%v", c.first, c.to, c.stepped), func(t *testing.T) {
 			l := &trimLog{first: c.first}
 			m := &Manager{log: l}
-			if err := m.trimLog(context.Background(), c.to, c.stepped); err != nil {
+			if _, _, err := m.trimLog(context.Background(), c.to, c.stepped); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(l.truncs, c.want) {
+				t.Fatalf("truncations %v, want %v", l.truncs, c.want)
+			}
+		})
+	}
+}
+
+// segLog is a trimLog that lists its segments' starts.
+type segLog struct {
+	trimLog
+	starts []uint64
+}
+
+func (l *segLog) SegmentStarts() ([]uint64, error) { return l.starts, nil }
+
+// TestSegmentCuts checks the stepped trim of a log that lists its
+// segments: every cut the last record of a segment, never past the
+// target, each step spanning up to trimStepRecords records or one segment.
+func TestSegmentCuts(t *testing.T) {
+	const s = trimStepRecords
+	cases := []struct {
+		name      string
+		first, to uint64
+		starts    []uint64
+		want      []uint64
+	}{
+		{"one segment", 1, 500, []uint64{1}, nil},
+		{"target inside the second segment", 1, 500, []uint64{1, 300}, []uint64{299}},
+		{"target at a segment's end", 1, 299, []uint64{1, 300, 600}, []uint64{299}},
+		{"small segments grouped", 1, 3 * s, []uint64{1, s / 2, s, 3 * s / 2, 2 * s, 5 * s / 2}, []uint64{s - 1, 2*s - 1, 5*s/2 - 1}},
+		{"large segments one by one", 1, 10 * s, []uint64{1, 2 * s, 4 * s, 6 * s}, []uint64{2*s - 1, 4*s - 1, 6*s - 1}},
+		{"from a one-record segment", 299, 1000, []uint64{299, 300, 700}, []uint64{699}},
+		{"first already past", 650, 1000, []uint64{600, 700}, []uint64{699}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := segmentCuts(c.first, c.to, c.starts)
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("segmentCuts(%d, %d, %v) = %v, want %v", c.first, c.to, c.starts, got, c.want)
+			}
+			l := &segLog{trimLog: trimLog{first: c.first}, starts: c.starts}
+			m := &Manager{log: l}
+			if _, _, err := m.trimLog(context.Background(), c.to, true); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(l.truncs, c.want) {

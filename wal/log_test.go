@@ -3,8 +3,10 @@ package wal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -429,4 +431,47 @@ func TestOptionsRejected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSegmentStarts checks that SegmentStarts lists the segment files'
+// first records, and that a truncation to the last record of a segment
+// keeps that record alone in a segment of its own, the log whole after it,
+// across a reopen.
+func TestSegmentStarts(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.SegmentSizeBytes = 2048
+	createLog(t, dir, 100, opts)
+	l := mustOpen(t, dir, opts)
+	l.Start()
+	starts, err := l.SegmentStarts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []uint64
+	for _, name := range segmentNames(t, dir) {
+		var idx uint64
+		if _, err := fmt.Sscanf(name, "%020d", &idx); err != nil {
+			t.Fatalf("segment name %q: %v", name, err)
+		}
+		want = append(want, idx)
+	}
+	if len(starts) < 4 || !slices.Equal(starts, want) || starts[0] != 1 {
+		t.Fatalf("SegmentStarts %v, want %v (several, the first 1)", starts, want)
+	}
+	cut := starts[2] - 1 // the last record of the second segment
+	if err := l.TruncateFront(t.Context(), cut); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.SegmentStarts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, append([]uint64{cut}, starts[2:]...)) {
+		t.Fatalf("after the cut at %d: SegmentStarts %v, want %d then %v", cut, got, cut, starts[2:])
+	}
+	mustClose(t, l)
+	l = mustOpen(t, dir, opts)
+	checkReplay(t, l, cut, 100)
+	mustClose(t, l)
 }

@@ -79,3 +79,27 @@ func (l *Log) serveTruncate(req truncRequest) error {
 	req.reply <- nil
 	return nil
 }
+
+// SegmentStarts returns the sequence number of the first record of each
+// segment file, in order, as the directory lists them now. It is safe to
+// call from any goroutine: the writer only adds segments at the end and
+// drops them at the front.
+//
+// A TruncateFront to the last record of a segment is the cheapest one:
+// tidwall rewrites the part of the segment holding the new first record
+// that is kept (one record there, up to a whole segment elsewhere), then
+// removes the older files (docs/PERFORMANCE.md, "The second after a
+// snapshot").
+func (l *Log) SegmentStarts() ([]uint64, error) {
+	segs, err := listSegments(l.opts.FS, l.dir)
+	if err != nil {
+		return nil, err
+	}
+	starts := make([]uint64, 0, len(segs))
+	for _, s := range segs {
+		if len(s.name) == segmentNameLen {
+			starts = append(starts, s.index)
+		}
+	}
+	return starts, nil
+}
