@@ -72,28 +72,28 @@ var (
 )
 
 // admit runs the access checks of rt in the order of docs/API.md, "Order
-// of checks", and returns the caller; an error is the answer to give instead.
-func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
-	c, err := s.authenticate(ctx, rt.access == public)
-	if err != nil {
-		return nil, err
+// of checks", and fills c with the caller; an error is the answer to give
+// instead.
+func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route, c *caller) error {
+	if err := s.authenticate(ctx, rt.access == public, c); err != nil {
+		return err
 	}
 	if c.method == anonymous {
 		if rt.access != public {
-			return nil, errAuthRequired
+			return errAuthRequired
 		}
-		return c, s.limitAnonymous(ctx)
+		return s.limitAnonymous(ctx)
 	}
 	if rt.access == sessionOnly && c.method != bySession {
-		return nil, errSessionRequired
+		return errSessionRequired
 	}
 	if rt.scopes != 0 && c.scopes&rt.scopes == 0 {
-		return nil, errScope
+		return errScope
 	}
 	if rt.admin && !s.isAdmin(c) {
-		return nil, errAdminRole
+		return errAdminRole
 	}
-	return c, s.limitCaller(ctx, c, rt)
+	return s.limitCaller(ctx, c, rt)
 }
 
 // authenticate finds the caller from an Authorization header (an API key)
@@ -101,28 +101,30 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, rt *route) (*caller, error) {
 // that are malformed, unknown, revoked or expired give 401, except a dead
 // session cookie on a public route (publicRoute): a browser keeps sending
 // the cookie of a session that expired, and must still be able to log in.
-func (s *Server) authenticate(ctx *fasthttp.RequestCtx, publicRoute bool) (*caller, error) {
+func (s *Server) authenticate(ctx *fasthttp.RequestCtx, publicRoute bool, c *caller) error {
 	if h := ctx.Request.Header.PeekCanonical(headerAuthorization); len(h) > 0 {
-		return s.authenticateKey(ctx, h)
+		return s.authenticateKey(ctx, h, c)
 	}
 	if tok := ctx.Request.Header.Cookie(sessionCookie); len(tok) > 0 {
-		c, err := s.authenticateSession(ctx, tok)
+		err := s.authenticateSession(ctx, tok, c)
 		if err != nil && publicRoute {
-			return &caller{method: anonymous}, nil
+			*c = caller{method: anonymous}
+			return nil
 		}
-		return c, err
+		return err
 	}
-	return &caller{method: anonymous}, nil
+	*c = caller{method: anonymous}
+	return nil
 }
 
-func (s *Server) authenticateKey(ctx context.Context, header []byte) (*caller, error) {
+func (s *Server) authenticateKey(ctx context.Context, header []byte, c *caller) error {
 	// The scheme name is case-insensitive (RFC 9110 section 11.1).
 	if len(header) < len(bearerPrefix) || !bytes.EqualFold(header[:len(bearerPrefix)], bearerPrefix) {
-		return nil, errAuthRequired
+		return errAuthRequired
 	}
 	key := header[len(bearerPrefix):]
 	if !validKeyLiteral(key) {
-		return nil, errAuthRequired
+		return errAuthRequired
 	}
 	hash := sha256.Sum256(key)
 	k, err := s.eng.AuthenticateKey(hash)
@@ -131,13 +133,14 @@ func (s *Server) authenticateKey(ctx context.Context, header []byte) (*caller, e
 		// A revocation not yet durable is waited for (docs/API.md,
 		// "Durability"); an unknown key waits for nothing.
 		if err := s.eng.WaitAuthDurable(ctx, hash); err != nil {
-			return nil, err
+			return err
 		}
-		return nil, errAuthRequired
+		return errAuthRequired
 	case err != nil:
-		return nil, err // the engine is closing: 503, not a bad key
+		return err // the engine is closing: 503, not a bad key
 	}
-	return &caller{method: byKey, account: k.Account, scopes: k.Scopes, key: k}, nil
+	*c = caller{method: byKey, account: k.Account, scopes: k.Scopes, key: k}
+	return nil
 }
 
 // validKeyLiteral reports whether b has the form of a key: svc_live_ and
@@ -162,17 +165,18 @@ var lowerHexDigit = [256]byte{
 	'a': 1, 'b': 1, 'c': 1, 'd': 1, 'e': 1, 'f': 1,
 }
 
-func (s *Server) authenticateSession(ctx context.Context, token []byte) (*caller, error) {
+func (s *Server) authenticateSession(ctx context.Context, token []byte, c *caller) error {
 	h := sha256.Sum256(token)
 	sess, ok := s.eng.SessionByHash(h)
 	if !ok || !sess.Active(s.now().UnixNano()) {
 		// As for a key: an end not yet durable is waited for.
 		if err := s.eng.WaitAuthDurable(ctx, h); err != nil {
-			return nil, err
+			return err
 		}
-		return nil, errAuthRequired
+		return errAuthRequired
 	}
-	return &caller{method: bySession, account: sess.Account, scopes: core.AllScopes, session: h}, nil
+	*c = caller{method: bySession, account: sess.Account, scopes: core.AllScopes, session: h}
+	return nil
 }
 
 // limitCaller applies the caller's rate limit: its key's tier, or the

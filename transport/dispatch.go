@@ -99,13 +99,16 @@ func (s *Server) serve(rt *route) fasthttp.RequestHandler {
 		if !s.gate(ctx) {
 			return
 		}
-		c, err := s.admit(ctx, rt)
+		// No handler keeps its caller past its return (pools.go).
+		c := s.callers.get()
+		err := s.admit(ctx, rt, c)
 		if err == nil {
 			err = s.handleIdempotent(ctx, rt, c, support)
 		}
 		if err != nil {
 			s.fail(ctx, err)
 		}
+		s.callers.put(c)
 	}
 }
 

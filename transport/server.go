@@ -146,6 +146,11 @@ type Server struct {
 	// inflight holds the Idempotency-Keys being answered.
 	inflight inFlight
 
+	// callers and tradeBodies are reused by every request and every
+	// trade request (pools.go).
+	callers     requestPool[caller]
+	tradeBodies requestPool[tradeBody]
+
 	stop    chan struct{}
 	stopped sync.Once
 	wg      sync.WaitGroup
