@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	tidwall "github.com/tidwall/wal"
 
@@ -29,6 +30,9 @@ type Log struct {
 	batch     tidwall.Batch // reused for every commit
 	pending   []*entry      // the records of the commit in progress
 	writeNext uint64        // the next seq to write
+	// holeSince is when the writer first found writeNext's record missing
+	// with a later one ready (zero: no such hole now); see heldSince.
+	holeSince time.Time
 	seg       segmentTracker
 	segBuf    segmentBuffers // tidwall's tail segment buffer, sized once (segbuf.go)
 
@@ -121,6 +125,9 @@ func Open(dir string, opts Options) (*Log, error) {
 	rep, err := repair(fsys, dir, o.Logger)
 	if err != nil {
 		return nil, err
+	}
+	if err := removeTrimLinks(dir); err != nil {
+		return nil, fmt.Errorf("wal: open: %w", err)
 	}
 
 	tw, err := tidwall.Open(dir, &tidwall.Options{

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -433,11 +434,10 @@ func TestOptionsRejected(t *testing.T) {
 	}
 }
 
-// TestSegmentStarts checks that SegmentStarts lists the segment files'
-// first records, and that a truncation to the last record of a segment
-// keeps that record alone in a segment of its own, the log whole after it,
-// across a reopen.
-func TestSegmentStarts(t *testing.T) {
+// startSegmentedLog writes records 1..100 to a log of 2 KiB segments,
+// opens and starts it, and returns it with its SegmentStarts.
+func startSegmentedLog(t *testing.T) (string, Options, *Log, []uint64) {
+	t.Helper()
 	dir := t.TempDir()
 	opts := testOptions()
 	opts.SegmentSizeBytes = 2048
@@ -448,6 +448,15 @@ func TestSegmentStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, opts, l, starts
+}
+
+// TestSegmentStarts checks that SegmentStarts lists the segment files'
+// first records, and that a truncation to the last record of a segment
+// keeps that record alone in a segment of its own, the log whole after it,
+// across a reopen.
+func TestSegmentStarts(t *testing.T) {
+	dir, opts, l, starts := startSegmentedLog(t)
 	var want []uint64
 	for _, name := range segmentNames(t, dir) {
 		var idx uint64
@@ -474,4 +483,39 @@ func TestSegmentStarts(t *testing.T) {
 	l = mustOpen(t, dir, opts)
 	checkReplay(t, l, cut, 100)
 	mustClose(t, l)
+}
+
+// TestTruncateFrontLinks checks that the segment files a truncation drops
+// are gone once TruncateFront returns, their NAME.TRIM links included, and
+// that Open removes NAME.TRIM files a crash left behind without touching
+// the log.
+func TestTruncateFrontLinks(t *testing.T) {
+	dir, opts, l, starts := startSegmentedLog(t)
+	if err := l.TruncateFront(t.Context(), starts[2]+1); err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, l)
+	names := segmentNames(t, dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != len(names) || names[0] != segmentName(starts[2]+1) {
+		t.Fatalf("after the truncation: files %v, segments %v (want only segments, the first %s)", ents, names, segmentName(starts[2]+1))
+	}
+	// A crash between the link and its removal leaves a second name to a
+	// file the log dropped, or to one it keeps.
+	kept := filepath.Join(dir, names[1])
+	if err := os.Link(kept, kept+trimLinkSuffix); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, segmentName(1)+trimLinkSuffix), []byte("dropped"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	l = mustOpen(t, dir, opts)
+	checkReplay(t, l, starts[2]+1, 100)
+	mustClose(t, l)
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != len(names) {
+		t.Fatalf("after Open: %d files (err %v), want the %d segments", len(ents), err, len(names))
+	}
 }

@@ -96,6 +96,11 @@ type Commit struct {
 	Write       time.Duration // tidwall's WriteBatch: the copy into its segment buffer and the write (and a new segment's fsync and creation)
 	Fsync       time.Duration // the fsyncs of the segment file and directory; 0 with NoFsync
 	Took        time.Duration // from the write to the last acknowledgement sent
+	// Held is how long the commit's first record was missing while a
+	// later one was ready, as the writer saw it: a market actor between
+	// Next and Append holds back every later record (docs/PERFORMANCE.md,
+	// "The open loop's tail"). 0 when the writer met no such hole.
+	Held time.Duration
 }
 
 // withDefaults returns o with zero fields set to their defaults, or an

@@ -16,6 +16,8 @@ type Stats struct {
 	WriteTotal      time.Duration // time spent in the writes of all commits (tidwall's WriteBatch, with a new segment's fsync and creation)
 	FsyncTotal      time.Duration // time spent in the fsyncs of all commits
 	FsyncMax        time.Duration // longest fsync time of one commit (file and directory)
+	Holds           uint64        // commits that waited for a missing record while a later one was ready (Commit.Held)
+	HeldTotal       time.Duration // the sum of those waits
 	TornTailRepairs uint64        // torn tails cut by Open
 	TornBytesCut    uint64        // bytes cut by those repairs
 }
@@ -28,6 +30,9 @@ type counters struct {
 	writeNanos                        atomic.Int64
 	fsyncNanos, fsyncMaxNanos         atomic.Int64
 	tornRepairs, tornBytesCut         atomic.Uint64
+	holds                             atomic.Uint64
+	heldNanos                         atomic.Int64
+	holesSeen                         atomic.Uint64 // holes noteHole began to time (tests wait on it)
 }
 
 // Stats returns a copy of the log's counters. Each counter is read
@@ -44,6 +49,8 @@ func (l *Log) Stats() Stats {
 		WriteTotal:      time.Duration(c.writeNanos.Load()),
 		FsyncTotal:      time.Duration(c.fsyncNanos.Load()),
 		FsyncMax:        time.Duration(c.fsyncMaxNanos.Load()),
+		Holds:           c.holds.Load(),
+		HeldTotal:       time.Duration(c.heldNanos.Load()),
 		TornTailRepairs: c.tornRepairs.Load(),
 		TornBytesCut:    c.tornBytesCut.Load(),
 	}

@@ -134,6 +134,9 @@ func (l *Log) commit() (int, error) {
 		slot := &l.slots[l.writeNext&l.slotMask]
 		e := slot.Load()
 		if e == nil {
+			if len(l.pending) == 0 {
+				l.noteHole()
+			}
 			break
 		}
 		if e.seq != l.writeNext {
@@ -160,6 +163,14 @@ func (l *Log) commit() (int, error) {
 	first, last := l.pending[0].seq, l.pending[n-1].seq
 
 	began := time.Now()
+	var held time.Duration
+	if !l.holeSince.IsZero() {
+		// The hole at first is filled: the records after it waited since.
+		held = began.Sub(l.holeSince)
+		l.holeSince = time.Time{}
+		l.counters.holds.Add(1)
+		l.counters.heldNanos.Add(int64(held))
+	}
 	var fsync time.Duration
 	synced, err := l.write()
 	if err != nil {
@@ -196,7 +207,7 @@ func (l *Log) commit() (int, error) {
 		c.maxBatch.Store(uint64(n))
 	}
 	l.releases <- releasedCommit{entries: l.pending,
-		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync}}
+		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync, Held: held}}
 	select {
 	case l.pending = <-l.freeEntries:
 	default:
@@ -205,6 +216,30 @@ func (l *Log) commit() (int, error) {
 
 	l.publishReleased(last)
 	return n, nil
+}
+
+// holeLookahead is how many seqs past a missing record noteHole looks at
+// for a ready one: a commit is held back only when a record after the
+// hole is ready, and one among the next few is, when any is (the records
+// of the other markets' actors, placed in the order they reserved).
+const holeLookahead = 8
+
+// noteHole runs when writeNext's record is missing and the commit has
+// nothing yet: if a later record is ready, every record after the hole is
+// held back by the actor that reserved writeNext and has not appended it.
+// It keeps the time it first saw that, and commit counts the wait when the
+// record arrives (Commit.Held). Runs only on the writer goroutine.
+func (l *Log) noteHole() {
+	if !l.holeSince.IsZero() {
+		return
+	}
+	for i := uint64(1); i <= holeLookahead; i++ {
+		if l.slots[(l.writeNext+i)&l.slotMask].Load() != nil {
+			l.holeSince = time.Now()
+			l.counters.holesSeen.Add(1)
+			return
+		}
+	}
 }
 
 // write hands the pending records to tidwall as one batch. It reports

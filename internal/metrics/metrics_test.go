@@ -146,7 +146,7 @@ func (f *fakeLog) Err() error       { return f.err }
 func TestLogMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	l := NewLog(reg)
-	l.ObserveCommit(wal.Commit{Records: 3, Bytes: 300, Fsync: 2 * time.Millisecond, Took: 3 * time.Millisecond})
+	l.ObserveCommit(wal.Commit{Records: 3, Bytes: 300, Fsync: 2 * time.Millisecond, Took: 3 * time.Millisecond, Held: 500 * time.Microsecond})
 	l.ObserveCommit(wal.Commit{Records: 1, Bytes: 100, Took: time.Millisecond}) // fsync off: no fsync observed
 	src := &fakeLog{st: wal.Stats{Records: 4, Bytes: 400, Batches: 2, TornTailRepairs: 1, TornBytesCut: 17}, dur: 4}
 	l.Watch(reg, src)
@@ -180,6 +180,7 @@ func TestLogMetrics(t *testing.T) {
 	check("marketd_wal_commit_records", 2)
 	check("marketd_wal_fsync_duration_seconds", 1)
 	check("marketd_wal_commit_duration_seconds", 2)
+	check("marketd_wal_commit_held_seconds", 1) // only the commit that waited for a hole
 	check("marketd_wal_records_total", 4)
 	check("marketd_wal_bytes_total", 400)
 	check("marketd_wal_commits_total", 2)

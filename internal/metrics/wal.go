@@ -11,6 +11,14 @@ import (
 // takes 0.3-1 ms per commit (docs/PERFORMANCE.md); a failing disk takes seconds.
 var durationBuckets = prometheus.ExponentialBuckets(0.0001, 2, 17)
 
+// heldBuckets are the upper bounds, in seconds, of the held-commit
+// histogram: 10 us doubling to about 5 s. A market actor stays between
+// Next and Append for about a microsecond at the median; the holes the
+// writer meets lasted 0.1-0.5 ms at the median and up to tens of
+// milliseconds when the actor lost its processor (docs/PERFORMANCE.md,
+// "The open loop's tail").
+var heldBuckets = prometheus.ExponentialBuckets(0.00001, 2, 20)
+
 // recordsBuckets are the upper bounds of the records-per-commit histogram:
 // 1 doubling to wal.DefaultMaxBatchRecords.
 var recordsBuckets = prometheus.ExponentialBuckets(1, 2, 13)
@@ -27,7 +35,7 @@ type LogSource interface {
 // read from the log when scraped. Make it before opening the log (its
 // Observer goes into wal.Options), then Watch the opened log.
 type Log struct {
-	records, fsync, took prometheus.Histogram
+	records, fsync, took, held prometheus.Histogram
 
 	src                                                  LogSource
 	appended, bytes, commits, durable, failed, torn, cut *prometheus.Desc
@@ -51,8 +59,13 @@ func NewLog(reg prometheus.Registerer) *Log {
 			Help:    "Time of one whole commit: write, fsyncs and the acknowledgements sent.",
 			Buckets: durationBuckets,
 		}),
+		held: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "marketd_wal_commit_held_seconds",
+			Help:    "Time a commit's first record was missing while a later record was ready (a market between reserving its sequence number and appending its record holds back every later record); observed only for commits that waited so.",
+			Buckets: heldBuckets,
+		}),
 	}
-	reg.MustRegister(l.records, l.fsync, l.took)
+	reg.MustRegister(l.records, l.fsync, l.took, l.held)
 	return l
 }
 
@@ -64,6 +77,9 @@ func (l *Log) ObserveCommit(c wal.Commit) {
 		l.fsync.Observe(c.Fsync.Seconds())
 	}
 	l.took.Observe(c.Took.Seconds())
+	if c.Held > 0 {
+		l.held.Observe(c.Held.Seconds())
+	}
 }
 
 // Watch registers on reg the counters read from src at scrape time.
