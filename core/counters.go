@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"marketd/core/money"
@@ -9,9 +10,9 @@ import (
 // Counters are cumulative counts of what the engine did since it started
 // (replay not included). Core has no metrics dependency: it keeps plain
 // atomic counters, and a collector outside it reads them with
-// Engine.Counters when it is scraped. Every trade pays two uncontended
-// atomic adds on its market's own counters and one shared add for its
-// record's kind, and nothing else (docs/PERFORMANCE.md, "Instrumentation").
+// Engine.Counters when it is scraped. Every trade pays three uncontended
+// atomic adds on its market's own counters, its record's kind among them,
+// and nothing else (docs/PERFORMANCE.md, "Instrumentation").
 type Counters struct {
 	// Trades counts trades by currency, side and type (index 0 buy,
 	// 1 sell).
@@ -41,6 +42,26 @@ type engineCounters struct {
 type marketCounters struct {
 	trades [money.NumCurrencies][NumSides][2]atomic.Uint64
 	volume [money.NumCurrencies]atomic.Int64
+	// bookRecords counts the records of the market's book changes, by
+	// their kind's index in bookKinds: the engine-wide count of a kind
+	// was a cache line that every market's goroutine wrote per trade.
+	bookRecords [len(bookKinds)]atomic.Uint64
+}
+
+// bookKinds are the kinds of a book change's record, which its market
+// counts (countBookRecord) rather than the engine.
+var bookKinds = [...]Kind{KindTrade, KindSplit, KindMerge}
+
+// countBookRecord counts a committed record of a book change of kind k.
+// Runs on the market's goroutine.
+func (c *marketCounters) countBookRecord(k Kind) {
+	for i, b := range bookKinds {
+		if b == k {
+			c.bookRecords[i].Add(1)
+			return
+		}
+	}
+	panic(fmt.Sprintf("BUG: a book change's record of kind %v", k))
 }
 
 // countTrade counts one applied trade. Runs on the market's goroutine.
@@ -70,6 +91,9 @@ func (e *Engine) Counters() Counters {
 				}
 			}
 			out.Volume[cur] = addSigned(out.Volume[cur], money.Amount(m.counters.volume[cur].Load()))
+		}
+		for i, k := range bookKinds {
+			out.Records[k] += m.counters.bookRecords[i].Load()
 		}
 		return true
 	})

@@ -7,8 +7,9 @@ import (
 	"marketd/core/money"
 )
 
-// Counters count every applied trade by currency, side and type, the
-// second trade of a holder as much as its first, and never a refused one.
+// Counters count every applied trade by currency, side and type, and its
+// record, the second trade of a holder as much as its first, and never a
+// refused one.
 func TestCountersCountEveryTrade(t *testing.T) {
 	h := newHarness(t)
 	bob := h.account("bob", core.RoleSpeculator, 1000)
@@ -47,5 +48,9 @@ func TestCountersCountEveryTrade(t *testing.T) {
 	}
 	if got.Volume[money.KP] != volume {
 		t.Errorf("volume = %v, want %v", got.Volume[money.KP], volume)
+	}
+	// Each market counts its trades' records, and Counters adds them up.
+	if g := got.Records[core.KindTrade]; g != uint64(len(steps)) {
+		t.Errorf("records[KindTrade] = %d, want %d", g, len(steps))
 	}
 }

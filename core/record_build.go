@@ -21,7 +21,8 @@ type pending struct {
 	idem    *IdemCall
 	outcome any
 	// lazyView, set by a book change on its market's goroutine, leaves
-	// the market's view to be made on demand (view_publish.go).
+	// the market's view to be made on demand (view_publish.go), and the
+	// count of its record to the market (countBookRecord).
 	lazyView bool
 	// sized, set by a book change without an idempotency key, says that
 	// the record cannot pass the log's limits, so commit skips
@@ -114,7 +115,11 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 	if publish != nil {
 		publish()
 	}
-	e.counters.records[rec.Kind].Add(1)
+	if p.lazyView {
+		p.mkts[0].counters.countBookRecord(rec.Kind)
+	} else {
+		e.counters.records[rec.Kind].Add(1)
+	}
 	e.j.Append(seq, rec, done)
 	return true
 }

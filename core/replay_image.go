@@ -159,8 +159,9 @@ func (s *State) NewImageLoader(release func(*Record)) *ImageLoader {
 	return l
 }
 
-// Load is LoadImage. The loader keeps rec until Close: the caller must not
-// change it.
+// Load is LoadImage. The loader keeps rec until it calls release with it,
+// or until Close when release is nil: the caller must not change it
+// before.
 func (l *ImageLoader) Load(rec *Record) error {
 	if err := l.s.loadObjects(rec); err != nil {
 		return err

@@ -82,10 +82,10 @@ func decodeChunks(chunks []chunkFrame, fn func(*core.Record) error, ar *arenas) 
 	return nil
 }
 
-// arenasKept bounds the arenas a load keeps for reuse: enough for the
-// chunks decoded ahead (decodeAheadPerWorker per core) and those the
-// state's loader holds (a few), each about 3 MB for 4,096 accounts.
-const arenasKept = 16
+// loaderArenas is the number of arenas a load keeps for reuse beyond the
+// chunks decoded ahead (decodeAheadPerWorker per core): for those the
+// state's loader holds, a few, each about 3 MB for 4,096 accounts.
+const loaderArenas = 8
 
 // arenas is the memory a snapshot's records are decoded into
 // (record.Arena), each used again once the loader is done with its record:
@@ -99,7 +99,8 @@ type arenas struct {
 }
 
 func newArenas() *arenas {
-	return &arenas{free: make(chan *record.Arena, arenasKept), inUse: make(map[*core.Record]*record.Arena)}
+	kept := runtime.GOMAXPROCS(0)*decodeAheadPerWorker + loaderArenas
+	return &arenas{free: make(chan *record.Arena, kept), inUse: make(map[*core.Record]*record.Arena)}
 }
 
 // decode decodes a chunk's record into a free arena, or a new one.
@@ -133,7 +134,7 @@ func (p *arenas) release(rec *core.Record) {
 	}
 }
 
-// put keeps a for reuse, or drops it when arenasKept are kept.
+// put keeps a for reuse, or drops it when the free list is full.
 func (p *arenas) put(a *record.Arena) {
 	select {
 	case p.free <- a:
