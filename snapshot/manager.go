@@ -205,7 +205,9 @@ func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error
 	}
 	// The phases' times, to line them up with the slowest requests of a
 	// load run (docs/PERFORMANCE.md, "The second after a snapshot").
-	m.opts.Logger.Info("log trimmed and old snapshots removed", "to", prev+1, "trim_steps", steps,
+	// A stepped trim stops at the last segment end at or below prev+1
+	// (trimPoints), so the log's first record is logged, not the target.
+	m.opts.Logger.Info("log trimmed and old snapshots removed", "target", prev+1, "first_kept", m.log.FirstSeq(), "trim_steps", steps,
 		"trim_took", trimmed.Sub(start), "trim_longest_step", longest,
 		"removed", len(older)-1, "remove_took", m.opts.Now().Sub(trimmed))
 	return errors.Join(errs...)

@@ -56,7 +56,14 @@ func (l *Log) TruncateFront(ctx context.Context, seq uint64) error {
 	}
 	select {
 	case r := <-req.reply:
-		return errors.Join(r.err, removeLinks(r.links))
+		// The truncation's outcome is r.err alone: a second name that
+		// cannot be removed holds disk space until Open removes it
+		// (removeTrimLinks), and must not fail a trim that is done and
+		// durable, on which the snapshot manager's retention depends.
+		if err := removeLinks(r.links); err != nil {
+			l.logger.Warn("wal: a trimmed segment stays on disk until the next open", "err", err)
+		}
+		return r.err
 	case <-ctx.Done():
 		return fmt.Errorf("wal: truncate front to %d: %w", seq, context.Cause(ctx))
 	}
