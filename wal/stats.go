@@ -35,6 +35,17 @@ type counters struct {
 	holesSeen                         atomic.Uint64 // holes noteHole began to time (tests wait on it)
 }
 
+// countCommit counts a commit of n records and bytes frame bytes. Only the
+// writer calls it, so the maximum's load and store do not race.
+func (c *counters) countCommit(n, bytes int) {
+	c.records.Add(uint64(n))
+	c.batches.Add(1)
+	c.bytes.Add(uint64(bytes))
+	if uint64(n) > c.maxBatch.Load() {
+		c.maxBatch.Store(uint64(n))
+	}
+}
+
 // Stats returns a copy of the log's counters. Each counter is read
 // atomically; the set is not a single snapshot.
 func (l *Log) Stats() Stats {

@@ -163,14 +163,7 @@ func (l *Log) commit() (int, error) {
 	first, last := l.pending[0].seq, l.pending[n-1].seq
 
 	began := time.Now()
-	var held time.Duration
-	if !l.holeSince.IsZero() {
-		// The hole at first is filled: the records after it waited since.
-		held = began.Sub(l.holeSince)
-		l.holeSince = time.Time{}
-		l.counters.holds.Add(1)
-		l.counters.heldNanos.Add(int64(held))
-	}
+	held := l.closeHole(began)
 	var fsync time.Duration
 	synced, err := l.write()
 	if err != nil {
@@ -199,13 +192,7 @@ func (l *Log) commit() (int, error) {
 	}
 	l.durable.Store(last)
 
-	c := &l.counters
-	c.records.Add(uint64(n))
-	c.batches.Add(1)
-	c.bytes.Add(uint64(bytes))
-	if uint64(n) > c.maxBatch.Load() {
-		c.maxBatch.Store(uint64(n))
-	}
+	l.counters.countCommit(n, bytes)
 	l.releases <- releasedCommit{entries: l.pending,
 		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync, Held: held}}
 	select {
@@ -216,6 +203,20 @@ func (l *Log) commit() (int, error) {
 
 	l.publishReleased(last)
 	return n, nil
+}
+
+// closeHole ends the hole noteHole found, if any, now that the commit
+// starting at now takes its missing record: the records after it waited
+// since it was noted. It returns that wait, 0 when there was no hole.
+func (l *Log) closeHole(now time.Time) time.Duration {
+	if l.holeSince.IsZero() {
+		return 0
+	}
+	held := now.Sub(l.holeSince)
+	l.holeSince = time.Time{}
+	l.counters.holds.Add(1)
+	l.counters.heldNanos.Add(int64(held))
+	return held
 }
 
 // holeLookahead is how many seqs past a missing record noteHole looks at
