@@ -7,7 +7,9 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"marketd/internal/vfs"
 )
@@ -62,9 +64,28 @@ type segmentCheck struct {
 	t   *testing.T
 	dir string
 	fs  *dirSyncFS
+	// observed is the last seq of the last commit checked. The releaser
+	// answers a commit's callers before it runs the observer, so a test
+	// that truncates waits for it first (waitObserved): tidwall gives the
+	// truncation's new first segment its name before the writer fsyncs
+	// the directory, and a check running in between would find that name,
+	// holding records of earlier commits, not yet in a fsynced directory
+	// (those records are still durable in the old segment until then).
+	observed atomic.Uint64
+}
+
+// waitObserved waits until the commit ending at seq has been checked.
+func (c *segmentCheck) waitObserved(seq uint64) {
+	for deadline := time.Now().Add(10 * time.Second); c.observed.Load() < seq; {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the commit of seq %d was not observed in 10 s (last %d)", seq, c.observed.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (c *segmentCheck) ObserveCommit(cm Commit) {
+	defer c.observed.Store(cm.Last)
 	ents, err := os.ReadDir(c.dir)
 	if err != nil {
 		c.t.Error(err)
@@ -107,7 +128,8 @@ func TestDirectoryFsyncCoversEverySegment(t *testing.T) {
 	opts := testOptions()
 	opts.FS = fsys
 	opts.SegmentSizeBytes = 64 << 10 // about 17 of these records
-	opts.Observer = &segmentCheck{t: t, dir: dir, fs: fsys}
+	check := &segmentCheck{t: t, dir: dir, fs: fsys}
+	opts.Observer = check
 	l := mustOpen(t, dir, opts)
 	l.Start()
 	writeRecords(t, l, 60) // one record per commit
@@ -121,6 +143,7 @@ func TestDirectoryFsyncCoversEverySegment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	check.waitObserved(l.LastSeq())
 	if err := l.TruncateFront(context.Background(), l.LastSeq()-3); err != nil {
 		t.Fatal(err)
 	}
