@@ -31,7 +31,7 @@ type Log struct {
 	pending   []*entry      // the records of the commit in progress
 	writeNext uint64        // the next seq to write
 	// holeSince is when the writer first found writeNext's record missing
-	// with a later one ready (zero: no such hole now); see heldSince.
+	// with a later one ready (zero: no such hole now); see noteHole.
 	holeSince time.Time
 	seg       segmentTracker
 	segBuf    segmentBuffers // tidwall's tail segment buffer, sized once (segbuf.go)
