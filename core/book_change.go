@@ -130,7 +130,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if house != nil {
 		book = e.fundBook(sc, m, house, cur, now, &s)
 	}
-	pos, held := a.positions[posKey{m.id, cur}]
+	pos, held := a.position(m.id, cur)
 	if !held {
 		pos = Position{Market: m.id, Currency: cur}
 	}

@@ -195,7 +195,7 @@ func (e *Engine) settleStep(m *market, info *MarketInfo, pc *proposalClose, idem
 	for _, h := range chunk {
 		h.mu.Lock()
 		for cur := range money.NumCurrencies {
-			if p, ok := h.positions[posKey{m.id, money.Currency(cur)}]; ok && p.Referrer != uuid.Nil {
+			if p, ok := h.position(m.id, money.Currency(cur)); ok && p.Referrer != uuid.Nil {
 				lockSet = append(lockSet, e.st.account(p.Referrer))
 			}
 		}
