@@ -90,9 +90,17 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 		t.Reasoning = ""
 		a.fills.push(t)
 	}
-	a.applyNotes(ch.Notes, ch.NotesRead)
-	a.vig = append(a.vig, ch.Vig...)
-	a.transfers = append(a.transfers, ch.Transfers...)
+	// A trade has none of these: skipping them leaves their fields'
+	// cache lines unwritten.
+	if len(ch.Notes) > 0 || len(ch.NotesRead) > 0 {
+		a.applyNotes(ch.Notes, ch.NotesRead)
+	}
+	if len(ch.Vig) > 0 {
+		a.vig = append(a.vig, ch.Vig...)
+	}
+	if len(ch.Transfers) > 0 {
+		a.transfers = append(a.transfers, ch.Transfers...)
+	}
 	for _, ie := range ch.Idem {
 		a.putIdem(ie, lim)
 	}

@@ -93,7 +93,7 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		sc.storeIdem(a, idemEntry(idem, now, answer))
 	}
-	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
+	side, sell, cost, kind := c.trade.Side, c.trade.Sell, c.tradeRes.Cost, sc.rec.Kind
 	// The view is made when a reader asks for it (view_publish.go).
 	sc.pending.lazyView, sc.pending.sized = true, idem.Key == ""
 	ok := e.commit(&sc.pending, c.done, nil)
@@ -106,6 +106,8 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		if isTrade {
 			m.counters.countTrade(cur, side, sell, cost)
+		} else {
+			m.counters.countBookRecord(kind)
 		}
 	}
 }
