@@ -33,11 +33,19 @@ func (e *Engine) submitBookChange(ctx context.Context, c *command, invalid error
 	if err != nil {
 		return err
 	}
+	if err := e.enterMarket(m); err != nil {
+		return err
+	}
+	defer m.sendMu.RUnlock()
 	if err := e.refuseInSteps(ctx, m); err != nil {
 		return err
 	}
 	c.acct = a
-	if err := e.submit(ctx, m, c); err != nil {
+	sent, err := e.dispatch(ctx, m, c)
+	if sent {
+		err = <-c.done
+	}
+	if err != nil {
 		return e.refuseOn(ctx, m, a, err)
 	}
 	return nil
