@@ -105,7 +105,7 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		sc.storeIdem(a, idemEntry(idem, now, answer))
 	}
-	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
+	side, sell, cost, kind := c.trade.Side, c.trade.Sell, c.tradeRes.Cost, sc.rec.Kind
 	// The view is made when a reader asks for it (view_publish.go).
 	sc.pending.lazyView, sc.pending.sized = true, idem.Key == ""
 	ok := e.commit(&sc.pending, c.done, nil)
@@ -118,6 +118,8 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		if isTrade {
 			m.counters.countTrade(cur, side, sell, cost)
+		} else {
+			m.counters.countBookRecord(kind)
 		}
 	}
 }
@@ -142,7 +144,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if house != nil {
 		book = e.fundBook(sc, m, house, cur, now, &s)
 	}
-	pos, held := a.positions[posKey{m.id, cur}]
+	pos, held := a.position(m.id, cur)
 	if !held {
 		pos = Position{Market: m.id, Currency: cur}
 	}

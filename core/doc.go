@@ -85,6 +85,7 @@
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
 //	account.go             an account in memory: balances, ledger, positions, image
+//	positions.go           an account's positions, one map per currency keyed by market
 //	account_ops.go         CreateAccount, SetReferrer, ValidName
 //	profile.go             Settings and Theme
 //	profile_ops.go         UpdateSettings, SetPersona, AcceptTOS, SetTradingMode, TradingMode

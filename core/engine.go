@@ -291,9 +291,11 @@ func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
 func (e *Engine) rebuildHolders() {
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
-		for k := range a.positions {
-			if m := e.st.market(k.market); m != nil {
-				m.holders[a.id] = struct{}{}
+		for _, byMarket := range a.positions {
+			for id := range byMarket {
+				if m := e.st.market(id); m != nil {
+					m.holders[a.id] = struct{}{}
+				}
 			}
 		}
 		a.mu.Unlock()
