@@ -24,8 +24,8 @@ type TradeRequest struct {
 	// up anyway: Engine.TradingMode before it was a second lookup.
 	TradingMode bool
 	Side        Side
-	Sell     bool
-	Shares   money.Amount
+	Sell        bool
+	Shares      money.Amount
 	// Limit, when HasLimit, is the most a buy may cost (max_cost) or the
 	// least a sell must pay (min_proceeds).
 	Limit     money.Amount
