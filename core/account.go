@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -15,10 +16,10 @@ import (
 // profile: the last 20 (docs/API.md, "GET /api/agents/me").
 const RecentTradesKept = 20
 
-// account is one account's state. Every field but id is guarded by mu; an
-// operation holds mu from the moment it reads what it checks until its record
-// is appended to the journal, which is what keeps the log order of an
-// account's records equal to the order of its changes.
+// account is one account's state. Every field but id and mode is guarded
+// by mu; an operation holds mu from the moment it reads what it checks
+// until its record is appended to the journal, which is what keeps the log
+// order of an account's records equal to the order of its changes.
 //
 // Ledgers and fills are append-only: an entry is never modified once
 // appended, so a reader may keep a snapshot it took under mu and read it
@@ -26,9 +27,12 @@ const RecentTradesKept = 20
 type account struct {
 	id uuid.UUID
 
-	mu       sync.Mutex
-	lsn      uint64
-	info     AccountInfo
+	mu   sync.Mutex
+	lsn  uint64
+	info AccountInfo
+	// mode is info.Mode, stored with it, for the trade path, which reads
+	// it without mu (tradingMode).
+	mode     atomic.Uint32
 	balances [money.NumCurrencies]money.Amount
 	ledger   [money.NumCurrencies]chunkList[LedgerEntry]
 	// positions are the account's positions by currency and market. A
@@ -68,11 +72,16 @@ type account struct {
 	bonusesKP money.Amount
 }
 
+// tradingMode returns the currency of the account's trades, splits and
+// merges (AccountInfo.Mode) without taking mu.
+func (a *account) tradingMode() money.Currency { return money.Currency(a.mode.Load()) }
+
 // applyLocked applies a change whose Prev the caller has checked.
 // Caller holds a.mu.
 func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimits) {
 	if ch.Info != nil {
 		a.info = *ch.Info
+		a.mode.Store(uint32(a.info.Mode))
 		// The record's memory may be reused after replay applies it.
 		a.info.PasswordHash = slices.Clone(a.info.PasswordHash)
 	}
