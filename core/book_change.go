@@ -22,10 +22,11 @@ import (
 
 // submitBookChange is the caller's side of a trade, a split or a merge: c
 // is its command, its request set, and invalid the request's validation
-// error. It finds the market and the trader and runs c on the market's
-// goroutine; a refusal it returns once the state it rests on is durable
-// (refuseOn). The caller reads c's result, and puts c back.
-func (e *Engine) submitBookChange(ctx context.Context, c *command, invalid error, marketID, accountID uuid.UUID) error {
+// error. It finds the market and the trader, sets *mode, when not nil, to
+// the trader's trading mode, and runs c on the market's goroutine; a
+// refusal it returns once the state it rests on is durable (refuseOn). The
+// caller reads c's result, and puts c back.
+func (e *Engine) submitBookChange(ctx context.Context, c *command, invalid error, marketID, accountID uuid.UUID, mode *money.Currency) error {
 	if invalid != nil {
 		return invalid
 	}
@@ -33,11 +34,22 @@ func (e *Engine) submitBookChange(ctx context.Context, c *command, invalid error
 	if err != nil {
 		return err
 	}
+	if mode != nil {
+		*mode = a.tradingMode()
+	}
+	if err := e.enterMarket(m); err != nil {
+		return err
+	}
+	defer m.sendMu.RUnlock()
 	if err := e.refuseInSteps(ctx, m); err != nil {
 		return err
 	}
 	c.acct = a
-	if err := e.submit(ctx, m, c); err != nil {
+	sent, err := e.dispatch(ctx, m, c)
+	if sent {
+		err = <-c.done
+	}
+	if err != nil {
 		return e.refuseOn(ctx, m, a, err)
 	}
 	return nil
@@ -93,7 +105,7 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		sc.storeIdem(a, idemEntry(idem, now, answer))
 	}
-	side, sell, cost := c.trade.Side, c.trade.Sell, c.tradeRes.Cost
+	side, sell, cost, kind := c.trade.Side, c.trade.Sell, c.tradeRes.Cost, sc.rec.Kind
 	// The view is made when a reader asks for it (view_publish.go).
 	sc.pending.lazyView, sc.pending.sized = true, idem.Key == ""
 	ok := e.commit(&sc.pending, c.done, nil)
@@ -106,6 +118,8 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		if isTrade {
 			m.counters.countTrade(cur, side, sell, cost)
+		} else {
+			m.counters.countBookRecord(kind)
 		}
 	}
 }
@@ -130,7 +144,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if house != nil {
 		book = e.fundBook(sc, m, house, cur, now, &s)
 	}
-	pos, held := a.positions[posKey{m.id, cur}]
+	pos, held := a.position(m.id, cur)
 	if !held {
 		pos = Position{Market: m.id, Currency: cur}
 	}

@@ -10,9 +10,10 @@ import (
 // Counters are cumulative counts of what the engine did since it started
 // (replay not included). Core has no metrics dependency: it keeps plain
 // atomic counters, and a collector outside it reads them with
-// Engine.Counters when it is scraped. Every trade pays three uncontended
-// atomic adds on its market's own counters, its record's kind among them,
-// and nothing else (docs/PERFORMANCE.md, "Instrumentation").
+// Engine.Counters when it is scraped. Every trade pays two uncontended
+// atomic adds on its market's own counters (its count by currency, side
+// and type, which also counts its record, and its volume) and nothing else
+// (docs/PERFORMANCE.md, "Instrumentation").
 type Counters struct {
 	// Trades counts trades by currency, side and type (index 0 buy,
 	// 1 sell).
@@ -42,18 +43,20 @@ type engineCounters struct {
 type marketCounters struct {
 	trades [money.NumCurrencies][NumSides][2]atomic.Uint64
 	volume [money.NumCurrencies]atomic.Int64
-	// bookRecords counts the records of the market's book changes, by
+	// bookRecords counts the records of the market's splits and merges, by
 	// their kind's index in bookKinds: the engine-wide count of a kind
-	// was a cache line that every market's goroutine wrote per trade.
+	// was a cache line that every market's goroutine wrote per trade. A
+	// trade's record is counted by trades, one record per trade, which
+	// spares a third atomic add per trade.
 	bookRecords [len(bookKinds)]atomic.Uint64
 }
 
-// bookKinds are the kinds of a book change's record, which its market
-// counts (countBookRecord) rather than the engine.
-var bookKinds = [...]Kind{KindTrade, KindSplit, KindMerge}
+// bookKinds are the kinds of a book change's record other than a trade,
+// which its market counts (countBookRecord) rather than the engine.
+var bookKinds = [...]Kind{KindSplit, KindMerge}
 
-// countBookRecord counts a committed record of a book change of kind k.
-// Runs on the market's goroutine.
+// countBookRecord counts a committed record of a split or a merge, of kind
+// k. Runs on the market's goroutine.
 func (c *marketCounters) countBookRecord(k Kind) {
 	for i, b := range bookKinds {
 		if b == k {
@@ -61,10 +64,11 @@ func (c *marketCounters) countBookRecord(k Kind) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("BUG: a book change's record of kind %v", k))
+	panic(fmt.Sprintf("BUG: a split's or merge's record of kind %v", k))
 }
 
-// countTrade counts one applied trade. Runs on the market's goroutine.
+// countTrade counts one applied trade, and so its record. Runs on the
+// market's goroutine.
 func (c *marketCounters) countTrade(cur money.Currency, side Side, sell bool, cost money.Amount) {
 	t := 0
 	if sell {
@@ -87,7 +91,9 @@ func (e *Engine) Counters() Counters {
 		for cur := range money.NumCurrencies {
 			for side := range NumSides {
 				for t := range 2 {
-					out.Trades[cur][side][t] += m.counters.trades[cur][side][t].Load()
+					n := m.counters.trades[cur][side][t].Load()
+					out.Trades[cur][side][t] += n
+					out.Records[KindTrade] += n
 				}
 			}
 			out.Volume[cur] = addSigned(out.Volume[cur], money.Amount(m.counters.volume[cur].Load()))

@@ -54,3 +54,33 @@ func TestCountersCountEveryTrade(t *testing.T) {
 		t.Errorf("records[KindTrade] = %d, want %d", g, len(steps))
 	}
 }
+
+// Counters count the records of splits and merges by kind, apart from the
+// trades' (whose count is their records'), and not a refused merge's.
+func TestCountersCountSplitsAndMerges(t *testing.T) {
+	h := newHarness(t)
+	carol := h.account("carol", core.RoleSpeculator, 1000)
+	mkt := h.market("split", 0, 1000)
+	mustTrade(t)(h.buy(carol, mkt, core.Yes, money.Units(5)))
+	for _, r := range []core.SplitRequest{
+		{Account: carol, Market: mkt, Amount: money.Units(20)},
+		{Account: carol, Market: mkt, Amount: money.Units(10)},
+		{Account: carol, Market: mkt, Amount: money.Units(5), Merge: true},
+	} {
+		if _, err := h.e.SplitMerge(h.ctx, r); err != nil {
+			t.Fatalf("split-merge %+v: %v", r, err)
+		}
+	}
+	if _, err := h.e.SplitMerge(h.ctx, core.SplitRequest{Account: carol, Market: mkt, Amount: money.Units(1_000_000), Merge: true}); err == nil {
+		t.Fatal("merging shares not held was accepted")
+	}
+	got := h.e.Counters()
+	for _, w := range []struct {
+		kind core.Kind
+		n    uint64
+	}{{core.KindTrade, 1}, {core.KindSplit, 2}, {core.KindMerge, 1}} {
+		if g := got.Records[w.kind]; g != w.n {
+			t.Errorf("records[%v] = %d, want %d", w.kind, g, w.n)
+		}
+	}
+}

@@ -31,7 +31,9 @@
 // other packages) points here. A goroutine holding a lock takes only locks
 // later in this list, so no two can deadlock:
 //
-//  1. Engine.gate: held shared by every operation, exclusively by Close.
+//  1. Engine.gate: held shared by every operation, exclusively by Close;
+//     a trade, a split or a merge holds its market's sendMu shared in its
+//     place (Engine.enterMarket), which Close takes after the gate.
 //  2. the leaderboard's cache lock (leaderboardCache.mu): a rebuild takes
 //     account locks one at a time under it, nothing else.
 //  3. State.namesMu: account names, for the uniqueness of a new one.
@@ -83,6 +85,7 @@
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
 //	account.go             an account in memory: balances, ledger, positions, image
+//	positions.go           an account's positions, one map per currency keyed by market
 //	account_ops.go         CreateAccount, SetReferrer, ValidName
 //	profile.go             Settings and Theme
 //	profile_ops.go         UpdateSettings, SetPersona, AcceptTOS, SetTradingMode, TradingMode

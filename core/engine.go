@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,8 +107,12 @@ type Engine struct {
 	// exclusively by Close, so that Close finds no operation in flight and
 	// can close the inboxes: no sender can then be left waiting on an
 	// actor that has gone, and neither side needs a select to find out.
-	gate     sync.RWMutex
-	closed   bool          // guarded by gate
+	// A trade, a split or a merge holds its market's sendMu shared instead
+	// (enterMarket), which Close takes exclusively after the gate.
+	gate sync.RWMutex
+	// closed is set by Close holding the gate exclusively; read under the
+	// gate or a market's sendMu, both of which order it.
+	closed   atomic.Bool
 	stopping chan struct{} // closed by Close, for the background loops
 	wg       sync.WaitGroup
 
@@ -193,9 +198,11 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 // caller's to close, after Close returns.
 func (e *Engine) Close() {
 	e.gate.Lock()
-	if !e.closed {
-		e.closed = true
+	if !e.closed.Load() {
+		e.closed.Store(true)
 		close(e.stopping)
+		// Each market's lock waits for the trades, splits and merges in
+		// flight on it (enterMarket); those that come later find closed.
 		e.st.rangeMarkets(func(m *market) bool {
 			m.sendMu.Lock()
 			if m.inbox != nil {
@@ -219,7 +226,7 @@ func (e *Engine) Close() {
 // admitted operation must call leave when answered.
 func (e *Engine) enter() error {
 	e.gate.RLock()
-	if e.closed {
+	if e.closed.Load() {
 		e.gate.RUnlock()
 		return ErrClosed
 	}
@@ -227,6 +234,24 @@ func (e *Engine) enter() error {
 }
 
 func (e *Engine) leave() { e.gate.RUnlock() }
+
+// enterMarket admits a trade, a split or a merge on market m, or refuses it
+// once Close has begun; an admitted one must call m.sendMu.RUnlock when
+// answered. It holds m's sendMu shared in place of the gate, for the whole
+// operation: Close takes every market's sendMu exclusively once it has
+// closed the engine, so it waits for these as for the gate's operations.
+// The gate's read lock wrote one cache line that every caller on both
+// cores shared, twice per trade; sendMu's line is the market's own
+// (docs/PERFORMANCE.md, "The hop to the market's goroutine"). Its place in
+// the lock order is the gate's (doc.go, "Lock order").
+func (e *Engine) enterMarket(m *market) error {
+	m.sendMu.RLock()
+	if e.closed.Load() {
+		m.sendMu.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
 
 // enterAccount admits an operation of account id (enter) and finds the
 // account, which must not be the house's. The caller must call leave when
@@ -266,9 +291,11 @@ func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
 func (e *Engine) rebuildHolders() {
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
-		for k := range a.positions {
-			if m := e.st.market(k.market); m != nil {
-				m.holders[a.id] = struct{}{}
+		for _, byMarket := range a.positions {
+			for id := range byMarket {
+				if m := e.st.market(id); m != nil {
+					m.holders[a.id] = struct{}{}
+				}
 			}
 		}
 		a.mu.Unlock()
@@ -331,16 +358,26 @@ func (e *Engine) submit(ctx context.Context, m *market, c *command) error {
 	}
 	defer e.leave()
 	m.sendMu.RLock()
-	if m.retired.Load() {
-		m.sendMu.RUnlock()
-		return e.handleRetired(m, c)
-	}
-	err := e.send(ctx, m, c)
+	sent, err := e.dispatch(ctx, m, c)
 	m.sendMu.RUnlock()
-	if err != nil {
+	if !sent {
 		return err
 	}
 	return <-c.done
+}
+
+// dispatch hands c to m's goroutine (send), or answers it on the caller's
+// goroutine when m is retired (handleRetired). It reports whether c was
+// sent, its outcome then to be received from c.done; else err is the
+// outcome. Caller holds m.sendMu, shared.
+func (e *Engine) dispatch(ctx context.Context, m *market, c *command) (sent bool, err error) {
+	if m.retired.Load() {
+		return false, e.handleRetired(m, c)
+	}
+	if err := e.send(ctx, m, c); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // send puts c in m's inbox, waiting for room at most InboxWait or until ctx

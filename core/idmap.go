@@ -1,85 +1,189 @@
 package core
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
 
 // idShards is the number of shards of an idMap: enough that the goroutines
-// of a 2-core machine rarely meet on one, few enough to range over cheaply.
+// of a 2-core machine rarely meet on one when they add entries, few enough
+// to range over cheaply.
 const idShards = 64
 
-// idMap is a concurrent map from IDs to V, sharded by the ID's last byte
-// (random in a version 4 UUID). It replaces sync.Map on the trade path,
-// where sync.Map boxed every uuid key into an interface: an allocation per
-// lookup. Entries are never deleted.
-type idMap[V any] struct {
-	shards [idShards]idShard[V]
+// idMapMinSlots is the least table of a shard that holds anything.
+const idMapMinSlots = 16
+
+// idMap is a concurrent map from IDs to objects (*T), sharded by the ID's
+// last byte (random in a version 4 UUID), whose lookups write no memory:
+// every trade looks up its account and its market, and the read lock of a
+// shard (two atomic writes to a cache line that every caller of that
+// shard shares) was most of a lookup's cost (docs/PERFORMANCE.md, "The
+// hop to the market's goroutine"). sync.Map reads without locks too, but
+// boxes every uuid key into an interface, an allocation per lookup.
+// Entries are never deleted.
+//
+// Each shard is an open-addressing table with linear probing, replaced
+// whole (twice the size) when it passes three quarters full: writers hold
+// the shard's mutex, readers load the current table and its slots with
+// atomic loads only. A table once replaced is never written again, and
+// holds every entry stored before it was, so a reader that still walks it
+// misses only entries stored concurrently with its lookup.
+type idMap[T any] struct {
+	shards [idShards]idShard[T]
 }
 
-type idShard[V any] struct {
-	mu sync.RWMutex
-	m  map[uuid.UUID]V // guarded by mu
+type idShard[T any] struct {
+	mu  sync.Mutex // held by writers
+	n   int        // entries; guarded by mu
+	tab atomic.Pointer[idTable[T]]
+	// The shards' writers do not share cache lines with each other's
+	// readers: 8 + 8 + 8 + 40 = 64 bytes.
+	_ [40]byte
 }
 
-func (m *idMap[V]) shard(id uuid.UUID) *idShard[V] { return &m.shards[id[15]%idShards] }
-
-// load returns the value stored for id.
-func (m *idMap[V]) load(id uuid.UUID) (V, bool) {
-	s := m.shard(id)
-	s.mu.RLock()
-	v, ok := s.m[id]
-	s.mu.RUnlock()
-	return v, ok
+// idTable is one shard's table: a power-of-two number of slots.
+type idTable[T any] struct {
+	slots []idSlot[T]
 }
 
-// store sets the value for id.
-func (m *idMap[V]) store(id uuid.UUID, v V) {
+// idSlot holds an entry: its ID, stored before p, so that a reader that
+// sees p sees the ID, and compares it without reading the object, whose
+// first cache line the market's goroutine writes per trade (a market's
+// LSN, an account's mutex).
+type idSlot[T any] struct {
+	lo, hi atomic.Uint64 // the ID's two halves
+	p      atomic.Pointer[T]
+}
+
+// idHalves splits an ID into the words a slot holds.
+func idHalves(id uuid.UUID) (lo, hi uint64) {
+	return binary.LittleEndian.Uint64(id[:8]), binary.LittleEndian.Uint64(id[8:])
+}
+
+// idHash mixes both halves of an ID, so that IDs that are not random (the
+// house's, fixed ones in tests) spread as well as random ones.
+func idHash(lo, hi uint64) uint64 {
+	h := (lo ^ bits.RotateLeft64(hi, 31)) * 0x9e3779b97f4a7c15
+	return h ^ h>>32
+}
+
+func (m *idMap[T]) shard(id uuid.UUID) *idShard[T] { return &m.shards[id[15]%idShards] }
+
+// load returns the object stored for id, without writing to memory.
+func (m *idMap[T]) load(id uuid.UUID) (*T, bool) {
+	t := m.shard(id).tab.Load()
+	if t == nil {
+		return nil, false
+	}
+	lo, hi := idHalves(id)
+	mask := uint64(len(t.slots) - 1)
+	for i := idHash(lo, hi) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		p := s.p.Load()
+		if p == nil {
+			return nil, false
+		}
+		if s.lo.Load() == lo && s.hi.Load() == hi {
+			return p, true
+		}
+	}
+}
+
+// store sets the object for id.
+func (m *idMap[T]) store(id uuid.UUID, p *T) {
 	s := m.shard(id)
 	s.mu.Lock()
-	if s.m == nil {
-		s.m = make(map[uuid.UUID]V)
+	defer s.mu.Unlock()
+	t := s.tab.Load()
+	if t == nil || (s.n+1)*4 > len(t.slots)*3 {
+		t = s.grow(t, max(idMapMinSlots, 2*s.capacity()))
 	}
-	s.m[id] = v
-	s.mu.Unlock()
+	lo, hi := idHalves(id)
+	if insertSlot(t, lo, hi, p) {
+		s.n++
+	}
+}
+
+// capacity is the number of slots of the shard's table. Caller holds mu.
+func (s *idShard[T]) capacity() int {
+	if t := s.tab.Load(); t != nil {
+		return len(t.slots)
+	}
+	return 0
+}
+
+// grow publishes a new table of size slots (a power of two) holding old's
+// entries, and returns it. Caller holds mu.
+func (s *idShard[T]) grow(old *idTable[T], size int) *idTable[T] {
+	t := &idTable[T]{slots: make([]idSlot[T], size)}
+	if old != nil {
+		for i := range old.slots {
+			o := &old.slots[i]
+			if p := o.p.Load(); p != nil {
+				insertSlot(t, o.lo.Load(), o.hi.Load(), p)
+			}
+		}
+	}
+	s.tab.Store(t)
+	return t
+}
+
+// insertSlot puts p at the slot of the ID of halves lo and hi in t,
+// replacing an object stored for the same ID; it reports whether the entry is new. The caller holds the
+// shard's mu, and t has a free slot.
+func insertSlot[T any](t *idTable[T], lo, hi uint64, p *T) bool {
+	mask := uint64(len(t.slots) - 1)
+	for i := idHash(lo, hi) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.p.Load() == nil {
+			s.lo.Store(lo)
+			s.hi.Store(hi)
+			s.p.Store(p)
+			return true
+		}
+		if s.lo.Load() == lo && s.hi.Load() == hi {
+			s.p.Store(p)
+			return false
+		}
+	}
 }
 
 // reserve makes room for n more values, spread evenly over the shards as
 // random IDs are, in shards that are still empty (recovery's first step).
-func (m *idMap[V]) reserve(n int) {
+func (m *idMap[T]) reserve(n int) {
 	perShard := n/idShards + n/idShards/8 + 16 // the spread of a binomial count, and some
+	// The least power of two that holds perShard below three quarters.
+	size := 1 << bits.Len(uint(perShard*4/3))
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		if len(s.m) == 0 {
-			s.m = make(map[uuid.UUID]V, perShard)
+		if s.n == 0 && s.capacity() < size {
+			s.grow(nil, size)
 		}
 		s.mu.Unlock()
 	}
 }
 
-// rangeValues calls fn for every value until fn returns false. Each shard
-// is copied under its lock and fn runs unlocked, so fn may take other
-// locks; values stored during the walk may or may not be seen, values
-// stored before it are.
-func (m *idMap[V]) rangeValues(fn func(V) bool) { m.rangePart(0, 1, fn) }
+// rangeValues calls fn for every value until fn returns false. fn runs with
+// no lock held, so it may take other locks; values stored during the walk
+// may or may not be seen, values stored before it are.
+func (m *idMap[T]) rangeValues(fn func(*T) bool) { m.rangePart(0, 1, fn) }
 
 // rangePart is rangeValues over part of the shards, those whose index is
 // part modulo parts: parts goroutines, one for each part, see every value
 // once between them.
-func (m *idMap[V]) rangePart(part, parts int, fn func(V) bool) {
-	var buf []V
+func (m *idMap[T]) rangePart(part, parts int, fn func(*T) bool) {
 	for i := part; i < len(m.shards); i += parts {
-		s := &m.shards[i]
-		s.mu.RLock()
-		buf = buf[:0]
-		for _, v := range s.m {
-			buf = append(buf, v)
+		t := m.shards[i].tab.Load()
+		if t == nil {
+			continue
 		}
-		s.mu.RUnlock()
-		for _, v := range buf {
-			if !fn(v) {
+		for j := range t.slots {
+			if p := t.slots[j].p.Load(); p != nil && !fn(p) {
 				return
 			}
 		}
@@ -88,13 +192,13 @@ func (m *idMap[V]) rangePart(part, parts int, fn func(V) bool) {
 
 // len returns the number of values stored. Values stored during the call
 // may or may not be counted.
-func (m *idMap[V]) len() int {
+func (m *idMap[T]) len() int {
 	n := 0
 	for i := range m.shards {
 		s := &m.shards[i]
-		s.mu.RLock()
-		n += len(s.m)
-		s.mu.RUnlock()
+		s.mu.Lock()
+		n += s.n
+		s.mu.Unlock()
 	}
 	return n
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"marketd/core/money"
 	"marketd/core/pricing"
 )
@@ -103,6 +105,13 @@ func (s *State) runChecks() *checker {
 	return c
 }
 
+// posKey names the shares held in one market's book in one currency, which
+// the checker sums over the accounts.
+type posKey struct {
+	market   uuid.UUID
+	currency money.Currency
+}
+
 type checker struct {
 	counts [numInvariants]int // violations found, by invariant
 	s      sums
@@ -178,18 +187,21 @@ func (c *checker) account(a *account) {
 	if v, b := ledgerAggregates(&a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
 		c.failf(invAggregates, "account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
 	}
-	for k, p := range a.positions {
-		if k.market != p.Market || k.currency != p.Currency {
-			c.failf(invPositions, "account %s: position filed under the wrong key", a.id)
-		}
-		h := c.held[k]
-		for side := range NumSides {
-			if p.Shares[side] < 0 || p.Cost[side] < 0 {
-				c.failf(invPositions, "account %s market %s: negative shares or cost %v %v", a.id, k.market, p.Shares, p.Cost)
+	for cur, byMarket := range a.positions {
+		for market, p := range byMarket {
+			if market != p.Market || money.Currency(cur) != p.Currency {
+				c.failf(invPositions, "account %s: position filed under the wrong key", a.id)
 			}
-			h[side] = c.s.add(h[side], p.Shares[side])
+			k := posKey{market, money.Currency(cur)}
+			h := c.held[k]
+			for side := range NumSides {
+				if p.Shares[side] < 0 || p.Cost[side] < 0 {
+					c.failf(invPositions, "account %s market %s: negative shares or cost %v %v", a.id, market, p.Shares, p.Cost)
+				}
+				h[side] = c.s.add(h[side], p.Shares[side])
+			}
+			c.held[k] = h
 		}
-		c.held[k] = h
 	}
 }
 

@@ -104,10 +104,8 @@ func (a *account) leaderLocked() (Leader, bool) {
 		return Leader{}, false
 	}
 	profit := a.balances[money.KP]
-	for k, p := range a.positions {
-		if k.currency == money.KP {
-			profit = addSigned(profit, addSigned(p.Cost[Yes], p.Cost[No]))
-		}
+	for _, p := range a.positions[money.KP] {
+		profit = addSigned(profit, addSigned(p.Cost[Yes], p.Cost[No]))
 	}
 	profit = addSigned(profit, -a.bonusesKP)
 	return Leader{Account: a.id, Name: a.info.Name, Profit: profit, Volume: a.volumeKP}, true

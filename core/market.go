@@ -10,6 +10,9 @@ import (
 	"marketd/core/pricing"
 )
 
+// cacheLineBytes is the cache line size of amd64 and most arm64 cores.
+const cacheLineBytes = 64
+
 // market is one market's state. It is owned by the market's goroutine (its
 // actor) once the engine runs, and by the replaying goroutine before: no
 // lock guards it. Other goroutines read the immutable MarketView that the
@@ -38,15 +41,24 @@ type market struct {
 
 	dirty bool // changed by replay, view not yet published; see State.dirty
 
+	// The fields that callers read, and sendMu, which they write, per
+	// command, have cache lines of their own: the counters after them are
+	// written by the market's goroutine per trade, and every lock of
+	// sendMu took that line from it (docs/PERFORMANCE.md, "The hop to the
+	// market's goroutine").
+	_     [cacheLineBytes]byte
 	view  atomic.Pointer[MarketView]
 	inbox chan *command // set by Engine.start, closed by Engine.Close, nil once retired
 
-	// sendMu is held shared by a sender for its send into inbox and
-	// exclusively by whoever drops or closes inbox (retire, Engine.Close),
-	// so that no send can find the inbox gone or closed. retired is set
-	// once the market is resolved and its goroutine ends (retire.go).
+	// sendMu is held shared by a sender for its send into inbox, and by a
+	// trade, a split or a merge for its whole course (Engine.enterMarket),
+	// and exclusively by whoever drops or closes inbox (retire,
+	// Engine.Close), so that no send can find the inbox gone or closed.
+	// retired is set once the market is resolved and its goroutine ends
+	// (retire.go).
 	sendMu  sync.RWMutex
 	retired atomic.Bool
+	_       [cacheLineBytes]byte
 
 	counters marketCounters // added to by the actor, read by Engine.Counters
 

@@ -93,15 +93,13 @@ func (e *Engine) SetTradingMode(ctx context.Context, id uuid.UUID, mode money.Cu
 
 // TradingMode returns the currency of an account's trades, splits and
 // merges: a cheap read for the trade path, which must not copy the whole
-// account.
+// account; it writes no memory (account.tradingMode).
 func (e *Engine) TradingMode(id uuid.UUID) (money.Currency, error) {
 	a := e.st.account(id)
 	if a == nil {
 		return 0, ErrAccountNotFound
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.info.Mode, nil
+	return a.tradingMode(), nil
 }
 
 // changeInfo logs a new after-image of an account's info (KindProfile):

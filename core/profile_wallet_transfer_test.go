@@ -270,8 +270,9 @@ func TestDepositTradeWithdraw(t *testing.T) {
 	if mode, err := h.e.TradingMode(alice); err != nil || mode != money.USDC {
 		t.Fatalf("TradingMode = %v, %v", mode, err)
 	}
-	tr, err := h.e.Trade(h.ctx, core.TradeRequest{Account: alice, Market: mkt, Currency: money.USDC, Side: core.Yes, Shares: money.Units(10)})
-	if err != nil || tr.BalanceAfter != money.Units(50)-tr.Cost || h.balance(alice, money.KP) != money.Units(10) {
+	// A trade in the account's mode (the transport's) finds it USDC.
+	tr, err := h.e.Trade(h.ctx, core.TradeRequest{Account: alice, Market: mkt, TradingMode: true, Side: core.Yes, Shares: money.Units(10)})
+	if err != nil || tr.Currency != money.USDC || tr.BalanceAfter != money.Units(50)-tr.Cost || h.balance(alice, money.KP) != money.Units(10) {
 		t.Fatalf("USDC trade = %+v, %v", tr, err)
 	}
 	if _, err := h.e.UnlinkWallet(h.ctx, alice); !errors.Is(err, core.ErrUSDCHeld) {

@@ -15,7 +15,8 @@ import "runtime"
 func (e *Engine) retire(m *market, sc *scratch) {
 	m.retired.Store(true)
 	// Senders that found the market not retired hold sendMu shared until
-	// their send is done; one may wait for room in a full inbox, so keep
+	// their send is done, a trade, a split or a merge until it is answered
+	// (once durable); a sender may wait for room in a full inbox, so keep
 	// draining until none is left.
 	for !m.sendMu.TryLock() {
 		if !e.drainOne(m, sc) {

@@ -155,7 +155,7 @@ func (e *Engine) settleAnswer(m *market, outcome Side) (SettleResult, error) {
 			if !m.open[cur] {
 				continue
 			}
-			if p, ok := h.positions[posKey{m.id, money.Currency(cur)}]; ok && p.Shares[outcome] > 0 {
+			if p, ok := h.position(m.id, money.Currency(cur)); ok && p.Shares[outcome] > 0 {
 				res.TotalPaid[cur] = s.add(res.TotalPaid[cur], p.Shares[outcome])
 				res.PositionsPaid++
 			}
@@ -182,12 +182,11 @@ func vigPool(s *sums, b *Book, q0 money.Amount, outcome Side) money.Amount {
 // what was paid (emptied by the last step).
 func (e *Engine) settleBook(st *settlement, m *market, info *MarketInfo, chunk []*account, cur money.Currency, last bool, res *SettleResult) Book {
 	book := m.books[cur]
-	key := posKey{m.id, cur}
 	outcome := info.Outcome
 	var paid money.Amount
 	var refs []refShare
 	for _, h := range chunk {
-		p, ok := h.positions[key]
+		p, ok := h.position(m.id, cur)
 		if !ok {
 			continue
 		}

@@ -27,7 +27,8 @@ type SplitRequest struct {
 	// least a merge must pay (min_proceeds).
 	Limit    money.Amount
 	HasLimit bool
-	// ExpectSeq, Idem and Answer are a trade's (TradeRequest).
+	// TradingMode, ExpectSeq, Idem and Answer are a trade's (TradeRequest).
+	TradingMode  bool
 	ExpectSeq    uint64
 	HasExpectSeq bool
 	Idem         Idempotent // Key "": none
@@ -70,7 +71,11 @@ func (r *SplitRequest) validate() error {
 func (e *Engine) SplitMerge(ctx context.Context, req SplitRequest) (SplitResult, error) {
 	c := e.getCommand(opSplitMerge)
 	c.split = req
-	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account)
+	var mode *money.Currency
+	if req.TradingMode {
+		mode = &c.split.Currency
+	}
+	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account, mode)
 	res := c.splitRes
 	e.putCommand(c)
 	if err != nil {

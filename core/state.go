@@ -19,14 +19,14 @@ import (
 // names; that is what lets a snapshot be taken while trading goes on (see
 // docs/ARCHITECTURE.md).
 type State struct {
-	accounts idMap[*account]
+	accounts idMap[account]
 	// accountMem holds the accounts themselves (account_arena.go).
 	accountMem accountArena
 
 	namesMu sync.Mutex
 	names   map[nameKey]uuid.UUID // lower-case name -> account; guarded by namesMu
 
-	markets idMap[*market]
+	markets idMap[market]
 
 	// dirty are the markets replay changed without publishing their views:
 	// publishing after every record cost a quarter of replay. Only the

@@ -18,9 +18,14 @@ type TradeRequest struct {
 	Account  uuid.UUID
 	Market   uuid.UUID
 	Currency money.Currency
-	Side     Side
-	Sell     bool
-	Shares   money.Amount
+	// TradingMode, when set, trades in the account's trading mode as the
+	// trade is submitted instead of Currency (docs/API.md, "POST
+	// /api/profile/trading-mode"), read with the account the trade looks
+	// up anyway: Engine.TradingMode before it was a second lookup.
+	TradingMode bool
+	Side        Side
+	Sell        bool
+	Shares      money.Amount
 	// Limit, when HasLimit, is the most a buy may cost (max_cost) or the
 	// least a sell must pay (min_proceeds).
 	Limit     money.Amount
@@ -92,7 +97,11 @@ func limitField(paid bool) string {
 func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
 	c := e.getCommand(opTrade)
 	c.trade = req
-	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account)
+	var mode *money.Currency
+	if req.TradingMode {
+		mode = &c.trade.Currency
+	}
+	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account, mode)
 	res := c.tradeRes
 	e.putCommand(c)
 	if err != nil {

@@ -30,10 +30,7 @@ func (e *Engine) Account(id uuid.UUID) (AccountView, bool) {
 	for c := range money.NumCurrencies {
 		v.LedgerLen[c] = a.ledger[c].Len()
 	}
-	v.Positions = make([]Position, 0, len(a.positions))
-	for _, p := range a.positions {
-		v.Positions = append(v.Positions, p)
-	}
+	v.Positions = a.appendPositions(make([]Position, 0, a.positionCount()))
 	a.mu.Unlock()
 	slices.Reverse(v.Trades)
 	sortPositions(v.Positions)

@@ -62,10 +62,10 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 	for _, rid := range e.st.referees(id) {
 		ref := e.st.account(rid)
 		ref.mu.Lock()
-		for k, p := range ref.positions {
+		for market, p := range ref.positions[cur] {
 			// Positions leave at settlement, so these markets are unsettled.
-			if k.currency == cur && p.Referrer == id && p.RefVig > 0 {
-				fromReferees[k.market] = addSigned(fromReferees[k.market], p.RefVig)
+			if p.Referrer == id && p.RefVig > 0 {
+				fromReferees[market] = addSigned(fromReferees[market], p.RefVig)
 			}
 		}
 		ref.mu.Unlock()

@@ -75,8 +75,8 @@ func (a *account) holdsUSDCLocked() bool {
 	if a.balances[money.USDC] != 0 {
 		return true
 	}
-	for k, p := range a.positions {
-		if k.currency == money.USDC && (p.Shares[Yes] > 0 || p.Shares[No] > 0) {
+	for _, p := range a.positions[money.USDC] {
+		if p.Shares[Yes] > 0 || p.Shares[No] > 0 {
 			return true
 		}
 	}

@@ -174,9 +174,8 @@ func (m *Manager) take(ctx context.Context, pace *pacer) (Header, error) {
 }
 
 // retain keeps the newest snapshot and the one before it, with the log
-// from the previous one's From+1 on; stepped, the log is trimmed in steps
-// (trimLog).
-func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error {
+// from the previous one's From+1 on; paced, as trading goes on (trimLog).
+func (m *Manager) retain(ctx context.Context, newest Header, paced bool) error {
 	froms, err := list(m.opts.FS, m.opts.Dir)
 	if err != nil {
 		return err
@@ -192,7 +191,7 @@ func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error
 	}
 	prev := older[0]
 	start := m.opts.Now()
-	steps, longest, err := m.trimLog(ctx, prev+1, stepped)
+	held, err := m.trimLog(ctx, prev+1, paced)
 	if err != nil {
 		return err
 	}
@@ -205,53 +204,57 @@ func (m *Manager) retain(ctx context.Context, newest Header, stepped bool) error
 	}
 	// The phases' times, to line them up with the slowest requests of a
 	// load run (docs/PERFORMANCE.md, "The second after a snapshot").
-	// A stepped trim stops at the last segment end at or below prev+1
-	// (trimPoints), so the log's first record is logged, not the target.
-	m.opts.Logger.Info("log trimmed and old snapshots removed", "target", prev+1, "first_kept", m.log.FirstSeq(), "trim_steps", steps,
-		"trim_took", trimmed.Sub(start), "trim_longest_step", longest,
+	// A paced trim stops at the last segment end at or below prev+1
+	// (trimPoint), so the log's first record is logged, not the target.
+	// trim_took includes the rests between the dropped files' removals;
+	// trim_writer_held is the part that held up commits.
+	m.opts.Logger.Info("log trimmed and old snapshots removed", "target", prev+1, "first_kept", m.log.FirstSeq(),
+		"trim_took", trimmed.Sub(start), "trim_writer_held", held,
 		"removed", len(older)-1, "remove_took", m.opts.Now().Sub(trimmed))
 	return errors.Join(errs...)
 }
 
-// Trimming the log in steps (docs/PERFORMANCE.md, "The snapshot while
-// trading"). The log's writer goroutine carries out a truncation, and
-// while it unlinks the segments before the new first record and rewrites
-// the segment holding it, no commit is written: in an execution trace of
-// an open loop with snapshots of 1,000,000 accounts, about 25 unlinks in a
-// row held the writer for about 65 ms. A snapshot taken while trading goes
-// on trims the log a few segments at a time, resting between steps so
-// that commits go on.
-const (
-	// trimStepRecords is one step: two to three 1 MiB segments of trade
-	// records.
-	trimStepRecords = 8192
-	// trimStepRest is the rest between steps: commits take a few
-	// milliseconds each.
-	trimStepRest = 20 * time.Millisecond
-)
+// Trimming the log while trading goes on (docs/PERFORMANCE.md, "The
+// snapshot's second"). The log's writer goroutine carries out a
+// truncation, and no commit is written meanwhile. Its cost is mostly fixed:
+// tidwall reads the segment holding the new first record, writes the part
+// it keeps to a new file and fsyncs it, and the log fsyncs the directory;
+// each segment file dropped only loses a name there (wal.Log.TrimFront), so
+// dropping 35 files costs the writer little more than dropping one. A
+// periodic snapshot's trim is therefore one truncation, cut at the end of a
+// segment (trimPoint), and the files it drops are freed afterwards on this
+// goroutine, one every trimUnlinkRest. It was 35-36 truncations of about
+// 8,192 records each, with 20 ms rests: as many times the writer's fixed
+// cost, about one second of commits held up for 7-23 ms at a time.
+const trimUnlinkRest = 10 * time.Millisecond
 
-// trimLog drops the log's records before seq: at once, or stepped
-// (trimPoints) with a rest after each step. It returns the number of steps
-// and the longest one (the wait for the log's writer included).
-func (m *Manager) trimLog(ctx context.Context, seq uint64, stepped bool) (steps int, longest time.Duration, err error) {
-	points := []uint64{seq}
-	if stepped {
-		points = m.trimPoints(seq)
-	}
-	for i, at := range points {
-		if i > 0 {
-			if err := sleep(ctx, trimStepRest); err != nil {
-				return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", seq, err)
-			}
+// trimmer is a Log that frees a truncation's files with rests and says how
+// long its writer was held; *wal.Log is one.
+type trimmer interface {
+	TrimFront(ctx context.Context, seq uint64, rest time.Duration) (held time.Duration, err error)
+}
+
+// trimLog drops the log's records before seq; while trading goes on
+// (paced), only those before the last segment end at or before seq
+// (trimPoint), freeing the dropped files with rests. held is how long the
+// log's writer spent on it, when the log says (trimmer).
+func (m *Manager) trimLog(ctx context.Context, seq uint64, paced bool) (held time.Duration, err error) {
+	at := seq
+	if paced {
+		var ok bool
+		if at, ok = m.trimPoint(seq); !ok {
+			return 0, nil
 		}
-		began := time.Now()
-		if err := m.log.TruncateFront(ctx, at); err != nil {
-			return steps, longest, fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
-		}
-		steps++
-		longest = max(longest, time.Since(began))
 	}
-	return steps, longest, nil
+	if t, ok := m.log.(trimmer); ok && paced {
+		held, err = t.TrimFront(ctx, at, trimUnlinkRest)
+	} else {
+		err = m.log.TruncateFront(ctx, at)
+	}
+	if err != nil {
+		return held, fmt.Errorf("snapshot: trim the log to %d: %w", at, err)
+	}
+	return held, nil
 }
 
 // segmentedLog is a Log that lists where its segments begin; *wal.Log is
@@ -260,61 +263,47 @@ type segmentedLog interface {
 	SegmentStarts() ([]uint64, error)
 }
 
-// trimPoints returns the targets of a stepped trim to seq: the ends of
-// segments when the log lists them (segmentCuts), else steps of
-// trimStepRecords from the first record kept, the last one at seq.
-func (m *Manager) trimPoints(seq uint64) []uint64 {
+// trimPoint returns where a trim to seq while trading cuts the log: the
+// last record of a segment, the last such at or before seq, when the log
+// lists its segments (segmentEnd), else seq. It reports false when there
+// is nothing to drop.
+func (m *Manager) trimPoint(seq uint64) (uint64, bool) {
 	first := m.log.FirstSeq()
 	if seq <= first {
-		return []uint64{seq} // nothing to drop: a no-op for the log
+		return 0, false
 	}
 	if sl, ok := m.log.(segmentedLog); ok {
 		if starts, err := sl.SegmentStarts(); err == nil {
-			return segmentCuts(first, seq, starts)
+			return segmentEnd(first, seq, starts)
 		}
 	}
-	var points []uint64
-	for at := first; at < seq; {
-		at = min(at+trimStepRecords, seq)
-		points = append(points, at)
-	}
-	return points
+	return seq, true
 }
 
-// segmentCuts returns the targets of a stepped trim to seq of a log whose
-// first record is first and whose segments begin at starts: each the last
-// record of a segment, since the log's truncation rewrites what it keeps
-// of the segment holding the new first record (one record there; up to a
-// whole segment, written and fsynced while no commit is written, anywhere
-// else: wal.Log.SegmentStarts). A step spans the segments holding up to
-// trimStepRecords records, or one segment holding more. The records
-// before seq in the segment holding it stay until the next trim.
-func segmentCuts(first, seq uint64, starts []uint64) []uint64 {
-	var cuts []uint64
-	from, cand := first, uint64(0)
+// segmentEnd returns the last record of a segment, the last such past
+// first and at or before seq, of a log whose segments begin at starts. The
+// log's truncation rewrites what it keeps of the segment holding the new
+// first record: one record there, up to a whole segment, written and
+// fsynced while no commit is written, anywhere else (wal.Log.SegmentStarts).
+// The records before seq in the segment holding it stay until the next
+// trim. It reports false when no segment ends there.
+func segmentEnd(first, seq uint64, starts []uint64) (uint64, bool) {
+	end := uint64(0)
 	for _, s := range starts {
 		if s < 2 {
 			continue
 		}
-		c := s - 1
-		if c <= first || c > seq {
-			continue
+		if c := s - 1; c > first && c <= seq {
+			end = max(end, c)
 		}
-		if cand != 0 && c-from > trimStepRecords {
-			cuts = append(cuts, cand)
-			from = cand
-		}
-		cand = c
 	}
-	if cand != 0 {
-		cuts = append(cuts, cand)
-	}
-	return cuts
+	return end, end != 0
 }
 
 // Run takes a snapshot every Every, or sooner once EveryRecords records
 // were logged since the last one, until ctx is done, each paced to use at
-// most CPUShare of one core and trimming the log in steps (trimLog). Failures are logged and retried at the next
+// most CPUShare of one core and trimming the log as trading goes on
+// (trimLog). Failures are logged and retried at the next
 // turn: the log still holds everything.
 func (m *Manager) Run(ctx context.Context) {
 	tick := min(m.opts.Every, time.Second)

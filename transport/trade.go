@@ -45,10 +45,8 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 		return err
 	}
 	// The caller's trading mode chooses the currency (docs/API.md, "POST
-	// /api/profile/trading-mode").
-	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
-		return err
-	}
+	// /api/profile/trading-mode"), read by the trade with its account.
+	req.TradingMode = true
 	if c.idem == nil {
 		r, err := s.eng.Trade(ctx, req)
 		if err != nil {
@@ -195,11 +193,8 @@ func (s *Server) splitMerge(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err := decodeBody(ctx, &body); err != nil {
 		return err
 	}
-	req := core.SplitRequest{Account: c.account}
-	var err error
-	if req.Currency, err = s.eng.TradingMode(c.account); err != nil {
-		return err
-	}
+	// The currency is the caller's trading mode, as for a trade.
+	req := core.SplitRequest{Account: c.account, TradingMode: true}
 	if err := body.toCore(&req); err != nil {
 		return err
 	}

@@ -65,6 +65,7 @@ type replayPipeline struct {
 
 	prepared bool         // whether the workers prepare records
 	cur      *replayChunk // being filled by the producer
+	warmed   byte         // what scanSegment's lineWarmers loaded, so that the loads stay
 }
 
 // startReplayPipeline starts the workers and the producer, which calls

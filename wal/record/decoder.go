@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -17,8 +18,9 @@ import (
 type decoder struct {
 	b       []byte
 	off     int
-	err     error
-	version byte // the format version of b: later fields are absent
+	err     error // the first error; errShort until error makes its message
+	shortAt int   // with err errShort: where the input ended inside a field
+	version byte  // the format version of b: later fields are absent
 
 	spareAccount *accountBlock      // for the first account change that needs one
 	blocks       []accountBlock     // for the others, when the record has several
@@ -37,16 +39,35 @@ func (d *decoder) fail(what string, back int) {
 	d.off = len(d.b)
 }
 
-// truncated records that the input ended inside a field. It is a function
-// of its own, never inlined, so that the callers stay small enough to be.
-//
-//go:noinline
-func (d *decoder) truncated() { d.fail("truncated", 0) }
+// errShort stands in d.err for "truncated at byte shortAt" until error
+// makes the message: building it in short would make short, and byte and
+// uuid that call it, a call each. As calls, these two were a twentieth of
+// a replayed record's instructions, and their callers reloaded around each
+// call what it might have changed (cachegrind); inlined, they are a load,
+// a compare and an add.
+var errShort = errors.New("record: decode record: truncated")
+
+// short records that the input ended inside the field at d.off, unless an
+// error came first, and stops further reads.
+func (d *decoder) short() {
+	if d.err == nil {
+		d.err, d.shortAt = errShort, d.off
+	}
+	d.off = len(d.b)
+}
+
+// error returns the first error, nil when none.
+func (d *decoder) error() error {
+	if d.err == errShort {
+		return fmt.Errorf("record: decode record: truncated at byte %d: %w", d.shortAt, ErrCorrupt)
+	}
+	return d.err
+}
 
 func (d *decoder) byte() byte {
 	i := d.off
 	if i >= len(d.b) {
-		d.truncated()
+		d.short()
 		return 0
 	}
 	d.off = i + 1
@@ -91,38 +112,33 @@ func (d *decoder) side() core.Side {
 // mispredicts its exit at nearly every varint, and varints were the
 // largest part of replay's decoding (CPU profile of BenchmarkRecover).
 // With 8 bytes left, the length is found from one 8-byte load and the
-// groups of 7 bits are put together without a branch per byte.
+// groups of 7 bits are put together without a branch per byte. It is one
+// function, not a small one calling a larger one for varints of more than
+// a byte (neither was inlined): the second call and its frame were half
+// of the instructions of a replayed record's varints (cachegrind).
 func (d *decoder) uvarint() uint64 {
-	b, i := d.b, d.off
-	if i < len(b) && b[i] < 0x80 { // one byte: the common case, minimal by construction
-		d.off = i + 1
-		return uint64(b[i])
-	}
-	return d.uvarintLong()
-}
-
-// uvarintLong is uvarint past its first byte, a function of its own so
-// that uvarint is small enough to be inlined.
-func (d *decoder) uvarintLong() uint64 {
 	b, i := d.b, d.off
 	if len(b)-i >= 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
+		if x&0x80 == 0 { // one byte: the common case, minimal by construction
+			d.off = i + 1
+			return x & 0x7f
+		}
 		if stop := ^x & 0x8080808080808080; stop != 0 {
 			end := bits.TrailingZeros64(stop) + 1 // 8 times the bytes up to the last one
-			x &= ^uint64(0) >> (64 - end)
-			if x>>(end-8) == 0 { // the last byte is zero: not minimal (end > 8 here)
-				d.fail("malformed varint", 0)
-				return 0
+			if x>>(end-8)&0xff != 0 {             // else the last byte is zero: not minimal
+				d.off = i + end/8
+				return join7(x & (^uint64(0) >> (64 - end)))
 			}
-			d.off = i + end/8
-			return join7(x)
-		}
-		if len(b)-i > 8 {
+		} else if len(b)-i > 8 {
 			if c := b[i+8]; c < 0x80 && c != 0 { // 9 bytes: a time in nanoseconds
 				d.off = i + 9
 				return join7(x) | uint64(c)<<56
 			}
 		}
+	} else if i < len(b) && b[i] < 0x80 {
+		d.off = i + 1
+		return uint64(b[i])
 	}
 	return d.uvarintSlow()
 }
@@ -162,6 +178,18 @@ func (d *decoder) uvarintSlow() uint64 {
 	return 0
 }
 
+// oneByteUvarint reads a uvarint of one byte (ok), and nothing when the
+// next is longer or there is none. A count or a length is nearly always
+// one byte: read by count and length with this, inlined, before a call of
+// uvarint.
+func (d *decoder) oneByteUvarint() (v uint64, ok bool) {
+	if i := d.off; i < len(d.b) && d.b[i] < 0x80 {
+		d.off = i + 1
+		return uint64(d.b[i]), true
+	}
+	return 0, false
+}
+
 // varint reads a zig-zag encoded varint.
 func (d *decoder) varint() int64 {
 	ux := d.uvarint()
@@ -183,7 +211,7 @@ func (d *decoder) uint64LE() uint64 {
 func (d *decoder) uuid() uuid.UUID {
 	i := d.off
 	if i+uuidSize > len(d.b) {
-		d.truncated()
+		d.short()
 		return uuid.Nil
 	}
 	d.off = i + uuidSize
@@ -204,7 +232,10 @@ func (d *decoder) hash() (h [hashSize]byte) {
 // the bytes left, given the smallest encoding of one item.
 func (d *decoder) count(minItemBytes int, what string) int {
 	start := d.off
-	n := d.uvarint()
+	n, ok := d.oneByteUvarint()
+	if !ok {
+		n = d.uvarint()
+	}
 	if d.err != nil {
 		return 0
 	}
@@ -221,7 +252,10 @@ func (d *decoder) count(minItemBytes int, what string) int {
 // MaxStringBytes and the bytes left.
 func (d *decoder) length(what string) int {
 	start := d.off
-	n := d.uvarint()
+	n, ok := d.oneByteUvarint()
+	if !ok {
+		n = d.uvarint()
+	}
 	if d.err != nil {
 		return 0
 	}
