@@ -164,12 +164,12 @@ func (m *Manager) take(ctx context.Context, pace *pacer) (Header, error) {
 	m.lastTookNanos.Store(int64(took))
 	m.lastSizeBytes.Store(size)
 	m.lastGoodAtNanos.Store(h.CreatedAt.UnixNano())
-	var rested time.Duration
+	var rested, longest time.Duration
 	if pace != nil {
-		rested = pace.rested
+		rested, longest = pace.rested, pace.longest
 	}
 	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
-		"bytes", size, "took", took, "rested", rested)
+		"bytes", size, "took", took, "rested", rested, "longest_work", longest)
 	return h, m.retain(ctx, h, pace != nil)
 }
 

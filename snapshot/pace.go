@@ -40,6 +40,10 @@ type pacer struct {
 	wait   func(context.Context, time.Duration) error
 	since  time.Time
 	rested time.Duration // in all
+	// longest is the longest unit of work, from the end of a rest (or a
+	// yield) to the next: how long the snapshot kept a processor at most
+	// (docs/PERFORMANCE.md, "The snapshot's second").
+	longest time.Duration
 }
 
 func newPacer(share float64) *pacer {
@@ -70,11 +74,13 @@ func (p *pacer) rest(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
+	work := p.now().Sub(p.since)
+	p.longest = max(p.longest, work)
 	runtime.Gosched()
 	if p.share >= 1 || p.share <= 0 {
+		p.since = p.now()
 		return nil
 	}
-	work := p.now().Sub(p.since)
 	d := min(time.Duration(float64(work)*(1-p.share)/p.share), maxRestPerChunk)
 	if err := p.wait(ctx, d); err != nil {
 		return fmt.Errorf("snapshot: paced: %w", err)

@@ -9,7 +9,8 @@ import (
 
 // TestPacerRests checks each rest against the work before it: work of w at
 // a share s rests w(1-s)/s, at most maxRestPerChunk; a share of 1 or a nil
-// pacer never rests; a done context ends the rest with its cause.
+// pacer never rests; the longest work excludes the rests; a done context
+// ends the rest with its cause.
 func TestPacerRests(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -37,6 +38,9 @@ func TestPacerRests(t *testing.T) {
 				if err := p.rest(context.Background()); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if p.longest != c.work {
+				t.Fatalf("longest work %v, want %v: rests and yields are not work", p.longest, c.work)
 			}
 			if c.want == 0 {
 				if len(waited) != 0 {
