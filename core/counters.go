@@ -112,8 +112,11 @@ func (e *Engine) Counters() Counters {
 func (e *Engine) InboxDepth() (total, largest int) {
 	e.st.rangeMarkets(func(m *market) bool {
 		// Every market is started (its inbox made) before it is added to
-		// the map this walks.
+		// the map this walks. A resolved market's goroutine drops its
+		// inbox holding sendMu (retire.go): read it under sendMu too.
+		m.sendMu.RLock()
 		n := len(m.inbox)
+		m.sendMu.RUnlock()
 		total += n
 		largest = max(largest, n)
 		return true
