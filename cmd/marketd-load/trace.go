@@ -16,16 +16,20 @@ import (
 // tracer writes execution traces (runtime/trace, read with `go tool
 // trace`) of the first measured run of marketd: the server's, from the
 // /debug/pprof/trace of its side listener, and marketd-load's own, since a
-// stall of the load generator shows as a slow request too.
+// stall of the load generator shows as a slow request too. With -compare
+// it also traces marketd-load during the fsync-only handler's first
+// measured run: the handler runs in this process, so that trace holds its
+// commit cycle beside marketd's (docs/PERFORMANCE.md, "The closed loop's
+// round trip").
 type tracer struct {
 	prefix      string
 	metricsAddr string
 	seconds     int
 	out         io.Writer
 
-	once sync.Once
-	mu   sync.Mutex
-	errs []error // guarded by mu
+	once, fsyncOnce sync.Once
+	mu              sync.Mutex
+	errs            []error // guarded by mu
 }
 
 func newTracer(prefix, metricsAddr string, run time.Duration, out io.Writer) *tracer {
@@ -35,14 +39,47 @@ func newTracer(prefix, metricsAddr string, run time.Duration, out io.Writer) *tr
 }
 
 // measured is load.Options.Measured: it starts both traces as marketd's
-// first measured run begins, and its result stops them after the run.
+// first measured run begins, and its result stops them after the run; the
+// fsync-only handler's first measured run gets a trace of this process.
 func (tr *tracer) measured(target string) func() {
-	if target != "marketd" {
-		return nil
-	}
 	var done func()
-	tr.once.Do(func() { done = tr.start() })
+	switch target {
+	case "marketd":
+		tr.once.Do(func() { done = tr.start() })
+	case "fsync-only":
+		tr.fsyncOnce.Do(func() {
+			path := tr.prefix + "-fsync-only.trace"
+			began := time.Now()
+			stop := tr.startLocal(path)
+			done = func() {
+				stop()
+				fmt.Fprintf(tr.out, "marketd-load: trace of the fsync-only handler's first measured run (in marketd-load) began %s UTC: %s\n",
+					began.UTC().Format("15:04:05.000000"), path)
+			}
+		})
+	}
 	return done
+}
+
+// startLocal starts tracing this process into path and returns the
+// function that stops it.
+func (tr *tracer) startLocal(path string) (stop func()) {
+	cf, err := os.Create(path)
+	if err == nil {
+		if err = trace.Start(cf); err != nil {
+			err = errors.Join(err, cf.Close())
+		}
+	}
+	if err != nil {
+		tr.fail(fmt.Errorf("trace marketd-load: %w", err))
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
+		if err := cf.Close(); err != nil {
+			tr.fail(fmt.Errorf("trace marketd-load: %w", err))
+		}
+	}
 }
 
 // start starts both traces and returns the function that waits for them.
@@ -51,25 +88,9 @@ func (tr *tracer) start() func() {
 	began := time.Now()
 	serverDone := make(chan error, 1)
 	go func() { serverDone <- fetchTrace(tr.metricsAddr, tr.seconds, serverPath) }()
-	cf, err := os.Create(clientPath)
-	if err == nil {
-		if err = trace.Start(cf); err != nil {
-			err = errors.Join(err, cf.Close())
-			cf = nil
-		}
-	} else {
-		cf = nil
-	}
-	if err != nil {
-		tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-	}
+	stop := tr.startLocal(clientPath)
 	return func() {
-		if cf != nil {
-			trace.Stop()
-			if err := cf.Close(); err != nil {
-				tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-			}
-		}
+		stop()
 		if err := <-serverDone; err != nil {
 			tr.fail(err)
 		}
