@@ -7,25 +7,25 @@ import (
 	"time"
 )
 
-// smallCommitRecords is the commit size under which the writer, with
-// fsync off, yields before committing again, so that records already being
-// placed join the next commit.
+// smallCommitRecords is the commit size under which the writer yields
+// before committing again, so that records already being placed join the
+// next commit: without it, with fsync off, the writer woke for every
+// record (1.2 records per write syscall with 64 producers). A yield costs
+// nothing when no one else is runnable, so a lone producer waits no longer.
 const smallCommitRecords = 64
 
-// gather lets the goroutines that are running place their records before
-// the writer's next commit, with fsync off only. Without it, with fsync
-// off, the writer woke for every record: 1.2 records per write syscall
-// with 64 producers. With fsync on the records arriving during a commit's
-// fsync already make up the next commit, and the yield only made it wait:
-// a yielding goroutine goes to the global run queue, which a processor
-// reads only when its own queue is empty or every 61st schedule, so the
-// next fsync began 0.1 ms later at the median and up to tens of
-// milliseconds under load (docs/PERFORMANCE.md, "The open loop's tail",
-// section 8).
-func (l *Log) gather() {
-	if l.opts.NoFsync {
-		runtime.Gosched()
-	}
+// gathered reports, after a commit, whether the next one's records are
+// already there to take: with fsync on, the record that follows the last
+// one written arrived during the commit's fsync, so the writer commits
+// again at once instead of yielding. The yield puts the writer on the
+// global run queue, which a processor reads only when its own queue is
+// empty or every 61st schedule: under an open loop, where records arrive
+// all the time, every commit began 0.1 ms later at the median and up to
+// tens of milliseconds under load (docs/PERFORMANCE.md, "The open loop's
+// tail", section 8). When nothing is ready, the yield stays: callers
+// answered by this commit are about to place their next records.
+func (l *Log) gathered() bool {
+	return !l.opts.NoFsync && l.slots[l.writeNext&l.slotMask].Load() != nil
 }
 
 // run is the writer goroutine: the only user of the tidwall log from Start
@@ -99,14 +99,14 @@ func (l *Log) loop() error {
 				}
 			default:
 			}
-			if n < smallCommitRecords {
-				l.gather()
+			if n < smallCommitRecords && !l.gathered() {
+				runtime.Gosched()
 			}
 			continue
 		}
 		select {
 		case <-l.kick:
-			l.gather() // the records arriving with this one
+			runtime.Gosched() // as above: gather the records arriving with this one
 		case req := <-l.truncReqs:
 			if err := l.serveTruncate(req); err != nil {
 				return err
