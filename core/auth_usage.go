@@ -25,16 +25,20 @@ const DefaultUsageFlushInterval = time.Second
 //
 // It runs on every authenticated request, so it writes no record and takes
 // no exclusive lock: the count goes to atomics in the key's entry, under
-// the auth table's shared lock, and FlushKeyUsage logs it later.
+// the auth table's shared lock, and FlushKeyUsage logs it later. That lock
+// also admits it in place of the engine's gate, whose shared cache line
+// every request wrote twice (docs/PERFORMANCE.md, "The hop to the market's
+// goroutine"): Close takes it exclusively once the engine is closed and
+// before its last flush, so a count made under it is flushed, and a later
+// one is refused (ErrClosed), as it could miss that flush.
 func (e *Engine) AuthenticateKey(hash [32]byte) (Key, error) {
-	if err := e.enter(); err != nil {
-		return Key{}, err // after Close, a count could miss the last flush
-	}
-	defer e.leave()
 	now := e.now()
 	t := &e.st.auth
 	t.mu.RLock()
 	defer t.mu.RUnlock()
+	if e.closed.Load() {
+		return Key{}, ErrClosed
+	}
 	ent := t.byHash[hash]
 	if ent == nil || !ent.key.Active(now) {
 		return Key{}, ErrKeyNotFound

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -354,5 +355,42 @@ func (h *harness) changeKey(acct uuid.UUID, k core.Key) {
 	}
 	if err != nil {
 		h.t.Errorf("change key %s: %v", k.Name, err)
+	}
+}
+
+// TestCloseCountsEveryUseItAdmits: uses of a key racing Close are either
+// counted in Close's last flush or refused with ErrClosed; none is counted
+// after that flush (AuthenticateKey is admitted by the auth table's lock,
+// not the engine's gate).
+func TestCloseCountsEveryUseItAdmits(t *testing.T) {
+	for round := range 20 {
+		h := newHarness(t)
+		alice := h.account("alice", core.RoleSpeculator, 0)
+		k := h.newKey(alice, 1, 0)
+		var admitted atomic.Uint64
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					if _, err := h.e.AuthenticateKey(k.Hash); err != nil {
+						if !errors.Is(err, core.ErrClosed) {
+							t.Error(err)
+						}
+						return
+					}
+					admitted.Add(1)
+				}
+			})
+		}
+		for admitted.Load() < 50 {
+			runtime.Gosched()
+		}
+		h.e.Close()
+		wg.Wait()
+		recs := h.j.Records(t)
+		last := recs[len(recs)-1]
+		if last.Kind != core.KindKeyUsage || len(last.Keys) != 1 || last.Keys[0].Key.TotalRequests != admitted.Load() {
+			t.Fatalf("round %d: last record after Close %+v, want the key's usage of %d", round, last, admitted.Load())
+		}
 	}
 }

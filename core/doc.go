@@ -33,7 +33,8 @@
 //
 //  1. Engine.gate: held shared by every operation, exclusively by Close;
 //     a trade, a split or a merge holds its market's sendMu shared in its
-//     place (Engine.enterMarket), which Close takes after the gate.
+//     place (Engine.enterMarket), and AuthenticateKey authTable.mu, both
+//     of which Close takes after the gate.
 //  2. the leaderboard's cache lock (leaderboardCache.mu): a rebuild takes
 //     account locks one at a time under it, nothing else.
 //  3. State.namesMu: account names, for the uniqueness of a new one.

@@ -110,8 +110,9 @@ type Engine struct {
 	// A trade, a split or a merge holds its market's sendMu shared instead
 	// (enterMarket), which Close takes exclusively after the gate.
 	gate sync.RWMutex
-	// closed is set by Close holding the gate exclusively; read under the
-	// gate or a market's sendMu, both of which order it.
+	// closed is set by Close holding the gate and the auth table's lock
+	// exclusively; read under the gate, a market's sendMu or the auth
+	// table's lock, each of which orders it.
 	closed   atomic.Bool
 	stopping chan struct{} // closed by Close, for the background loops
 	wg       sync.WaitGroup
@@ -199,7 +200,12 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 func (e *Engine) Close() {
 	e.gate.Lock()
 	if !e.closed.Load() {
+		// Set under the auth table's lock too, which admits the key
+		// counts (AuthenticateKey): those in flight end before the last
+		// flush, later ones find closed.
+		e.st.auth.mu.Lock()
 		e.closed.Store(true)
+		e.st.auth.mu.Unlock()
 		close(e.stopping)
 		// Each market's lock waits for the trades, splits and merges in
 		// flight on it (enterMarket); those that come later find closed.
