@@ -1,7 +1,5 @@
 package core
 
-import "runtime"
-
 // A resolved market never changes again, so it keeps no goroutine and no
 // inbox: a popular venue accumulates resolved markets without bound, and
 // each goroutine with its inbox held about 10 KiB. Its view stays
@@ -17,10 +15,28 @@ func (e *Engine) retire(m *market, sc *scratch) {
 	// Senders that found the market not retired hold sendMu shared until
 	// their send is done, a trade, a split or a merge until it is answered
 	// (once durable); a sender may wait for room in a full inbox, so keep
-	// draining until none is left.
-	for !m.sendMu.TryLock() {
-		if !e.drainOne(m, sc) {
-			runtime.Gosched()
+	// draining until the lock is ours. The lock is asked for by a
+	// goroutine of its own: a waiting Lock keeps new senders out, where
+	// trying it in turn with the draining would wait for an instant with no
+	// sender at all, which a steady flow of commands to the market (each
+	// answered on its caller's goroutine once it sees retired) need never
+	// leave.
+	locked := make(chan struct{})
+	go func() {
+		m.sendMu.Lock()
+		close(locked)
+	}()
+	in := m.inbox
+	for waiting := true; waiting; {
+		select {
+		case <-locked:
+			waiting = false
+		case c, ok := <-in:
+			if !ok {
+				in = nil // closed by Engine.Close: nothing more to drain
+				continue
+			}
+			e.handleDrained(m, sc, c)
 		}
 	}
 	for e.drainOne(m, sc) {
@@ -46,14 +62,19 @@ func (e *Engine) drainOne(m *market, sc *scratch) bool {
 		if !ok {
 			return false // closed by Engine.Close
 		}
-		applied := c.applied // c is the caller's again once handled
-		e.handle(m, sc, c)
-		if applied != nil {
-			applied <- struct{}{}
-		}
+		e.handleDrained(m, sc, c)
 		return true
 	default:
 		return false
+	}
+}
+
+// handleDrained answers c, taken from m's inbox while m retires.
+func (e *Engine) handleDrained(m *market, sc *scratch, c *command) {
+	applied := c.applied // c is the caller's again once handled
+	e.handle(m, sc, c)
+	if applied != nil {
+		applied <- struct{}{}
 	}
 }
 
