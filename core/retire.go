@@ -79,10 +79,13 @@ func (e *Engine) handleDrained(m *market, sc *scratch, c *command) {
 }
 
 // handleRetired answers a command to a retired market on the caller's
-// goroutine. The market's actor state is frozen (retire's unlock of
-// sendMu orders its last writes before this read), and on a resolved
-// market every operation refuses or does nothing without writing it, so
-// the actor's own code gives the answer.
+// goroutine. The market's actor state is frozen: its actor wrote it last
+// before retire's store of retired, which the caller's load of retired
+// orders before this read; what retire writes after that (the inbox, the
+// derived lookups) no command to a resolved market reads, since none gets
+// past its checks of the market's status. Every operation refuses or
+// does nothing there without writing the state, so the actor's own code
+// gives the answer, here and in retire's draining alike.
 func (e *Engine) handleRetired(m *market, c *command) error {
 	e.handle(m, &scratch{}, c)
 	return <-c.done
