@@ -380,7 +380,14 @@ func (e *Engine) dispatch(ctx context.Context, m *market, c *command) (sent bool
 	if m.retired.Load() {
 		return false, e.handleRetired(m, c)
 	}
-	if err := e.send(ctx, m, c); err != nil {
+	// send's first try, here: a trade's caller side saves a call and the
+	// frame of the timer's wait, which a full inbox alone needs.
+	select {
+	case m.inbox <- c:
+		return true, nil
+	default:
+	}
+	if err := e.waitForRoom(ctx, m, c); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -394,7 +401,12 @@ func (e *Engine) send(ctx context.Context, m *market, c *command) error {
 		return nil
 	default:
 	}
-	// Only a full inbox pays for the timer.
+	return e.waitForRoom(ctx, m, c)
+}
+
+// waitForRoom is send once m's inbox was found full: only then is a timer
+// made. Caller holds m.sendMu, shared.
+func (e *Engine) waitForRoom(ctx context.Context, m *market, c *command) error {
 	t := time.NewTimer(e.cfg.InboxWait)
 	defer t.Stop()
 	select {
@@ -432,9 +444,24 @@ func (e *Engine) getCommand(op opKind) *command {
 	return c
 }
 
-// putCommand returns a command whose outcome was received.
+// putCommand returns a command whose outcome was received. A pooled
+// command is zero but for done. A trade, a split or a merge writes only its
+// own request and result besides the common fields, so only those are
+// cleared: the whole command is 832 bytes, and clearing it was the largest
+// line of a trade's caller side (docs/PERFORMANCE.md, "Core's trade path,
+// third pass"). TestPooledCommandsAreZero holds every path to this.
 func (e *Engine) putCommand(c *command) {
-	done := c.done
-	*c = command{done: done}
+	switch c.op {
+	case opTrade:
+		c.trade, c.tradeRes = TradeRequest{}, TradeResult{}
+	case opSplitMerge:
+		c.split, c.splitRes = SplitRequest{}, SplitResult{}
+	default:
+		done := c.done
+		*c = command{done: done}
+		e.cmdPool.Put(c)
+		return
+	}
+	c.op, c.acct, c.idem, c.acted, c.applied = 0, nil, nil, false, nil
 	e.cmdPool.Put(c)
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/google/uuid"
 
@@ -72,4 +73,24 @@ func MarketLagMismatches(s *State) []string {
 		return true
 	})
 	return out
+}
+
+// NonZeroPooledCommand takes every command out of e's pool and describes
+// the first one with a field set besides its done channel, "" when none:
+// putCommand clears only what a trade, a split or a merge writes.
+func NonZeroPooledCommand(e *Engine) string {
+	fresh := &command{}
+	e.cmdPool.New = func() any { return fresh }
+	defer func() { e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} } }()
+	for {
+		c := e.cmdPool.Get().(*command)
+		if c == fresh {
+			return ""
+		}
+		cp := *c
+		cp.done = nil
+		if !reflect.ValueOf(cp).IsZero() {
+			return fmt.Sprintf("%+v", cp)
+		}
+	}
 }
