@@ -444,24 +444,8 @@ func (e *Engine) getCommand(op opKind) *command {
 	return c
 }
 
-// putCommand returns a command whose outcome was received. A pooled
-// command is zero but for done. A trade, a split or a merge writes only its
-// own request and result besides the common fields, so only those are
-// cleared: the whole command is 832 bytes, and clearing it was the largest
-// line of a trade's caller side (docs/PERFORMANCE.md, "Core's trade path,
-// third pass"). TestPooledCommandsAreZero holds every path to this.
+// putCommand returns a command whose outcome was received.
 func (e *Engine) putCommand(c *command) {
-	switch c.op {
-	case opTrade:
-		c.trade, c.tradeRes = TradeRequest{}, TradeResult{}
-	case opSplitMerge:
-		c.split, c.splitRes = SplitRequest{}, SplitResult{}
-	default:
-		done := c.done
-		*c = command{done: done}
-		e.cmdPool.Put(c)
-		return
-	}
-	c.op, c.acct, c.idem, c.acted, c.applied = 0, nil, nil, false, nil
+	c.reset()
 	e.cmdPool.Put(c)
 }
