@@ -90,7 +90,7 @@ func BenchmarkPipelineStages(b *testing.B) {
 			}
 			log.Start()
 			start := time.Now()
-			inboxes, actors := startStageActors(log, start)
+			inboxes, actors := startStageActors(log, start, floorActors)
 			calls := make([]stageCall, b.N)
 			for i := range calls {
 				calls[i].done = make(chan error, 1)
@@ -161,11 +161,11 @@ func BenchmarkPipelineStages(b *testing.B) {
 	}
 }
 
-// startStageActors starts BenchmarkPipelineStages' actors: as the floor's,
-// and they note when they took a call and when its Append returned.
-func startStageActors(log *wal.Log, start time.Time) ([]chan *stageCall, *sync.WaitGroup) {
+// startStageActors starts n actors as BenchmarkPipelineFloor's, which note
+// when they took a call and when its Append returned.
+func startStageActors(log *wal.Log, start time.Time, n int) ([]chan *stageCall, *sync.WaitGroup) {
 	rec := sampleTradeRecord()
-	inboxes := make([]chan *stageCall, floorActors)
+	inboxes := make([]chan *stageCall, n)
 	actors := &sync.WaitGroup{}
 	for i := range inboxes {
 		in := make(chan *stageCall, core.DefaultInboxSize)
