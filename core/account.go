@@ -35,12 +35,9 @@ type account struct {
 	mode     atomic.Uint32
 	balances [money.NumCurrencies]money.Amount
 	ledger   [money.NumCurrencies]chunkList[LedgerEntry]
-	// positions are the account's positions by currency and market. A
-	// map per currency keeps the key at 16 bytes, which the runtime hashes
-	// and compares in one step; a market-and-currency key of 17 bytes took
-	// the generic hash and compare on every trade's lookup and store. Each
-	// map is nil until its first position.
-	positions [money.NumCurrencies]map[uuid.UUID]Position
+	// positions are the account's positions, every currency's, by
+	// market and currency (positions.go).
+	positions positionTable
 	// trades grows to RecentTradesKept, then is a ring whose oldest entry
 	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
 	trades    []TradeSummary
