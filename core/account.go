@@ -38,14 +38,16 @@ type account struct {
 	// positions are the account's positions, every currency's, by
 	// market and currency (positions.go).
 	positions positionTable
-	// trades grows to RecentTradesKept, then is a ring whose oldest entry
-	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
-	trades    []TradeSummary
-	tradeHead int
 	// fills are every trade of the account, oldest first, append-only,
-	// without their reasoning (the recent trades keep it), for
-	// GET /api/trades (fills.go). Images carry them (imageLocked).
+	// without their reasoning, for GET /api/trades (fills.go). Images
+	// carry them (imageLocked).
 	fills chunkList[TradeSummary]
+	// reasons are the reasoning of the last RecentTradesKept fills, fill
+	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
+	// The recent trades are the last fills with their reasoning
+	// (recentTrades): a ring of whole trades kept beside the fills wrote
+	// every trade twice, two cache lines more per trade.
+	reasons *[RecentTradesKept]string
 
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
@@ -92,7 +94,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 		a.putPosition(&ch.Positions[i])
 	}
 	for _, t := range ch.Trades {
-		a.pushTrade(t)
+		a.keepReasoning(a.fills.Len(), t.Reasoning)
 		t.Reasoning = ""
 		a.fills.push(t)
 	}
@@ -196,25 +198,43 @@ func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
 	return n
 }
 
-// pushTrade adds t to the recent trades, dropping the oldest when full.
-// Caller holds a.mu.
-func (a *account) pushTrade(t TradeSummary) {
-	if len(a.trades) < RecentTradesKept {
-		a.trades = append(a.trades, t)
-		return
+// keepReasoning keeps the reasoning of fill i, the next one. Caller holds
+// a.mu.
+func (a *account) keepReasoning(i int, reasoning string) {
+	if a.reasons == nil {
+		if reasoning == "" {
+			return
+		}
+		a.reasons = new([RecentTradesKept]string)
 	}
-	a.trades[a.tradeHead] = t
-	a.tradeHead = (a.tradeHead + 1) % RecentTradesKept
+	a.reasons[i%RecentTradesKept] = reasoning
+}
+
+// recentCount returns how many trades the account's profile shows: its
+// last RecentTradesKept. Caller holds a.mu.
+func (a *account) recentCount() int { return min(a.fills.Len(), RecentTradesKept) }
+
+// appendRecent appends the account's recent trades, oldest first, with
+// their reasoning, to out. Caller holds a.mu.
+func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
+	n := a.fills.Len()
+	first := n - a.recentCount()
+	start := len(out)
+	out = a.fills.appendTo(out, first, n)
+	if a.reasons != nil {
+		for i := first; i < n; i++ {
+			out[start+i-first].Reasoning = a.reasons[i%RecentTradesKept]
+		}
+	}
+	return out
 }
 
 // recentTrades returns the kept trades, oldest first. Caller holds a.mu.
 func (a *account) recentTrades() []TradeSummary {
-	if len(a.trades) == 0 {
+	if a.fills.Len() == 0 {
 		return nil
 	}
-	out := make([]TradeSummary, 0, len(a.trades))
-	out = append(out, a.trades[a.tradeHead:]...)
-	return append(out, a.trades[:a.tradeHead]...)
+	return a.appendRecent(make([]TradeSummary, 0, a.recentCount()))
 }
 
 // imageBuffers is the memory of one capture chunk's account images,
@@ -245,7 +265,7 @@ type imagePrefixes struct {
 	ledger [money.NumCurrencies]chunkList[LedgerEntry]
 	// fills holds the fills before the recent trades, its first
 	// olderFills; recent the recent trades, copied under the lock since
-	// their ring changes in place.
+	// their reasoning's ring changes in place.
 	fills      chunkList[TradeSummary]
 	olderFills int
 	recent     []TradeSummary
@@ -273,11 +293,10 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 		b.pos = a.appendPositions(b.pos)
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
-	if len(a.trades) > 0 {
-		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-len(a.trades)
+	if a.fills.Len() > 0 {
+		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-a.recentCount()
 		start := len(b.recent)
-		b.recent = append(b.recent, a.trades[a.tradeHead:]...)
-		b.recent = append(b.recent, a.trades[:a.tradeHead]...)
+		b.recent = a.appendRecent(b.recent)
 		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
 	}
 	if len(a.notes) > 0 {
