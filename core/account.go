@@ -24,31 +24,53 @@ const RecentTradesKept = 20
 // Ledgers and fills are append-only: an entry is never modified once
 // appended, so a reader may keep a snapshot it took under mu and read it
 // afterwards (chunkList).
+//
+// The fields a trade reads and writes come first, in whole cache lines:
+// the first line (id to bonusesKP), the second (positions to mode), the
+// ledger of the trade's currency and the fills, one line each; the rest
+// (info, notes, transfers, idempotency) follow. With 1,024 traders the
+// state a trade touches is cold when the account trades again, so every
+// line is a miss; spread over the 528 bytes as they were, a trade touched
+// seven or eight (docs/PERFORMANCE.md, "A trade's working set over 1,024
+// accounts"). The arena places accounts side by side, and the size is a
+// whole number of lines, so that each account's lines start where its
+// first does (TestAccountHotFieldsInFirstLines).
 type account struct {
-	id uuid.UUID
-
-	mu   sync.Mutex
-	lsn  uint64
-	info AccountInfo
-	// mode is info.Mode, stored with it, for the trade path, which reads
-	// it without mu (tradingMode).
-	mode     atomic.Uint32
+	id       uuid.UUID
+	mu       sync.Mutex
+	lsn      uint64
 	balances [money.NumCurrencies]money.Amount
-	ledger   [money.NumCurrencies]chunkList[LedgerEntry]
+	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
+	// are appended (appendLedger) so that the leaderboard never walks a
+	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
+	// bonusesKP sums signup_bonus and referral_bonus entries. Both saturate
+	// at the largest Amount instead of overflowing.
+	volumeKP  money.Amount
+	bonusesKP money.Amount
+
 	// positions are the account's positions, every currency's, by
 	// market and currency (positions.go).
 	positions positionTable
-	// fills are every trade of the account, oldest first, append-only,
-	// without their reasoning, for GET /api/trades (fills.go). Images
-	// carry them (imageLocked).
-	fills chunkList[TradeSummary]
+	// referrer is info.Referrer, stored with it (applyLocked), for the
+	// trade path, which gives it to a position that has none.
+	referrer uuid.UUID
 	// reasons are the reasoning of the last RecentTradesKept fills, fill
 	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
 	// The recent trades are the last fills with their reasoning
 	// (recentTrades): a ring of whole trades kept beside the fills wrote
 	// every trade twice, two cache lines more per trade.
 	reasons *[RecentTradesKept]string
+	// mode is info.Mode, stored with it, for the trade path, which reads
+	// it without mu (tradingMode).
+	mode atomic.Uint32
 
+	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	// fills are every trade of the account, oldest first, append-only,
+	// without their reasoning, for GET /api/trades (fills.go). Images
+	// carry them (imageLocked).
+	fills chunkList[TradeSummary]
+
+	info AccountInfo
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
 	notes    []Note
@@ -61,14 +83,8 @@ type account struct {
 	// key's entries in index order (idempotency.go); at most
 	// Config.IdempotencyKeys live keys.
 	idem map[string]idemKey
-
-	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
-	// are appended (appendLedger) so that the leaderboard never walks a
-	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
-	// bonusesKP sums signup_bonus and referral_bonus entries. Both saturate
-	// at the largest Amount instead of overflowing.
-	volumeKP  money.Amount
-	bonusesKP money.Amount
+	// Pads the account to a whole number of cache lines.
+	_ [8]byte
 }
 
 // tradingMode returns the currency of the account's trades, splits and
@@ -81,6 +97,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	if ch.Info != nil {
 		a.info = *ch.Info
 		a.mode.Store(uint32(a.info.Mode))
+		a.referrer = a.info.Referrer
 		// The record's memory may be reused after replay applies it.
 		a.info.PasswordHash = slices.Clone(a.info.PasswordHash)
 	}
