@@ -432,7 +432,6 @@ func (e *Engine) getCommand(op opKind) *command {
 
 // putCommand returns a command whose outcome was received.
 func (e *Engine) putCommand(c *command) {
-	done := c.done
-	*c = command{done: done}
+	c.reset()
 	e.cmdPool.Put(c)
 }
