@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -69,19 +70,12 @@ func TestPositionsKeptPerMarketAndCurrency(t *testing.T) {
 // (positionTable.check).
 func TestPositionTableAgreesWithAMap(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0x706f73))
-	for _, c := range []struct {
-		name    string
-		markets int
-		steps   int
-	}{
-		{"few markets", 3, 200},
-		{"64 markets", 64, 3000},
-		{"500 markets", 500, 6000},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			ids := make([]uuid.UUID, c.markets)
+	t.Logf("seed %d", seed)
+	// Markets, and steps enough to fill the table and empty it in turns.
+	for _, markets := range []int{3, 64, 500} {
+		t.Run(fmt.Sprint(markets, " markets"), func(t *testing.T) {
+			ids := make([]uuid.UUID, markets)
 			for i := range ids {
 				if i%2 == 0 {
 					ids[i] = uuid.New()
@@ -95,7 +89,7 @@ func TestPositionTableAgreesWithAMap(t *testing.T) {
 			}
 			want := make(map[key]Position)
 			var tab positionTable
-			for step := range c.steps {
+			for step := range 12 * markets {
 				p := Position{Market: ids[rng.IntN(len(ids))], Currency: money.Currency(rng.IntN(int(money.NumCurrencies))),
 					Shares: [NumSides]money.Amount{money.Amount(rng.Int64N(1000)), money.Amount(step)}}
 				// Closes are rarer than puts, so that the table fills.
