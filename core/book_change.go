@@ -140,16 +140,31 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	sc.reset(kind, now)
 	sc.market(m)
 	var s sums
-	book := m.books[cur]
+	// The book's and the position's after-images are built where the
+	// record holds them, the scratch's arrays, not in copies on the
+	// stack that are copied there at the end: two copies of 96 bytes and
+	// their stack lines a trade (docs/PERFORMANCE.md, "The trade's record
+	// on the market's goroutine"). A refused change leaves them to the
+	// next reset.
+	book := &sc.books[0]
 	if house != nil {
-		book = e.fundBook(sc, m, house, cur, now, &s)
+		*book = e.fundBook(sc, m, house, cur, now, &s)
+	} else {
+		*book = m.books[cur]
 	}
-	pos, held := a.position(m.id, cur)
-	if !held {
-		pos = Position{Market: m.id, Currency: cur}
+	// The trader's change follows the house's when the house funds the
+	// book (fundBook adds it first).
+	pi := 0
+	if house != nil {
+		pi = 1
+	}
+	pos := &sc.poss[pi]
+	var held bool
+	if *pos, held = a.position(m.id, cur); !held {
+		*pos = Position{Market: m.id, Currency: cur}
 	}
 	if pos.Referrer == uuid.Nil {
-		pos.Referrer = a.info.Referrer
+		pos.Referrer = a.referrer
 	}
 	balance := a.balances[cur]
 	var q pricing.Quote
@@ -158,20 +173,20 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	tx, paid := TxTradeBuy, false
 	if kind == KindTrade {
 		r := &c.trade
-		if q, err = quoteTrade(&m.pricing[cur], &m.info, r, &book, &pos, balance); err != nil {
+		if q, err = quoteTrade(&m.pricing[cur], &m.info, r, book, pos, balance); err != nil {
 			return false, err
 		}
-		balance = applyTrade(r, q, &book, &pos, balance, &s)
+		balance = applyTrade(r, q, book, pos, balance, &s)
 		if r.Sell {
 			tx, paid = TxTradeSell, true
 		}
 	} else {
 		r := &c.split
-		sq, err := quoteSplit(&m.info, r, &book, &pos, balance)
+		sq, err := quoteSplit(&m.info, r, book, pos, balance)
 		if err != nil {
 			return false, err
 		}
-		balance = applySplit(r, sq, &book, &pos, balance, &s)
+		balance = applySplit(r, sq, book, pos, balance, &s)
 		q, tx, paid = sq.Quote, TxSplit, r.Merge
 		if paid {
 			tx = TxMerge
@@ -190,16 +205,22 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	}
 	ac := sc.account(a)
 	sc.credit(ac, cur, tx, ledgerAmount, balance, ref, now)
-	sc.addPosition(ac, pos)
-	sc.setBook(book)
+	ac.Positions = sc.poss[pi : pi+1]
+	sc.rec.Markets[0].Books = sc.books[:1]
 	if kind == KindTrade {
 		r := &c.trade
-		sc.trds[0] = TradeSummary{ID: ref, Market: m.id, Currency: cur, Side: r.Side, Sell: r.Sell,
-			Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, Reasoning: r.Reasoning, Time: now}
+		// Field by field rather than a composite literal, which the
+		// compiler builds on the stack and copies: every field is set,
+		// and c's result is zero until here (command.reset).
+		t := &sc.trds[0]
+		t.ID, t.Market, t.Currency, t.Side, t.Sell = ref, m.id, cur, r.Side, r.Sell
+		t.Shares, t.Cost, t.Vig, t.Reasoning, t.Time = r.Shares, q.Amount, q.Vig, r.Reasoning, now
 		ac.Trades = sc.trds[:1]
-		c.tradeRes = TradeResult{TradeID: ref, Market: m.id, Currency: cur, Side: r.Side, Sell: r.Sell,
-			Shares: r.Shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, Time: time.Unix(0, now).UTC(),
-			PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
+		res := &c.tradeRes
+		res.TradeID, res.Market, res.Currency, res.Side, res.Sell = ref, m.id, cur, r.Side, r.Sell
+		res.Shares, res.Cost, res.Vig, res.BalanceAfter = r.Shares, q.Amount, q.Vig, balance
+		res.Time = time.Unix(0, now).UTC()
+		res.PriceYesAfter, res.PriceNoAfter, res.MarketSeq = q.PricesAfter[0], q.PricesAfter[1], book.MarketSeq()
 	} else {
 		r := &c.split
 		c.splitRes = SplitResult{Market: m.id, Currency: cur, Merge: r.Merge, Amount: r.Amount,

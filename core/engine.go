@@ -297,11 +297,9 @@ func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
 func (e *Engine) rebuildHolders() {
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
-		for _, byMarket := range a.positions {
-			for id := range byMarket {
-				if m := e.st.market(id); m != nil {
-					m.holders[a.id] = struct{}{}
-				}
+		for p := range a.positions.all() {
+			if m := e.st.market(p.Market); m != nil {
+				m.holders[a.id] = struct{}{}
 			}
 		}
 		a.mu.Unlock()
@@ -380,7 +378,14 @@ func (e *Engine) dispatch(ctx context.Context, m *market, c *command) (sent bool
 	if m.retired.Load() {
 		return false, e.handleRetired(m, c)
 	}
-	if err := e.send(ctx, m, c); err != nil {
+	// send's first try, here: a trade's caller side saves a call and the
+	// frame of the timer's wait, which a full inbox alone needs.
+	select {
+	case m.inbox <- c:
+		return true, nil
+	default:
+	}
+	if err := e.waitForRoom(ctx, m, c); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -394,7 +399,12 @@ func (e *Engine) send(ctx context.Context, m *market, c *command) error {
 		return nil
 	default:
 	}
-	// Only a full inbox pays for the timer.
+	return e.waitForRoom(ctx, m, c)
+}
+
+// waitForRoom is send once m's inbox was found full: only then is a timer
+// made. Caller holds m.sendMu, shared.
+func (e *Engine) waitForRoom(ctx context.Context, m *market, c *command) error {
 	t := time.NewTimer(e.cfg.InboxWait)
 	defer t.Stop()
 	select {
@@ -434,7 +444,6 @@ func (e *Engine) getCommand(op opKind) *command {
 
 // putCommand returns a command whose outcome was received.
 func (e *Engine) putCommand(c *command) {
-	done := c.done
-	*c = command{done: done}
+	c.reset()
 	e.cmdPool.Put(c)
 }

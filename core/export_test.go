@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/google/uuid"
 
@@ -72,4 +73,33 @@ func MarketLagMismatches(s *State) []string {
 		return true
 	})
 	return out
+}
+
+// TradeCommandLeftovers runs req as Trade does and returns the names of
+// the command's fields that are not zero once the answer has arrived,
+// outside the part command.reset clears for a trade (set), and of those
+// that are not zero after reset (cleared): both must be empty.
+func TradeCommandLeftovers(ctx context.Context, e *Engine, req TradeRequest) (set, cleared []string, err error) {
+	c := e.getCommand(opTrade)
+	c.trade = req
+	err = e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account, nil)
+	tradePart := map[string]bool{"op": true, "acct": true, "idem": true, "acted": true, "applied": true,
+		"trade": true, "tradeRes": true, "done": true}
+	set = nonZeroFields(c, tradePart)
+	c.reset()
+	cleared = nonZeroFields(c, map[string]bool{"done": true})
+	e.cmdPool.Put(c)
+	return set, cleared, err
+}
+
+// nonZeroFields names c's fields that are not zero, skipping those in skip.
+func nonZeroFields(c *command, skip map[string]bool) []string {
+	var names []string
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; !skip[name] && !v.Field(i).IsZero() {
+			names = append(names, name)
+		}
+	}
+	return names
 }

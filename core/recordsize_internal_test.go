@@ -63,13 +63,14 @@ func TestBookChangeRecordFits(t *testing.T) {
 	sc.reset(KindTrade, 1)
 	m := newMarket(uuid.New())
 	sc.market(m)
-	sc.setBook(Book{})
+	sc.rec.Markets[0].Books = sc.books[:1]
 	reasoning := strings.Repeat("\U0001F600", MaxReasoningRunes)
 	for i := range len(sc.accts) {
 		ch := sc.account(&account{id: uuid.New()})
 		ch.Balances = ch.Balances[:cap(ch.Balances)]
 		ch.Ledger = ch.Ledger[:cap(ch.Ledger)]
-		sc.addPosition(ch, Position{Market: m.id})
+		sc.poss[i] = Position{Market: m.id}
+		ch.Positions = sc.poss[i : i+1]
 		if i == 0 {
 			sc.trds[0] = TradeSummary{Reasoning: reasoning}
 			ch.Trades = sc.trds[:]

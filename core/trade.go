@@ -94,20 +94,19 @@ func limitField(paid bool) string {
 // Trade buys or sells shares for an account, answering once the trade is
 // durable. Checks run in the order of docs/API.md, "POST /api/markets/trade"
 // and a failed one changes nothing.
-func (e *Engine) Trade(ctx context.Context, req TradeRequest) (TradeResult, error) {
+func (e *Engine) Trade(ctx context.Context, req TradeRequest) (res TradeResult, err error) {
 	c := e.getCommand(opTrade)
 	c.trade = req
 	var mode *money.Currency
 	if req.TradingMode {
 		mode = &c.trade.Currency
 	}
-	err := e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account, mode)
-	res := c.tradeRes
-	e.putCommand(c)
-	if err != nil {
-		return TradeResult{}, err
+	// The result is copied once, into res, and only when there is one.
+	if err = e.submitBookChange(ctx, c, req.validate(), req.Market, req.Account, mode); err == nil {
+		res = c.tradeRes
 	}
-	return res, nil
+	e.putCommand(c)
+	return res, err
 }
 
 // marketAndTrader finds the market and the account of a trade, a split or

@@ -3,6 +3,7 @@ package transport
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"marketd/core"
 	"marketd/transport/strictjson"
@@ -44,7 +45,9 @@ const (
 )
 
 // decode decodes a trade body strictly (strictjson.Decode's rules and
-// answers) into t, which must be zero.
+// answers) into t, which must be zero. t's strings may point into body
+// (fromFlat): t must not be used once body may change, and what outlives
+// the request must be copied from it (toCore does).
 func (t *tradeBody) decode(body []byte) error {
 	if t.fromFlat(body) {
 		return nil
@@ -59,11 +62,17 @@ func (t *tradeBody) decode(body []byte) error {
 
 // fromFlat decodes body when it is a flat object of tradeRequest's members
 // without duplicates, each of its field's JSON kind, and reports whether it
-// did; t.tradeRequest is unchanged when it did not.
+// did; t.tradeRequest is unchanged when it did not. The members are read
+// in place: t's strings point into body itself, not into a copy of it
+// (a copy was the trade request's one allocation, 93 bytes, about 0.1 us
+// of the handler's CPU: docs/PERFORMANCE.md, "The HTTP path's own CPU per
+// trade request"). So t must not be used once body changes: fasthttp
+// reuses a request's body after its handler returns, and the trade
+// handler turns t into a core request (toCore, which keeps no string of
+// it but a cloned reasoning) and puts it back before that.
 func (t *tradeBody) fromFlat(body []byte) bool {
 	var buf [tradeFields]strictjson.Member
-	// One string for all members; a reasoning gets its own (fromMembers).
-	members, ok := strictjson.ScanFlat(string(body), buf[:0])
+	members, ok := strictjson.ScanFlat(unsafe.String(unsafe.SliceData(body), len(body)), buf[:0])
 	return ok && t.fromMembers(members)
 }
 
@@ -88,8 +97,9 @@ func (t *tradeBody) fromMembers(members []strictjson.Member) bool {
 		case f < tradeReasoning && f >= tradeStringFields && m.Number:
 			*nums[f-tradeStringFields] = m.Num()
 		case f == tradeReasoning && !m.Number:
-			// The members' string is the whole body: a reasoning kept
-			// by the engine must not hold it.
+			// The members point into the request's body (or, for a
+			// batch, one string of all of it): the reasoning the engine
+			// keeps must hold neither.
 			r.Reasoning = strings.Clone(m.Value)
 		default:
 			return false // a number for a string or a string for a number

@@ -2,9 +2,12 @@ package transport
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"marketd/core"
 	"marketd/transport/strictjson"
@@ -271,4 +274,43 @@ func FuzzBatchBodyDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkBatchBody(t, body)
 	})
+}
+
+// TestTradeBodyKeepsNoBodyBytes: the core request made from a trade body
+// holds nothing of the body's bytes, which the fast path reads in place
+// and fasthttp reuses after the handler returns: overwriting the body
+// after toCore changes nothing in the request. It fails when the
+// reasoning is not copied out of the body.
+func TestTradeBodyKeepsNoBodyBytes(t *testing.T) {
+	account := uuid.MustParse("5d7a7f0e-8c2b-4c1e-9f3a-6b2d1e0c9a87")
+	for _, tc := range []struct{ name, body string }{
+		{"reference", `{"market_id":"0b5e7c3a-4f1d-4c8e-9a7b-2d6f8e1c3b5a","side":"yes","shares":1.5,"type":"buy","max_cost":3,"reasoning":"the polls moved"}`},
+		{"workflow", `{"marketId":"0b5e7c3a-4f1d-4c8e-9a7b-2d6f8e1c3b5a","outcome":"no","side":"sell","amount":2,"min_proceeds":0.5,"expect_seq":7,"reasoning":"taking profit"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(tc.body)
+			var tb tradeBody
+			if !tb.fromFlat(body) {
+				t.Fatalf("the fast path did not take %s", tc.body)
+			}
+			got, err := tb.toCore(account)
+			if err != nil {
+				t.Fatalf("toCore(%s): %v", tc.body, err)
+			}
+			var want tradeRequest
+			if err := strictjson.Decode([]byte(tc.body), &want); err != nil {
+				t.Fatal(err)
+			}
+			wantReq, err := want.toCore(account)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range body {
+				body[i] = 'x'
+			}
+			if !reflect.DeepEqual(got, wantReq) {
+				t.Errorf("body %s: after the body was overwritten the request is %+v, want %+v", tc.body, got, wantReq)
+			}
+		})
+	}
 }
