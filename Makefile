@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load load-snapshot drill bench-metrics scale
+.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load load-snapshot drill bench-metrics scale fsync-floor
 
 # The server binary, left at bin/marketd.
 build:
@@ -35,6 +35,15 @@ load-snapshot: build
 	$(GO) build -o bin/marketd-load ./cmd/marketd-load
 	./bin/marketd-load -spawn bin/marketd -accounts 1000000 -snapshot-every 15s -conns 128 -rate $(RATE) \
 		-duration 60s -warmup 2s -mix buy=1,sell=1 -progress off $(LOAD_ARGS)
+
+# The disk's own part of the open loop's tail (docs/PERFORMANCE.md, "The
+# open loop's tail", section 9): one goroutine writes and fsyncs the
+# records due by an open-loop schedule at FLOOR_RATE a second for 60 s,
+# appending to one file and then in the log's 1 MiB segments, and prints
+# each record's latency and every fsync's. Run it alone on the machine.
+FLOOR_RATE ?= 21666
+fsync-floor:
+	FSYNC_FLOOR_RATE=$(FLOOR_RATE) $(GO) test -tags scale -run TestScaleFsyncFloor -v -count=1 -timeout 10m ./bench/
 
 # The kill -9 drill: marketd as a child on a temporary data directory,
 # killed with SIGKILL at random moments under load, checked offline and

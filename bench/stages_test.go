@@ -82,19 +82,8 @@ func BenchmarkPipelineStages(b *testing.B) {
 		{"fsync-off/segment=1MiB", false, 64, 1 << 20},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			obs := &commitTimes{}
-			log, err := wal.Open(fstype.DiskTempDir(b), wal.Options{NoFsync: !c.fsync,
-				SegmentSizeBytes: c.segBytes, Logger: quietLogger, Observer: obs})
-			if err != nil {
-				b.Fatal(err)
-			}
-			log.Start()
-			start := time.Now()
-			inboxes, actors := startStageActors(log, start)
-			calls := make([]stageCall, b.N)
-			for i := range calls {
-				calls[i].done = make(chan error, 1)
-			}
+			run := startStageRun(b, wal.Options{NoFsync: !c.fsync, SegmentSizeBytes: c.segBytes}, floorActors)
+			obs, start, inboxes, calls := run.obs, run.start, run.inboxes, run.calls
 			b.ReportAllocs()
 			b.ResetTimer()
 			var next atomic.Int64
@@ -106,66 +95,121 @@ func BenchmarkPipelineStages(b *testing.B) {
 						if n > int64(b.N) {
 							return
 						}
-						call := &calls[n-1]
-						call.sent = time.Since(start)
-						inboxes[(g+i/2)%floorActors] <- call
-						if err := <-call.done; err != nil {
+						if err := calls[n-1].roundTrip(inboxes[(g+i/2)%floorActors], start); err != nil {
 							b.Error(err)
 							return
 						}
-						call.woke = time.Since(start)
 					}
 				})
 			}
 			wg.Wait()
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
-			for _, in := range inboxes {
-				close(in)
-			}
-			actors.Wait() // their last writes to calls are done
-			if err := log.Close(); err != nil {
-				b.Fatal(err)
-			}
+			run.stop(b)
 			stages := make([][]time.Duration, len(stageNames))
 			obs.mu.Lock()
 			defer obs.mu.Unlock()
 			for i := range calls {
 				call := &calls[i]
-				cm, ok := obs.find(call.seq)
-				if !ok {
-					b.Fatalf("no commit holds seq %d", call.seq)
-				}
-				began := cm.Began.Sub(start)
-				synced := began + cm.Write + cm.Fsync
-				for s, d := range []time.Duration{call.received - call.sent, call.appended - call.received,
-					max(0, began-call.appended), cm.Write, cm.Fsync, call.woke - synced, call.woke - call.sent} {
+				for s, d := range append(call.stages(b, obs, start), call.woke-call.sent) {
 					stages[s] = append(stages[s], d)
 				}
 			}
-			var sb strings.Builder
-			fmt.Fprintf(&sb, "%d calls, %d commits (%.0f records each)\n%-30s %9s %9s %9s %9s\n",
-				b.N, len(obs.commits), float64(b.N)/float64(len(obs.commits)), "stage (us)", "p50", "p99", "p99.9", "max")
-			for s, ds := range stages {
-				slices.Sort(ds)
-				q := func(f float64) float64 { return float64(ds[int(f*float64(len(ds)-1))].Nanoseconds()) / 1000 }
-				fmt.Fprintf(&sb, "%-30s %9.0f %9.0f %9.0f %9.0f\n", stageNames[s], q(0.5), q(0.99), q(0.999), q(1))
-				if stageNames[s] == "total" {
-					b.ReportMetric(q(0.99)/1000, "p99-ms")
-					b.ReportMetric(q(0.999)/1000, "p99.9-ms")
-					b.ReportMetric(q(1)/1000, "max-ms")
-				}
-			}
-			b.Log("\n" + sb.String())
+			logStages(b, fmt.Sprintf("%d calls, %d commits (%.0f records each)", b.N, len(obs.commits), float64(b.N)/float64(len(obs.commits))),
+				stageNames, stages)
 		})
 	}
 }
 
-// startStageActors starts BenchmarkPipelineStages' actors: as the floor's,
-// and they note when they took a call and when its Append returned.
-func startStageActors(log *wal.Log, start time.Time) ([]chan *stageCall, *sync.WaitGroup) {
+// roundTrip sends c to in and waits for its answer, noting when it was
+// sent and when its caller ran again.
+func (c *stageCall) roundTrip(in chan<- *stageCall, start time.Time) error {
+	c.sent = time.Since(start)
+	in <- c
+	err := <-c.done
+	c.woke = time.Since(start)
+	return err
+}
+
+// stages returns c's time at each stage of stageNames but the total, from
+// the commit of obs that holds it; obs.mu is held.
+func (c *stageCall) stages(b *testing.B, obs *commitTimes, start time.Time) []time.Duration {
+	cm, ok := obs.find(c.seq)
+	if !ok {
+		b.Fatalf("no commit holds seq %d", c.seq)
+	}
+	began := cm.Began.Sub(start)
+	synced := began + cm.Write + cm.Fsync
+	return []time.Duration{c.received - c.sent, c.appended - c.received,
+		max(0, began-c.appended), cm.Write, cm.Fsync, c.woke - synced}
+}
+
+// stageRun is one run of a stage benchmark: the log, its actors and the
+// calls, one per b.N.
+type stageRun struct {
+	obs     *commitTimes
+	log     *wal.Log
+	start   time.Time
+	inboxes []chan *stageCall
+	actors  *sync.WaitGroup
+	calls   []stageCall
+}
+
+// startStageRun opens and starts a log with opts (quiet, observed) on the
+// disk under test and starts n actors appending to it.
+func startStageRun(b *testing.B, opts wal.Options, n int) *stageRun {
+	r := &stageRun{obs: &commitTimes{}}
+	opts.Logger, opts.Observer = quietLogger, r.obs
+	var err error
+	if r.log, err = wal.Open(fstype.DiskTempDir(b), opts); err != nil {
+		b.Fatal(err)
+	}
+	r.log.Start()
+	r.start = time.Now()
+	r.inboxes, r.actors = startStageActors(r.log, r.start, n)
+	r.calls = make([]stageCall, b.N)
+	for i := range r.calls {
+		r.calls[i].done = make(chan error, 1)
+	}
+	return r
+}
+
+// stop closes the actors' inboxes, waits for the actors (their last
+// writes to the calls are then done) and closes the log.
+func (r *stageRun) stop(b *testing.B) {
+	for _, in := range r.inboxes {
+		close(in)
+	}
+	r.actors.Wait()
+	if err := r.log.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// logStages logs, under header, the p50, p99, p99.9 and max of each
+// stage's durations (sorted in place), and reports the total's as
+// metrics.
+func logStages(b *testing.B, header string, names []string, stages [][]time.Duration) {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s\n%-30s %9s %9s %9s %9s\n", header, "stage (us)", "p50", "p99", "p99.9", "max")
+	for s, ds := range stages {
+		slices.Sort(ds)
+		q := func(f float64) float64 { return float64(ds[int(f*float64(len(ds)-1))].Nanoseconds()) / 1000 }
+		fmt.Fprintf(&sb, "%-30s %9.0f %9.0f %9.0f %9.0f\n", names[s], q(0.5), q(0.99), q(0.999), q(1))
+		if names[s] == "total" {
+			b.ReportMetric(q(0.99)/1000, "p99-ms")
+			b.ReportMetric(q(0.999)/1000, "p99.9-ms")
+			b.ReportMetric(q(1)/1000, "max-ms")
+		}
+	}
+	b.Log("\n" + sb.String())
+}
+
+// startStageActors starts n actors as BenchmarkPipelineFloor's, which note
+// when they took a call and when its Append returned.
+func startStageActors(log *wal.Log, start time.Time, n int) ([]chan *stageCall, *sync.WaitGroup) {
 	rec := sampleTradeRecord()
-	inboxes := make([]chan *stageCall, floorActors)
+	inboxes := make([]chan *stageCall, n)
 	actors := &sync.WaitGroup{}
 	for i := range inboxes {
 		in := make(chan *stageCall, core.DefaultInboxSize)

@@ -24,32 +24,53 @@ const RecentTradesKept = 20
 // Ledgers and fills are append-only: an entry is never modified once
 // appended, so a reader may keep a snapshot it took under mu and read it
 // afterwards (chunkList).
+//
+// The fields a trade reads and writes come first, in whole cache lines:
+// the first line (id to bonusesKP), the second (positions to mode), the
+// ledger of the trade's currency and the fills, one line each; the rest
+// (info, notes, transfers, idempotency) follow. With 1,024 traders the
+// state a trade touches is cold when the account trades again, so every
+// line is a miss; spread over the 528 bytes as they were, a trade touched
+// seven or eight (docs/PERFORMANCE.md, "A trade's working set over 1,024
+// accounts"). The arena places accounts side by side, and the size is a
+// whole number of lines, so that each account's lines start where its
+// first does (TestAccountHotFieldsInFirstLines).
 type account struct {
-	id uuid.UUID
+	id       uuid.UUID
+	mu       sync.Mutex
+	lsn      uint64
+	balances [money.NumCurrencies]money.Amount
+	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
+	// are appended (appendLedger) so that the leaderboard never walks a
+	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
+	// bonusesKP sums signup_bonus and referral_bonus entries. Both saturate
+	// at the largest Amount instead of overflowing.
+	volumeKP  money.Amount
+	bonusesKP money.Amount
 
-	mu   sync.Mutex
-	lsn  uint64
-	info AccountInfo
+	// positions are the account's positions, every currency's, by
+	// market and currency (positions.go).
+	positions positionTable
+	// referrer is info.Referrer, stored with it (applyLocked), for the
+	// trade path, which gives it to a position that has none.
+	referrer uuid.UUID
+	// reasons are the reasoning of the last RecentTradesKept fills, fill
+	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
+	// The recent trades are the last fills with their reasoning
+	// (recentTrades): a ring of whole trades kept beside the fills wrote
+	// every trade twice, two cache lines more per trade.
+	reasons *[RecentTradesKept]string
 	// mode is info.Mode, stored with it, for the trade path, which reads
 	// it without mu (tradingMode).
-	mode     atomic.Uint32
-	balances [money.NumCurrencies]money.Amount
-	ledger   [money.NumCurrencies]chunkList[LedgerEntry]
-	// positions are the account's positions by currency and market. A
-	// map per currency keeps the key at 16 bytes, which the runtime hashes
-	// and compares in one step; a market-and-currency key of 17 bytes took
-	// the generic hash and compare on every trade's lookup and store. Each
-	// map is nil until its first position.
-	positions [money.NumCurrencies]map[uuid.UUID]Position
-	// trades grows to RecentTradesKept, then is a ring whose oldest entry
-	// is at tradeHead: most accounts never trade, so none pays for 20 slots.
-	trades    []TradeSummary
-	tradeHead int
+	mode atomic.Uint32
+
+	ledger [money.NumCurrencies]chunkList[LedgerEntry]
 	// fills are every trade of the account, oldest first, append-only,
-	// without their reasoning (the recent trades keep it), for
-	// GET /api/trades (fills.go). Images carry them (imageLocked).
+	// without their reasoning, for GET /api/trades (fills.go). Images
+	// carry them (imageLocked).
 	fills chunkList[TradeSummary]
 
+	info AccountInfo
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
 	notes    []Note
@@ -62,14 +83,8 @@ type account struct {
 	// key's entries in index order (idempotency.go); at most
 	// Config.IdempotencyKeys live keys.
 	idem map[string]idemKey
-
-	// volumeKP and bonusesKP are derived from the KP ledger, kept as entries
-	// are appended (appendLedger) so that the leaderboard never walks a
-	// ledger: volumeKP sums |amount| of trade_buy and trade_sell entries,
-	// bonusesKP sums signup_bonus and referral_bonus entries. Both saturate
-	// at the largest Amount instead of overflowing.
-	volumeKP  money.Amount
-	bonusesKP money.Amount
+	// Pads the account to a whole number of cache lines.
+	_ [8]byte
 }
 
 // tradingMode returns the currency of the account's trades, splits and
@@ -82,6 +97,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	if ch.Info != nil {
 		a.info = *ch.Info
 		a.mode.Store(uint32(a.info.Mode))
+		a.referrer = a.info.Referrer
 		// The record's memory may be reused after replay applies it.
 		a.info.PasswordHash = slices.Clone(a.info.PasswordHash)
 	}
@@ -95,7 +111,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 		a.putPosition(&ch.Positions[i])
 	}
 	for _, t := range ch.Trades {
-		a.pushTrade(t)
+		a.keepReasoning(a.fills.Len(), t.Reasoning)
 		t.Reasoning = ""
 		a.fills.push(t)
 	}
@@ -199,25 +215,43 @@ func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
 	return n
 }
 
-// pushTrade adds t to the recent trades, dropping the oldest when full.
-// Caller holds a.mu.
-func (a *account) pushTrade(t TradeSummary) {
-	if len(a.trades) < RecentTradesKept {
-		a.trades = append(a.trades, t)
-		return
+// keepReasoning keeps the reasoning of fill i, the next one. Caller holds
+// a.mu.
+func (a *account) keepReasoning(i int, reasoning string) {
+	if a.reasons == nil {
+		if reasoning == "" {
+			return
+		}
+		a.reasons = new([RecentTradesKept]string)
 	}
-	a.trades[a.tradeHead] = t
-	a.tradeHead = (a.tradeHead + 1) % RecentTradesKept
+	a.reasons[i%RecentTradesKept] = reasoning
+}
+
+// recentCount returns how many trades the account's profile shows: its
+// last RecentTradesKept. Caller holds a.mu.
+func (a *account) recentCount() int { return min(a.fills.Len(), RecentTradesKept) }
+
+// appendRecent appends the account's recent trades, oldest first, with
+// their reasoning, to out. Caller holds a.mu.
+func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
+	n := a.fills.Len()
+	first := n - a.recentCount()
+	start := len(out)
+	out = a.fills.appendTo(out, first, n)
+	if a.reasons != nil {
+		for i := first; i < n; i++ {
+			out[start+i-first].Reasoning = a.reasons[i%RecentTradesKept]
+		}
+	}
+	return out
 }
 
 // recentTrades returns the kept trades, oldest first. Caller holds a.mu.
 func (a *account) recentTrades() []TradeSummary {
-	if len(a.trades) == 0 {
+	if a.fills.Len() == 0 {
 		return nil
 	}
-	out := make([]TradeSummary, 0, len(a.trades))
-	out = append(out, a.trades[a.tradeHead:]...)
-	return append(out, a.trades[:a.tradeHead]...)
+	return a.appendRecent(make([]TradeSummary, 0, a.recentCount()))
 }
 
 // imageBuffers is the memory of one capture chunk's account images,
@@ -248,7 +282,7 @@ type imagePrefixes struct {
 	ledger [money.NumCurrencies]chunkList[LedgerEntry]
 	// fills holds the fills before the recent trades, its first
 	// olderFills; recent the recent trades, copied under the lock since
-	// their ring changes in place.
+	// their reasoning's ring changes in place.
 	fills      chunkList[TradeSummary]
 	olderFills int
 	recent     []TradeSummary
@@ -276,11 +310,10 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 		b.pos = a.appendPositions(b.pos)
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
-	if len(a.trades) > 0 {
-		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-len(a.trades)
+	if a.fills.Len() > 0 {
+		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-a.recentCount()
 		start := len(b.recent)
-		b.recent = append(b.recent, a.trades[a.tradeHead:]...)
-		b.recent = append(b.recent, a.trades[:a.tradeHead]...)
+		b.recent = a.appendRecent(b.recent)
 		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
 	}
 	if len(a.notes) > 0 {

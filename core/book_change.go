@@ -164,7 +164,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 		*pos = Position{Market: m.id, Currency: cur}
 	}
 	if pos.Referrer == uuid.Nil {
-		pos.Referrer = a.info.Referrer
+		pos.Referrer = a.referrer
 	}
 	balance := a.balances[cur]
 	var q pricing.Quote

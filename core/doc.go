@@ -86,7 +86,7 @@
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
 //	account.go             an account in memory: balances, ledger, positions, image
-//	positions.go           an account's positions, one map per currency keyed by market
+//	positions.go           an account's positions: one open-addressing table by market and currency
 //	account_ops.go         CreateAccount, SetReferrer, ValidName
 //	profile.go             Settings and Theme
 //	profile_ops.go         UpdateSettings, SetPersona, AcceptTOS, SetTradingMode, TradingMode

@@ -297,11 +297,9 @@ func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
 func (e *Engine) rebuildHolders() {
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
-		for _, byMarket := range a.positions {
-			for id := range byMarket {
-				if m := e.st.market(id); m != nil {
-					m.holders[a.id] = struct{}{}
-				}
+		for p := range a.positions.all() {
+			if m := e.st.market(p.Market); m != nil {
+				m.holders[a.id] = struct{}{}
 			}
 		}
 		a.mu.Unlock()

@@ -187,21 +187,19 @@ func (c *checker) account(a *account) {
 	if v, b := ledgerAggregates(&a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
 		c.failf(invAggregates, "account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
 	}
-	for cur, byMarket := range a.positions {
-		for market, p := range byMarket {
-			if market != p.Market || money.Currency(cur) != p.Currency {
-				c.failf(invPositions, "account %s: position filed under the wrong key", a.id)
+	if err := a.positions.check(); err != nil {
+		c.failf(invPositions, "account %s: positions: %v", a.id, err)
+	}
+	for p := range a.positions.all() {
+		k := posKey{p.Market, p.Currency}
+		h := c.held[k]
+		for side := range NumSides {
+			if p.Shares[side] < 0 || p.Cost[side] < 0 {
+				c.failf(invPositions, "account %s market %s: negative shares or cost %v %v", a.id, p.Market, p.Shares, p.Cost)
 			}
-			k := posKey{market, money.Currency(cur)}
-			h := c.held[k]
-			for side := range NumSides {
-				if p.Shares[side] < 0 || p.Cost[side] < 0 {
-					c.failf(invPositions, "account %s market %s: negative shares or cost %v %v", a.id, market, p.Shares, p.Cost)
-				}
-				h[side] = c.s.add(h[side], p.Shares[side])
-			}
-			c.held[k] = h
+			h[side] = c.s.add(h[side], p.Shares[side])
 		}
+		c.held[k] = h
 	}
 }
 

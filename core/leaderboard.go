@@ -104,8 +104,10 @@ func (a *account) leaderLocked() (Leader, bool) {
 		return Leader{}, false
 	}
 	profit := a.balances[money.KP]
-	for _, p := range a.positions[money.KP] {
-		profit = addSigned(profit, addSigned(p.Cost[Yes], p.Cost[No]))
+	for p := range a.positions.all() {
+		if p.Currency == money.KP {
+			profit = addSigned(profit, addSigned(p.Cost[Yes], p.Cost[No]))
+		}
 	}
 	profit = addSigned(profit, -a.bonusesKP)
 	return Leader{Account: a.id, Name: a.info.Name, Profit: profit, Volume: a.volumeKP}, true

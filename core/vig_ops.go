@@ -62,10 +62,10 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 	for _, rid := range e.st.referees(id) {
 		ref := e.st.account(rid)
 		ref.mu.Lock()
-		for market, p := range ref.positions[cur] {
+		for p := range ref.positions.all() {
 			// Positions leave at settlement, so these markets are unsettled.
-			if p.Referrer == id && p.RefVig > 0 {
-				fromReferees[market] = addSigned(fromReferees[market], p.RefVig)
+			if p.Currency == cur && p.Referrer == id && p.RefVig > 0 {
+				fromReferees[p.Market] = addSigned(fromReferees[p.Market], p.RefVig)
 			}
 		}
 		ref.mu.Unlock()

@@ -75,8 +75,8 @@ func (a *account) holdsUSDCLocked() bool {
 	if a.balances[money.USDC] != 0 {
 		return true
 	}
-	for _, p := range a.positions[money.USDC] {
-		if p.Shares[Yes] > 0 || p.Shares[No] > 0 {
+	for p := range a.positions.all() {
+		if p.Currency == money.USDC && (p.Shares[Yes] > 0 || p.Shares[No] > 0) {
 			return true
 		}
 	}

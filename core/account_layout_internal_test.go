@@ -1,0 +1,66 @@
+package core
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/google/uuid"
+)
+
+// TestAccountHotFieldsInFirstLines holds the account's layout to what its
+// comment promises: the fields a trade touches in its first five cache
+// lines (the ledger one line per currency, the fills one), the size a
+// whole number of lines, and the arena's accounts starting on a line, so
+// that a trade touches four of an account's lines (two, its currency's
+// ledger, its fills) and no more.
+func TestAccountHotFieldsInFirstLines(t *testing.T) {
+	var a account
+	if size := unsafe.Sizeof(a); size%cacheLineBytes != 0 {
+		t.Errorf("account is %d bytes, not a whole number of %d-byte lines", size, cacheLineBytes)
+	}
+	line := func(off uintptr) uintptr { return off / cacheLineBytes }
+	for _, f := range []struct {
+		name       string
+		off, size  uintptr
+		wantLine   uintptr
+		wholeLines bool
+	}{
+		{"id", unsafe.Offsetof(a.id), unsafe.Sizeof(a.id), 0, false},
+		{"mu", unsafe.Offsetof(a.mu), unsafe.Sizeof(a.mu), 0, false},
+		{"lsn", unsafe.Offsetof(a.lsn), unsafe.Sizeof(a.lsn), 0, false},
+		{"balances", unsafe.Offsetof(a.balances), unsafe.Sizeof(a.balances), 0, false},
+		{"volumeKP", unsafe.Offsetof(a.volumeKP), unsafe.Sizeof(a.volumeKP), 0, false},
+		{"bonusesKP", unsafe.Offsetof(a.bonusesKP), unsafe.Sizeof(a.bonusesKP), 0, false},
+		{"positions", unsafe.Offsetof(a.positions), unsafe.Sizeof(a.positions), 1, false},
+		{"referrer", unsafe.Offsetof(a.referrer), unsafe.Sizeof(a.referrer), 1, false},
+		{"reasons", unsafe.Offsetof(a.reasons), unsafe.Sizeof(a.reasons), 1, false},
+		{"mode", unsafe.Offsetof(a.mode), unsafe.Sizeof(a.mode), 1, false},
+		{"ledger[0]", unsafe.Offsetof(a.ledger), unsafe.Sizeof(a.ledger[0]), 2, true},
+		{"ledger[1]", unsafe.Offsetof(a.ledger) + unsafe.Sizeof(a.ledger[0]), unsafe.Sizeof(a.ledger[1]), 3, true},
+		{"fills", unsafe.Offsetof(a.fills), unsafe.Sizeof(a.fills), 4, true},
+	} {
+		first, last := line(f.off), line(f.off+f.size-1)
+		if first != f.wantLine || last != f.wantLine {
+			t.Errorf("%s at bytes [%d, %d): lines %d-%d, want line %d only", f.name, f.off, f.off+f.size, first, last, f.wantLine)
+		}
+		if f.wholeLines && (f.off%cacheLineBytes != 0 || f.size != cacheLineBytes) {
+			t.Errorf("%s at bytes [%d, %d): not one whole line", f.name, f.off, f.off+f.size)
+		}
+	}
+	// The arena's arrays: one larger than 32 KiB is a large object of the
+	// runtime's, which starts on a page. A smaller one (the first 56
+	// accounts of a state) comes after the 8-byte header the runtime puts
+	// before a small object with pointers, and is off the line by it.
+	s := NewState()
+	for range 2*arenaMaxChunk + 100 {
+		s.newAccount(uuid.New())
+	}
+	for _, c := range append(s.accountMem.chunks, s.accountMem.chunk) {
+		if uintptr(cap(c))*unsafe.Sizeof(a) <= 32<<10 {
+			continue
+		}
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(c))); p%cacheLineBytes != 0 {
+			t.Errorf("an array of %d accounts at %#x: not on a cache line", cap(c), p)
+		}
+	}
+}
