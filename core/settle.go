@@ -143,8 +143,9 @@ func (e *Engine) settleMarket(m *market, c *command, kind Kind, outcome Side, pc
 // steps will pay: per currency, every winning share its holders hold (one
 // unit each), and the positions with winning shares. Only this goroutine
 // changes positions in m, so the counts hold until the steps pay them;
-// each holder's lock guards its positions map against other markets'
-// goroutines. Runs on the market's goroutine.
+// each holder's lock guards its positions table against other markets'
+// goroutines, whose stores and removals move the slots of this market's
+// positions too (positions.go). Runs on the market's goroutine.
 func (e *Engine) settleAnswer(m *market, outcome Side) (SettleResult, error) {
 	res := SettleResult{Market: m.id, Outcome: outcome}
 	var s sums
