@@ -92,6 +92,19 @@ func foundOr[T any](found []*T, i int, id uuid.UUID, look func(uuid.UUID) *T) *T
 // replayed record.
 func follows(lsn, prev, seq uint64) bool { return lsn >= seq || lsn == prev }
 
+// checkPositionMarkets refuses an account change that gives a position in
+// the nil market: no market has that ID, and an account's position table
+// marks an empty slot with it, so storing one is a BUG panic
+// (positionTable.put). Recovery checks what it read before applying it.
+func checkPositionMarkets(ch *AccountChange) error {
+	for i := range ch.Positions {
+		if ch.Positions[i].Market == uuid.Nil {
+			return fmt.Errorf("account %s: position in the nil market", ch.ID)
+		}
+	}
+	return nil
+}
+
 func notFollowing(what string, id fmt.Stringer, lsn, prev, seq uint64) error {
 	return fmt.Errorf("%w: record %d changes %s %s at LSN %d, but it is at %d",
 		ErrCorruptReplay, seq, what, id, prev, lsn)
@@ -100,6 +113,9 @@ func notFollowing(what string, id fmt.Stringer, lsn, prev, seq uint64) error {
 func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*market) error {
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
+		if err := checkPositionMarkets(ch); err != nil {
+			return fmt.Errorf("%w: record %d: %w", ErrCorruptReplay, seq, err)
+		}
 		if a := accts[i]; a != nil {
 			if !follows(a.lsn, ch.Prev, seq) {
 				return notFollowing("account", ch.ID, a.lsn, ch.Prev, seq)

@@ -47,6 +47,9 @@ func (s *State) loadObjects(rec *Record) error {
 	}
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
+		if err := checkPositionMarkets(ch); err != nil {
+			return fmt.Errorf("core: load image: %w", err)
+		}
 		a := s.account(ch.ID)
 		if ch.Info == nil {
 			// The rest of long lists, continuing the account's image.
