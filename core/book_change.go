@@ -129,14 +129,7 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 // first position in the book. Caller holds the trader's mu, and house.mu
 // when house is not nil.
 func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.Currency, house *account, now int64) (newHolder bool, err error) {
-	a := c.acct
-	kind := KindTrade
-	if c.op == opSplitMerge {
-		kind = KindSplit
-		if c.split.Merge {
-			kind = KindMerge
-		}
-	}
+	a, kind := c.acct, c.bookKind()
 	sc.reset(kind, now)
 	sc.market(m)
 	var s sums
@@ -146,17 +139,12 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	// their stack lines a trade (docs/PERFORMANCE.md, "The trade's record
 	// on the market's goroutine"). A refused change leaves them to the
 	// next reset.
-	book := &sc.books[0]
+	book, pi := &sc.books[0], 0
 	if house != nil {
-		*book = e.fundBook(sc, m, house, cur, now, &s)
+		// The trader's change follows the house's (fundBook adds it first).
+		*book, pi = e.fundBook(sc, m, house, cur, now, &s), 1
 	} else {
 		*book = m.books[cur]
-	}
-	// The trader's change follows the house's when the house funds the
-	// book (fundBook adds it first).
-	pi := 0
-	if house != nil {
-		pi = 1
 	}
 	pos := &sc.poss[pi]
 	var held bool
@@ -180,17 +168,8 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 		if r.Sell {
 			tx, paid = TxTradeSell, true
 		}
-	} else {
-		r := &c.split
-		sq, err := quoteSplit(&m.info, r, book, pos, balance)
-		if err != nil {
-			return false, err
-		}
-		balance = applySplit(r, sq, book, pos, balance, &s)
-		q, tx, paid = sq.Quote, TxSplit, r.Merge
-		if paid {
-			tx = TxMerge
-		}
+	} else if q, tx, paid, balance, err = splitChange(&m.info, &c.split, book, pos, balance, &s); err != nil {
+		return false, err
 	}
 	if s.err != nil {
 		return false, fmt.Errorf("core: %v: %w", kind, s.err)
@@ -222,10 +201,42 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 		res.Time = time.Unix(0, now).UTC()
 		res.PriceYesAfter, res.PriceNoAfter, res.MarketSeq = q.PricesAfter[0], q.PricesAfter[1], book.MarketSeq()
 	} else {
-		r := &c.split
-		c.splitRes = SplitResult{Market: m.id, Currency: cur, Merge: r.Merge, Amount: r.Amount,
-			Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No],
-			PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
+		c.splitRes = splitResult(&c.split, m.id, cur, &q, balance, book, pos)
 	}
 	return !held, nil
+}
+
+// bookKind is the record kind of a book change's command: a trade, a
+// split or a merge.
+func (c *command) bookKind() Kind {
+	switch {
+	case c.op != opSplitMerge:
+		return KindTrade
+	case c.split.Merge:
+		return KindMerge
+	}
+	return KindSplit
+}
+
+// splitChange quotes a split or merge of r on book and applies it to
+// book, pos and the trader's balance: its quote, its ledger type, whether
+// the trader is paid (a merge) and the balance after.
+func splitChange(info *MarketInfo, r *SplitRequest, book *Book, pos *Position, balance money.Amount, s *sums) (pricing.Quote, TxType, bool, money.Amount, error) {
+	sq, err := quoteSplit(info, r, book, pos, balance)
+	if err != nil {
+		return pricing.Quote{}, 0, false, balance, err
+	}
+	balance = applySplit(r, sq, book, pos, balance, s)
+	if r.Merge {
+		return sq.Quote, TxMerge, true, balance, nil
+	}
+	return sq.Quote, TxSplit, false, balance, nil
+}
+
+// splitResult is what a split or merge answers: q, book and pos are its
+// quote and after-images, balance the trader's balance after it.
+func splitResult(r *SplitRequest, market uuid.UUID, cur money.Currency, q *pricing.Quote, balance money.Amount, book *Book, pos *Position) SplitResult {
+	return SplitResult{Market: market, Currency: cur, Merge: r.Merge, Amount: r.Amount,
+		Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance, YesShares: pos.Shares[Yes], NoShares: pos.Shares[No],
+		PriceYesAfter: q.PricesAfter[0], PriceNoAfter: q.PricesAfter[1], MarketSeq: book.MarketSeq()}
 }
