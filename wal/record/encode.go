@@ -397,7 +397,7 @@ func appendAmount(dst []byte, a money.Amount) []byte {
 	return binary.AppendVarint(dst, int64(a))
 }
 
-// appendAmounts appends each of vals as appendAmount does. A record's
+// appendAmounts appends each of vals with appendAmount. A record's
 // runs of amounts (a book's nine, a position's six, a trade's three) go
 // through its one loop rather than a copy of binary.AppendVarint's loop
 // inlined per amount: the same bytes from less code, which a trade's path
@@ -406,7 +406,7 @@ func appendAmount(dst []byte, a money.Amount) []byte {
 // (docs/PERFORMANCE.md, "The trade's record on the market's goroutine").
 func appendAmounts(dst []byte, vals []money.Amount) []byte {
 	for _, v := range vals {
-		dst = binary.AppendVarint(dst, int64(v))
+		dst = appendAmount(dst, v)
 	}
 	return dst
 }
