@@ -10,6 +10,7 @@ import (
 
 	"marketd/bench/load"
 	"marketd/bench/populate"
+	"marketd/internal/procs"
 )
 
 // config is marketd-load's configuration, from its flags.
@@ -40,6 +41,7 @@ type config struct {
 	accounts      int
 	snapshotEvery time.Duration
 	tracePrefix   string
+	spareProcs    int
 }
 
 // maxTracedRun bounds -duration with -trace: the server's trace comes from
@@ -78,6 +80,7 @@ func parseConfig(args []string) (config, error) {
 	fs.IntVar(&c.accounts, "accounts", 0, "with -spawn: fill its data directory (new or empty) with this many accounts and a snapshot of them before starting it, offline through core, the log and the snapshot code")
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", 0, "with -spawn: the server takes a snapshot this often (its -snapshot-every); with either, the seconds during which a snapshot was taken are marked (from the server's /metrics, scraped every 250 ms)")
 	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace; with -compare, marketd-load's during the fsync-only handler's first measured run to PREFIX-fsync-only.trace")
+	fs.IntVar(&c.spareProcs, "spare-procs", procs.DefaultSpare, "processors beyond one per CPU for marketd-load itself (its load and its no-op and fsync-only handlers) and, by GOMAXPROCS, for the spawned marketd, so that marketd and the handlers it is compared with run on the same count (marketd's -spare-procs; the GOMAXPROCS environment variable, when set, wins for both)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -107,6 +110,8 @@ func parseConfig(args []string) (config, error) {
 
 func (c *config) validate() error {
 	switch {
+	case c.spareProcs < 0 || c.spareProcs > procs.MaxSpare:
+		return fmt.Errorf("-spare-procs: %d is out of range 0-%d", c.spareProcs, procs.MaxSpare)
 	case (c.addr == "") == (c.spawn == ""):
 		return fmt.Errorf("give one of -addr and -spawn")
 	case c.conns < 1 || c.conns > 10_000:

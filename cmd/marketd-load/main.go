@@ -23,7 +23,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
+
+	"marketd/internal/procs"
 )
 
 func main() {
@@ -32,10 +35,29 @@ func main() {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(2)
 	}
+	if err := setProcs(cfg.spareProcs); err != nil {
+		fmt.Fprintln(os.Stderr, "marketd-load:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, cfg, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(1)
 	}
+}
+
+// setProcs sets the processors this process runs on (procs.Set), and
+// GOMAXPROCS in its environment to the same count, so that every child it
+// starts, the spawned marketd and the handlers it is compared with, runs on
+// as many: a comparison at different counts would be unfair.
+func setProcs(spare int) error {
+	n, err := procs.Set(spare, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.Setenv(procs.EnvVar, strconv.Itoa(n)); err != nil {
+		return fmt.Errorf("cannot set %s: %w", procs.EnvVar, err)
+	}
+	return nil
 }
