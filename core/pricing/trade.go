@@ -192,13 +192,19 @@ type Quote struct {
 	QAfter [2]money.Amount
 }
 
-// quote fills in a Quote from the curves before and after a trade.
+// quote returns the Quote of a trade from the curves before and after it.
 func quote(alpha float64, before, after *curve, amount money.Amount, qAfter [2]money.Amount) Quote {
-	qt := Quote{Amount: amount, QAfter: qAfter}
+	var qt Quote
+	qt.fill(alpha, before, after, amount, qAfter)
+	return qt
+}
+
+// fill sets every field of qt from the curves before and after a trade.
+func (qt *Quote) fill(alpha float64, before, after *curve, amount money.Amount, qAfter [2]money.Amount) {
+	qt.Amount, qt.QAfter = amount, qAfter
 	qt.PricesBefore[0], qt.PricesBefore[1] = before.pricesYesNo(alpha)
 	qt.PricesAfter[0], qt.PricesAfter[1] = after.pricesYesNo(alpha)
 	qt.Vig = Vig(amount, qt.PricesBefore[0], qt.PricesBefore[1])
-	return qt
 }
 
 // QuoteBuy prices a buy of shares of side at q in one pass: BuyCost, its
