@@ -73,7 +73,9 @@ func (r *TradeRequest) validate() error {
 		return fieldErr("shares", "must be at most 1e9")
 	case r.HasLimit && r.Limit < 0:
 		return fieldErr(limitField(r.Sell), "must not be negative")
-	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
+	case len(r.Reasoning) > MaxReasoningRunes && utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
+		// A string has no more runes than bytes: most reasonings are
+		// shorter in bytes than the limit in runes, and are not counted.
 		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
 	case r.Idem.Key != "" && r.Answer == nil:
 		panic("BUG: an idempotent trade without an answer encoder")
@@ -205,7 +207,7 @@ func quoteTrade(q *pricing.Quote, memo *pricing.Memo, info *MarketInfo, r *Trade
 // applyTrade computes the after-values of a quoted trade: the book, the
 // position (a sell takes the cost basis down pro rata) and the returned
 // balance. Volume is a statistic: it saturates rather than refuse a trade.
-func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
+func applyTrade(r *TradeRequest, q *pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
 	side := int(r.Side)
 	cost, vig := q.Amount, q.Vig
 	if r.Sell {
