@@ -75,6 +75,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 		}
 	}
 	col := newCollector(o.Conns)
+	cpuBefore := sampleCPU(t.ServerPid)
 	start := time.Now().Add(10 * time.Millisecond) // the workers are started by then
 	end := start.Add(o.Duration)
 	var stop atomic.Bool
@@ -104,6 +105,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpuAfter := sampleCPU(t.ServerPid)
 	close(watchDone)
 	if o.Progress != nil {
 		progressDone <- struct{}{}
@@ -113,7 +115,9 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load: run against %s: %w", t.Name, context.Cause(ctx))
 	}
-	return summarize(t.Name, o, start, elapsed, recs, seconds), nil
+	r := summarize(t.Name, o, start, elapsed, recs, seconds)
+	r.CPU = cpuUse(cpuBefore, cpuAfter, r.Requests, t.ServerInProcess)
+	return r, nil
 }
 
 // worker sends one connection's requests, for its own bots in turn.
