@@ -107,6 +107,12 @@ func createLog(t *testing.T, dir string, n int, opts Options) {
 // recordFor(first..last).
 func checkReplay(t *testing.T, l *Log, first, last uint64) {
 	t.Helper()
+	checkReplayOf(t, l, first, last, recordFor)
+}
+
+// checkReplayOf is checkReplay for the records recordAt(first..last).
+func checkReplayOf(t *testing.T, l *Log, first, last uint64, recordAt func(seq uint64) *core.Record) {
+	t.Helper()
 	if l.FirstSeq() != first || l.LastSeq() != last {
 		t.Fatalf("log holds %d..%d, want %d..%d", l.FirstSeq(), l.LastSeq(), first, last)
 	}
@@ -115,7 +121,7 @@ func checkReplay(t *testing.T, l *Log, first, last uint64) {
 		if seq != want {
 			t.Fatalf("replayed seq %d, want %d", seq, want)
 		}
-		if w := recordFor(seq); !reflect.DeepEqual(rec, w) {
+		if w := recordAt(seq); !reflect.DeepEqual(rec, w) {
 			t.Fatalf("seq %d: replayed %+v, want %+v", seq, rec, w)
 		}
 		want++

@@ -28,6 +28,7 @@ type Log struct {
 	tw        *tidwall.Log
 	dirFile   vfs.File      // the log directory, kept open for its fsyncs
 	batch     tidwall.Batch // reused for every commit
+	batchData []byte        // the batch's own buffer while it holds staged frames (staged.go)
 	pending   []*entry      // the records of the commit in progress
 	writeNext uint64        // the next seq to write
 	// holeSince is when the writer first found writeNext's record missing

@@ -141,6 +141,22 @@ func (s *segmentBuffers) install() (newTail bool) {
 	return newTail
 }
 
+// tailSpare returns the n bytes of the tail segment's buffer past its
+// entries, for staging a commit there (staged.go), or nil when the layout
+// is unknown, the buffer lacks the room, or the tail is already past its
+// size (tidwall would start a new segment before appending).
+func (s *segmentBuffers) tailSpare(n int) []byte {
+	if s.segs == nil || len(*s.segs) == 0 {
+		return nil
+	}
+	segs := *s.segs
+	ebuf := segs[len(segs)-1].ebuf
+	if len(ebuf) > s.size || cap(ebuf)-len(ebuf) < n {
+		return nil
+	}
+	return ebuf[len(ebuf) : len(ebuf)+n]
+}
+
 // tailEmpty reports whether tidwall's current segment holds no entry; false
 // when the layout is unknown.
 func (s *segmentBuffers) tailEmpty() bool {

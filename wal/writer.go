@@ -176,7 +176,7 @@ func (l *Log) commit() (int, error) {
 	began := time.Now()
 	held := l.closeHole(began)
 	var fsync time.Duration
-	synced, err := l.write()
+	synced, err := l.write(bytes, stored)
 	if err != nil {
 		return 0, l.fail(fmt.Errorf("write seq %d..%d: %w", first, last, err))
 	}
@@ -278,11 +278,22 @@ func (l *Log) noteHole() {
 // directory is still fsynced before any record in the new segment is
 // acknowledged (segtrack.go). It also lets the new segment's buffer go in
 // before anything is appended to it (segbuf.go).
-func (l *Log) write() (synced bool, err error) {
-	for _, e := range l.pending {
-		l.batch.Write(e.seq, e.frame) // copies the frame
+//
+// The frames go to tidwall staged in the segment's own buffer when they
+// can (staged.go), else copied into the batch; bytes and stored are the
+// commit's frame bytes and the bytes tidwall stores for them.
+func (l *Log) write(bytes, stored int) (synced bool, err error) {
+	staged := l.stage(bytes, stored)
+	if !staged {
+		for _, e := range l.pending {
+			l.batch.Write(e.seq, e.frame) // copies the frame
+		}
 	}
-	if err := l.tw.WriteBatch(&l.batch); err != nil {
+	err = l.tw.WriteBatch(&l.batch)
+	if staged {
+		l.unstage()
+	}
+	if err != nil {
 		return false, err
 	}
 	return l.segBuf.install() && l.segBuf.tailEmpty(), nil

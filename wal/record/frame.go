@@ -48,10 +48,16 @@ const (
 	FrameMagic1 = 0xC1
 )
 
-// crc32c returns the CRC-32C (Castagnoli) of b. MakeTable returns the
-// package's table, built once; crc32 computes it with the SSE4.2 CRC32
-// instruction where there is one.
-func crc32c(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
+// castagnoli is crc32's Castagnoli table, looked up once: MakeTable goes
+// through a sync.Once on every call, about 45 instructions, which was a
+// seventh of a trade record's CRC (cachegrind, core's
+// BenchmarkTradeFsyncOff; docs/PERFORMANCE.md, "The log's bytes on the
+// writer").
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// crc32c returns the CRC-32C (Castagnoli) of b; crc32 computes it with the
+// SSE4.2 CRC32 instruction where there is one.
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // Frame is a decoded frame. Payload aliases the bytes it was decoded from.
 type Frame struct {

@@ -1,0 +1,113 @@
+package wal
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"marketd/core"
+	"marketd/wal/record"
+)
+
+// TestBatchLayoutKnown fails when tidwall's Batch is no longer laid out as
+// staged.go expects (after an upgrade of tidwall): the log still works, but
+// every commit's frames are copied into the batch again.
+func TestBatchLayoutKnown(t *testing.T) {
+	if !batchLayoutKnown {
+		t.Fatal("tidwall's Batch layout is not the one wal/staged.go mirrors; update twBatch")
+	}
+}
+
+// stagedRecord is the record TestStagedCommits writes at seq: records whose
+// frames take a one-byte length prefix in tidwall's segment (under 128
+// bytes), two bytes (recordFor's) and, where large is set, three bytes
+// (a 60,000-byte name: over 16 KiB, and over the slack of a 256 KiB segment).
+func stagedRecord(seq uint64, large bool) *core.Record {
+	switch {
+	case large && seq%7 == 0:
+		id := uuid.UUID{byte(seq), byte(seq >> 8), 1}
+		return &core.Record{Kind: core.KindProfile, Time: int64(seq), Accounts: []core.AccountChange{{
+			ID: id, Prev: seq, Info: &core.AccountInfo{Name: strings.Repeat("n", 60_000), Role: core.RoleSpeculator},
+		}}}
+	case seq%3 == 0:
+		return &core.Record{Kind: core.KindTrade, Time: int64(seq)}
+	default:
+		return recordFor(seq)
+	}
+}
+
+// TestStagedCommits writes commits of random sizes through the writer's
+// commit step, the test goroutine being the writer (Start is not called),
+// into segments of 256 KiB, and checks:
+//
+//   - while every commit fits the tail segment's buffer, its frames reach
+//     tidwall staged in that buffer: the batch's own buffer is never
+//     written (it stays without capacity; Batch.Write grows it), and the
+//     batch refers to nothing after a commit;
+//   - with records larger than the buffer's slack among them, which go
+//     through Batch.Write, both ways alternate;
+//   - the log then replays exactly the records written.
+func TestStagedCommits(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.SegmentSizeBytes = 256 << 10
+	opts.NoFsync = true
+	l := mustOpen(t, dir, opts)
+	released := make(chan struct{})
+	go l.release(released)
+	tb := stagedBatch(&l.batch)
+	if tb == nil {
+		t.Fatal("tidwall's Batch layout is unknown")
+	}
+
+	seq := uint64(0)
+	write := func(n int, large bool) {
+		t.Helper()
+		for range n {
+			seq++
+			e := &entry{seq: seq, frame: record.AppendFramed(nil, seq, stagedRecord(seq, large))}
+			l.slots[seq&l.slotMask].Store(e)
+		}
+		for {
+			n, err := l.commit()
+			if err != nil {
+				t.Fatalf("commit up to seq %d: %v", seq, err)
+			}
+			if n == 0 {
+				break
+			}
+			if len(tb.entries) != 0 || l.batchData != nil {
+				t.Fatalf("after a commit up to seq %d the batch holds %d entries", seq, len(tb.entries))
+			}
+			if !large && cap(tb.datas) != 0 {
+				t.Fatalf("a commit up to seq %d copied its frames into the batch (its buffer has %d bytes of room)",
+					seq, cap(tb.datas))
+			}
+		}
+	}
+	// Six segments of records under the slack, then six with large ones.
+	for l.segBuf.tailPath() == "" || len(segmentNames(t, dir)) < 7 {
+		write(1+r.IntN(80), false)
+	}
+	largeFrom := seq + 1
+	for len(segmentNames(t, dir)) < 13 {
+		write(1+r.IntN(80), true)
+	}
+	if cap(tb.datas) == 0 {
+		t.Fatal("no commit went through Batch.Write: the large records did not test it")
+	}
+	close(l.releases)
+	<-released
+	l.releases = make(chan releasedCommit, releaseQueue) // for Close's writer
+	mustClose(t, l)
+
+	l = mustOpen(t, dir, opts)
+	defer mustClose(t, l)
+	checkReplayOf(t, l, 1, seq, func(seq uint64) *core.Record { return stagedRecord(seq, seq >= largeFrom) })
+}
