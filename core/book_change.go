@@ -161,10 +161,10 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	tx, paid := TxTradeBuy, false
 	if kind == KindTrade {
 		r := &c.trade
-		if q, err = quoteTrade(&m.pricing[cur], &m.info, r, book, pos, balance); err != nil {
+		if err = quoteTrade(&q, &m.pricing[cur], &m.info, r, book, pos, balance); err != nil {
 			return false, err
 		}
-		balance = applyTrade(r, q, book, pos, balance, &s)
+		balance = applyTrade(r, &q, book, pos, balance, &s)
 		if r.Sell {
 			tx, paid = TxTradeSell, true
 		}

@@ -22,7 +22,7 @@ func (s *State) checkIndexes(c *checker) {
 	s.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
 		ch := AccountChange{Info: &a.info, Transfers: a.transfers}
-		want.account(a.id, AccountInfo{}, &ch)
+		want.account(a.id, new(AccountInfo), &ch)
 		a.mu.Unlock()
 		return true
 	})

@@ -133,7 +133,11 @@ func (m *market) applyChange(seq uint64, ch *MarketChange) {
 		m.books[b.Currency] = *b
 		m.open[b.Currency] = true
 	}
-	m.applyOracle(ch)
+	// A trade's change has neither: the call was about 20 instructions
+	// of every trade.
+	if len(ch.Proposals) > 0 || len(ch.Votes) > 0 {
+		m.applyOracle(ch)
+	}
 	m.lsn = seq
 }
 

@@ -38,7 +38,9 @@ func (e *Engine) QuoteTrade(req TradeRequest) (Quote, error) {
 	return e.quote(req.Market, req.Currency, func(info *MarketInfo, book *Book) (pricing.Quote, error) {
 		var pos Position
 		pos.Shares[req.Side] = req.Shares
-		return quoteTrade(nil, info, &req, book, &pos, money.Amount(math.MaxInt64))
+		var q pricing.Quote
+		err := quoteTrade(&q, nil, info, &req, book, &pos, money.Amount(math.MaxInt64))
+		return q, err
 	})
 }
 

@@ -74,9 +74,10 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 		}
 		// The info before the change matters to the lookups only when the
 		// change has one; a trade's has not, and spares the copy.
-		var old AccountInfo
+		var old *AccountInfo
 		if ch.Info != nil {
-			old = a.info
+			info := a.info
+			old = &info
 		}
 		a.applyLocked(seq, ch, e.st.idemLimits)
 		e.st.indexAccount(a.id, old, ch)

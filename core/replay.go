@@ -194,13 +194,13 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 			a = s.newAccount(ch.ID)
 			a.applyLocked(seq, ch, s.idemLimits)
 			s.addAccount(a)
-			s.indexAccount(a.id, AccountInfo{}, ch)
+			s.indexAccount(a.id, nil, ch)
 			continue
 		}
 		if a.lsn < seq {
 			old := a.info
 			a.applyLocked(seq, ch, s.idemLimits)
-			s.indexAccount(a.id, old, ch)
+			s.indexAccount(a.id, &old, ch)
 		}
 	}
 	for i := range rec.Markets {

@@ -122,7 +122,7 @@ func (s *State) indexImage(rec *Record) {
 			s.nameStore(ch.Info.Name, ch.ID)
 			s.namesMu.Unlock()
 		}
-		s.indexAccount(ch.ID, AccountInfo{}, ch)
+		s.indexAccount(ch.ID, nil, ch)
 	}
 }
 

@@ -73,7 +73,9 @@ func (r *TradeRequest) validate() error {
 		return fieldErr("shares", "must be at most 1e9")
 	case r.HasLimit && r.Limit < 0:
 		return fieldErr(limitField(r.Sell), "must not be negative")
-	case utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
+	case len(r.Reasoning) > MaxReasoningRunes && utf8.RuneCountInString(r.Reasoning) > MaxReasoningRunes:
+		// A string has no more runes than bytes: most reasonings are
+		// shorter in bytes than the limit in runes, and are not counted.
 		return fieldErr("reasoning", "must be at most %d characters", MaxReasoningRunes)
 	case r.Idem.Key != "" && r.Answer == nil:
 		panic("BUG: an idempotent trade without an answer encoder")
@@ -166,48 +168,46 @@ func (m *market) checkExpectSeq(cur money.Currency, has bool, seq uint64) error 
 	return nil
 }
 
-// quoteTrade prices a trade and runs its checks in the order of docs/API.md,
-// "POST /api/markets/trade": shares, liquidity, the 1e10 limit, slippage,
-// balance. memo is the book's own on its market's goroutine, nil elsewhere.
-func quoteTrade(memo *pricing.Memo, info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) (pricing.Quote, error) {
+// quoteTrade prices a trade into *q and runs its checks in the order of
+// docs/API.md, "POST /api/markets/trade": shares, liquidity, the 1e10
+// limit, slippage, balance. memo is the book's own on its market's
+// goroutine, nil elsewhere. The quote is written where the caller keeps
+// it, not returned: see pricing.Memo.QuoteBuy.
+func quoteTrade(q *pricing.Quote, memo *pricing.Memo, info *MarketInfo, r *TradeRequest, book *Book, pos *Position, balance money.Amount) error {
 	side := int(r.Side)
 	if r.Sell {
 		switch {
 		case pos.Shares[side] < r.Shares:
-			return pricing.Quote{}, ErrInsufficientShares
+			return ErrInsufficientShares
 		case book.Q[side]-r.Shares < info.Q0:
-			return pricing.Quote{}, ErrInsufficientLiquidity
+			return ErrInsufficientLiquidity
 		}
-		q, err := memo.QuoteSell(info.Alpha, book.Q, side, r.Shares)
-		if err != nil {
-			return q, fmt.Errorf("core: sell proceeds: %w", err)
+		if err := memo.QuoteSell(q, info.Alpha, book.Q, side, r.Shares); err != nil {
+			return fmt.Errorf("core: sell proceeds: %w", err)
 		}
 		if r.HasLimit && q.Amount < r.Limit {
-			return q, ErrSlippage
+			return ErrSlippage
 		}
-		return q, nil
+		return nil
 	}
-	if book.Q[side] > pricing.MaxQ-r.Shares {
-		return pricing.Quote{}, ErrLiquidityLimit
-	}
-	q, err := memo.QuoteBuy(info.Alpha, book.Q, side, r.Shares)
+	err := memo.QuoteBuy(q, info.Alpha, book.Q, side, r.Shares)
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
-		return q, ErrLiquidityLimit
+		return ErrLiquidityLimit
 	case err != nil:
-		return q, fmt.Errorf("core: buy cost: %w", err)
+		return fmt.Errorf("core: buy cost: %w", err)
 	case r.HasLimit && q.Amount > r.Limit:
-		return q, ErrSlippage
+		return ErrSlippage
 	case balance < q.Amount:
-		return q, ErrInsufficientBalance
+		return ErrInsufficientBalance
 	}
-	return q, nil
+	return nil
 }
 
 // applyTrade computes the after-values of a quoted trade: the book, the
 // position (a sell takes the cost basis down pro rata) and the returned
 // balance. Volume is a statistic: it saturates rather than refuse a trade.
-func applyTrade(r *TradeRequest, q pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
+func applyTrade(r *TradeRequest, q *pricing.Quote, book *Book, pos *Position, balance money.Amount, s *sums) money.Amount {
 	side := int(r.Side)
 	cost, vig := q.Amount, q.Vig
 	if r.Sell {

@@ -9,8 +9,10 @@
 // connections or, with -rate, an open loop whose latency runs from each
 // request's due time. With -compare, the same load runs in alternating
 // rounds against marketd, a built-in no-op fasthttp handler and one that
-// only waits for a group-committed fsync in the same data directory, and
-// the throughput ratios are printed. Afterwards the invariants are checked
+// only waits for a group-committed fsync in the same data directory (both
+// served by a child process of this binary, -serve-baselines, unless
+// -baselines in-process), and the throughput ratios are printed. Each run
+// reports the CPU time per request of this process and of the server's. Afterwards the invariants are checked
 // through the API. The report goes to stdout, as JSON to -json, and as
 // PNG and SVG charts to -plot.
 //
@@ -31,6 +33,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(2)
+	}
+	if cfg.serveBaselines != "" {
+		if err := serveBaselinesChild(cfg.serveBaselines, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "marketd-load: baselines:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

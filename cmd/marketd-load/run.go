@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,7 +15,6 @@ import (
 	"strconv"
 	"time"
 
-	"marketd/bench/baseline"
 	"marketd/bench/chart"
 	"marketd/bench/client"
 	"marketd/bench/load"
@@ -67,6 +65,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		adminPassword = os.Getenv("MARKETD_ADMIN_PASSWORD")
 	}
 	server, metricsAddr := addr, addr
+	serverPid := 0
 	if cfg.spawn != "" {
 		p, dir, pw, cleanup, err := spawnServer(ctx, cfg, out)
 		if err != nil {
@@ -75,7 +74,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		defer func() { err = errors.Join(err, cleanup()) }()
 		addr, dataDir, adminPassword = p.Addr(), dir, pw
 		server = fmt.Sprintf("%s (spawned, pid %d, data %s)", cfg.spawn, p.Pid(), dir)
-		metricsAddr = addr
+		metricsAddr, serverPid = addr, p.Pid()
 		if a := p.MetricsAddr(); a != "" {
 			metricsAddr = a
 		}
@@ -101,14 +100,20 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	var tr *tracer
 	if cfg.tracePrefix != "" {
-		tr = newTracer(cfg.tracePrefix, metricsAddr, cfg.duration, out)
+		tr = newTracer(cfg.tracePrefix, metricsAddr, cfg.duration, cfg.baselines == baselinesInProcess, out)
 		o.Measured = tr.measured
+	}
+	var prof *profiler
+	if cfg.profilePrefix != "" {
+		prof = newProfiler(cfg.profilePrefix, out)
+		o.Measured = both(o.Measured, prof.measured)
 	}
 	var watch *load.SnapshotWatch
 	if cfg.snapshotEvery > 0 {
 		watch = load.WatchSnapshots(metricsAddr, snapshotScrapeEvery)
 	}
 	marketd := load.NewTarget("marketd", c, fx)
+	marketd.ServerPid = serverPid
 	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
 	if watch != nil {
 		windows, werr := watch.Stop()
@@ -120,6 +125,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	if tr != nil {
 		err = errors.Join(err, tr.err())
+	}
+	if prof != nil {
+		err = errors.Join(err, prof.err())
 	}
 	if err != nil {
 		return err
@@ -312,37 +320,26 @@ func spawnArgs(adminPassword string) []string {
 }
 
 // baselineTargets serves the no-op and the fsync-only handlers (its file
-// in dataDir) on loopback ports, as targets of the fixture's load.
+// in dataDir) on loopback ports, in a process of their own unless
+// -baselines in-process, as targets of the fixture's load.
 func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Target, func() error, error) {
-	var servers []*baseline.Server
-	closeAll := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-		defer cancel()
-		var errs []error
-		for _, s := range servers {
-			errs = append(errs, s.Close(ctx))
-		}
-		return errors.Join(errs...)
+	var bs *baselineServer
+	var err error
+	if cfg.baselines == baselinesInProcess {
+		bs, err = serveBaselinesHere(dataDir)
+	} else {
+		bs, err = startBaselineProcess(dataDir)
 	}
-	ln1, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, fmt.Errorf("listen: %w", err)
+		return nil, nil, err
 	}
-	servers = append(servers, baseline.ServeNoop(ln1))
-	ln2, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
-	}
-	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir)
-	if err != nil {
-		return nil, nil, errors.Join(err, ln2.Close(), closeAll())
-	}
-	servers = append(servers, fsyncOnly)
 	var targets []*load.Target
-	for _, s := range servers {
-		targets = append(targets, load.NewTarget(s.Name(), client.New(s.Addr(), cfg.conns, cfg.timeout), fx))
+	for _, name := range baselineNames {
+		t := load.NewTarget(name, client.New(bs.addrs[name], cfg.conns, cfg.timeout), fx)
+		t.ServerPid, t.ServerInProcess = bs.pid, bs.pid == 0
+		targets = append(targets, t)
 	}
-	return targets, closeAll, nil
+	return targets, bs.close, nil
 }
 
 func writeJSON(path string, v any) error {

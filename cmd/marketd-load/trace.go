@@ -18,24 +18,28 @@ import (
 // /debug/pprof/trace of its side listener, and marketd-load's own, since a
 // stall of the load generator shows as a slow request too. With -compare
 // it also traces marketd-load during the fsync-only handler's first
-// measured run: the handler runs in this process, so that trace holds its
-// commit cycle beside marketd's (docs/PERFORMANCE.md, "The closed loop's
-// round trip").
+// measured run: with -baselines in-process the handler runs in this
+// process, so that trace holds its commit cycle beside marketd's
+// (docs/PERFORMANCE.md, "The closed loop's round trip"); otherwise it holds
+// the load generator's side of that run.
 type tracer struct {
 	prefix      string
 	metricsAddr string
 	seconds     int
 	out         io.Writer
+	// handlerHere is true when the baseline handlers run in this process.
+	handlerHere bool
 
 	once, fsyncOnce sync.Once
 	mu              sync.Mutex
 	errs            []error // guarded by mu
 }
 
-func newTracer(prefix, metricsAddr string, run time.Duration, out io.Writer) *tracer {
+func newTracer(prefix, metricsAddr string, run time.Duration, handlerHere bool, out io.Writer) *tracer {
 	// The server's trace must outlast the run: one second more than it,
 	// the slowest answers of its last second included.
-	return &tracer{prefix: prefix, metricsAddr: metricsAddr, seconds: int(math.Ceil(run.Seconds())) + 1, out: out}
+	return &tracer{prefix: prefix, metricsAddr: metricsAddr, seconds: int(math.Ceil(run.Seconds())) + 1,
+		handlerHere: handlerHere, out: out}
 }
 
 // measured is load.Options.Measured: it starts both traces as marketd's
@@ -53,8 +57,12 @@ func (tr *tracer) measured(target string) func() {
 			stop := tr.startLocal(path)
 			done = func() {
 				stop()
-				fmt.Fprintf(tr.out, "marketd-load: trace of the fsync-only handler's first measured run (in marketd-load) began %s UTC: %s\n",
-					began.UTC().Format("15:04:05.000000"), path)
+				where := "the handler in its own process, not traced"
+				if tr.handlerHere {
+					where = "the handler in marketd-load"
+				}
+				fmt.Fprintf(tr.out, "marketd-load: trace of marketd-load in the fsync-only handler's first measured run (%s) began %s UTC: %s\n",
+					where, began.UTC().Format("15:04:05.000000"), path)
 			}
 		})
 	}

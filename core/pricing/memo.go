@@ -18,56 +18,72 @@ type Memo struct {
 	next int // the entry to replace on a miss
 }
 
+// memoEntry is a curve and its state. The zero entry is empty: its alpha,
+// 0, is no market's (MinAlpha), so no lookup matches it.
 type memoEntry struct {
 	alpha float64
 	q     [2]money.Amount
 	c     curve
-	ok    bool
 }
 
-// curve sets c to the curve at (alpha, q), from the memo when it holds it.
-// A hit keeps its entry and makes the other the next to go, so that a
-// quote refused at the state before (a slippage limit, a balance) still
-// finds it.
-func (m *Memo) curve(alpha float64, q [2]money.Amount, c *curve) {
+// curve returns the curve at (alpha, q): the memo's entry, evaluated into
+// it on a miss. A hit keeps its entry and makes the other the next to go,
+// so that a quote refused at the state before (a slippage limit, a
+// balance) still finds it. The entry is read in place rather than copied
+// out (72 bytes, twice a quote): a quote's two calls never replace each
+// other's entry, since a miss replaces the one the call before did not
+// return, and the pointer is used only until the quote returns.
+func (m *Memo) curve(alpha float64, q [2]money.Amount) *curve {
 	for i := range m.ents {
-		if e := &m.ents[i]; e.ok && e.alpha == alpha && e.q == q {
-			*c = e.c
+		if e := &m.ents[i]; e.q == q && e.alpha == alpha {
 			m.next = 1 - i
-			return
+			return &e.c
 		}
 	}
-	c.eval(alpha, q)
-	m.ents[m.next] = memoEntry{alpha: alpha, q: q, c: *c, ok: true}
+	e := &m.ents[m.next]
+	e.alpha, e.q = alpha, q
+	e.c.eval(alpha, q)
 	m.next = 1 - m.next
+	return &e.c
 }
 
-// QuoteBuy is QuoteBuy through the memo.
-func (m *Memo) QuoteBuy(alpha float64, q [2]money.Amount, side int, shares money.Amount) (Quote, error) {
+// QuoteBuy is QuoteBuy through the memo, written into *qt rather than
+// returned: a 72-byte Quote returned by value was copied once per layer
+// of the trade's call (docs/PERFORMANCE.md, "The trade's own
+// instructions"). On an error *qt is left as it was.
+func (m *Memo) QuoteBuy(qt *Quote, alpha float64, q [2]money.Amount, side int, shares money.Amount) error {
 	if m == nil {
-		return QuoteBuy(alpha, q, side, shares)
+		v, err := QuoteBuy(alpha, q, side, shares)
+		if err == nil {
+			*qt = v
+		}
+		return err
 	}
 	after, err := afterBuy(alpha, q, side, shares)
 	if err != nil {
-		return Quote{}, err
+		return err
 	}
-	var c0, c1 curve
-	m.curve(alpha, q, &c0)
-	m.curve(alpha, after, &c1)
-	return quote(alpha, &c0, &c1, buyCost(&c0, &c1), after), nil
+	c0 := m.curve(alpha, q)
+	c1 := m.curve(alpha, after)
+	qt.fill(alpha, c0, c1, buyCost(c0, c1), after)
+	return nil
 }
 
-// QuoteSell is QuoteSell through the memo.
-func (m *Memo) QuoteSell(alpha float64, q [2]money.Amount, side int, shares money.Amount) (Quote, error) {
+// QuoteSell is QuoteSell through the memo, written into *qt as QuoteBuy's.
+func (m *Memo) QuoteSell(qt *Quote, alpha float64, q [2]money.Amount, side int, shares money.Amount) error {
 	if m == nil {
-		return QuoteSell(alpha, q, side, shares)
+		v, err := QuoteSell(alpha, q, side, shares)
+		if err == nil {
+			*qt = v
+		}
+		return err
 	}
 	after, err := afterSell(alpha, q, side, shares)
 	if err != nil {
-		return Quote{}, err
+		return err
 	}
-	var c0, c1 curve
-	m.curve(alpha, q, &c0)
-	m.curve(alpha, after, &c1)
-	return quote(alpha, &c0, &c1, sellProceeds(&c0, &c1), after), nil
+	c0 := m.curve(alpha, q)
+	c1 := m.curve(alpha, after)
+	qt.fill(alpha, c0, c1, sellProceeds(c0, c1), after)
+	return nil
 }

@@ -23,10 +23,10 @@ func TestMemoQuotesAsThePlainFunctions(t *testing.T) {
 			var got, want Quote
 			var gotErr, wantErr error
 			if sell {
-				got, gotErr = memo.QuoteSell(alpha, q, side, shares)
+				gotErr = memo.QuoteSell(&got, alpha, q, side, shares)
 				want, wantErr = QuoteSell(alpha, q, side, shares)
 			} else {
-				got, gotErr = memo.QuoteBuy(alpha, q, side, shares)
+				gotErr = memo.QuoteBuy(&got, alpha, q, side, shares)
 				want, wantErr = QuoteBuy(alpha, q, side, shares)
 			}
 			sameErr := (gotErr == nil) == (wantErr == nil) &&
@@ -46,7 +46,8 @@ func TestMemoQuotesAsThePlainFunctions(t *testing.T) {
 	}
 	var nilMemo *Memo
 	q := [2]money.Amount{1_000_000_000, 1_000_000_000}
-	if got, _ := nilMemo.QuoteBuy(0.05, q, 0, 1_000_000); got != mustQuoteBuy(t, 0.05, q, 0, 1_000_000) {
+	var got Quote
+	if err := nilMemo.QuoteBuy(&got, 0.05, q, 0, 1_000_000); err != nil || got != mustQuoteBuy(t, 0.05, q, 0, 1_000_000) {
 		t.Fatalf("a nil memo quotes %+v", got)
 	}
 }
@@ -54,7 +55,7 @@ func TestMemoQuotesAsThePlainFunctions(t *testing.T) {
 // holds reports whether the memo keeps the curve at (alpha, q).
 func (m *Memo) holds(alpha float64, q [2]money.Amount) bool {
 	for _, e := range m.ents {
-		if e.ok && e.alpha == alpha && e.q == q {
+		if e.alpha == alpha && e.q == q {
 			return true
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 // afterSplit returns q after a split of n sets, or ErrLiquidityLimit.
 func afterSplit(alpha float64, q [2]money.Amount, n money.Amount) ([2]money.Amount, error) {
-	if err := checkTrade(alpha, q, 0, n); err != nil {
-		return q, err
+	if !tradeInRange(alpha, q, 0, n) {
+		return q, tradeError(alpha, q, 0, n)
 	}
 	for side := range 2 {
 		// Compared as MaxQ - q so that a huge n cannot overflow.
@@ -28,8 +28,8 @@ func afterSplit(alpha float64, q [2]money.Amount, n money.Amount) ([2]money.Amou
 
 // afterMerge returns q after a merge of n sets; both sides must stay >= 1.
 func afterMerge(alpha float64, q [2]money.Amount, n money.Amount) ([2]money.Amount, error) {
-	if err := checkTrade(alpha, q, 0, n); err != nil {
-		return q, err
+	if !tradeInRange(alpha, q, 0, n) {
+		return q, tradeError(alpha, q, 0, n)
 	}
 	if n >= q[0] || n >= q[1] {
 		return q, fmt.Errorf("%w: merging %d sets from q = %v", ErrOutOfRange, n, q)

@@ -65,24 +65,31 @@ func roundDown(dm int64, dg, bound float64) money.Amount {
 	return money.Amount(dm + int64(x))
 }
 
-// checkTrade checks the state and the trade's side and share count.
-func checkTrade(alpha float64, q [2]money.Amount, side int, shares money.Amount) error {
+// tradeInRange reports whether the state and the trade's side and share
+// count are in range, in one branch that inlines into the quote; when
+// they are not, tradeError says which.
+func tradeInRange(alpha float64, q [2]money.Amount, side int, shares money.Amount) bool {
+	return inRange(alpha, q) && uint(side) <= 1 && shares >= 1
+}
+
+// tradeError is the error of a trade not tradeInRange: the state's, else
+// the side's, else the share count's.
+//
+//go:noinline
+func tradeError(alpha float64, q [2]money.Amount, side int, shares money.Amount) error {
 	if err := checkState(alpha, q); err != nil {
 		return err
 	}
 	if side != 0 && side != 1 {
 		return fmt.Errorf("%w: side %d", ErrOutOfRange, side)
 	}
-	if shares < 1 {
-		return fmt.Errorf("%w: shares %d", ErrOutOfRange, shares)
-	}
-	return nil
+	return fmt.Errorf("%w: shares %d", ErrOutOfRange, shares)
 }
 
 // afterBuy returns q after buying shares of side, or ErrLiquidityLimit.
 func afterBuy(alpha float64, q [2]money.Amount, side int, shares money.Amount) ([2]money.Amount, error) {
-	if err := checkTrade(alpha, q, side, shares); err != nil {
-		return q, err
+	if !tradeInRange(alpha, q, side, shares) {
+		return q, tradeError(alpha, q, side, shares)
 	}
 	// Compared as MaxQ - q so that a huge share count cannot overflow.
 	if shares > MaxQ-q[side] {
@@ -94,8 +101,8 @@ func afterBuy(alpha float64, q [2]money.Amount, side int, shares money.Amount) (
 
 // afterSell returns q after selling shares of side; q[side] must stay >= 1.
 func afterSell(alpha float64, q [2]money.Amount, side int, shares money.Amount) ([2]money.Amount, error) {
-	if err := checkTrade(alpha, q, side, shares); err != nil {
-		return q, err
+	if !tradeInRange(alpha, q, side, shares) {
+		return q, tradeError(alpha, q, side, shares)
 	}
 	if shares >= q[side] {
 		return q, fmt.Errorf("%w: selling %d shares from q[%d] = %d", ErrOutOfRange, shares, side, q[side])
@@ -185,13 +192,19 @@ type Quote struct {
 	QAfter [2]money.Amount
 }
 
-// quote fills in a Quote from the curves before and after a trade.
+// quote returns the Quote of a trade from the curves before and after it.
 func quote(alpha float64, before, after *curve, amount money.Amount, qAfter [2]money.Amount) Quote {
-	qt := Quote{Amount: amount, QAfter: qAfter}
+	var qt Quote
+	qt.fill(alpha, before, after, amount, qAfter)
+	return qt
+}
+
+// fill sets every field of qt from the curves before and after a trade.
+func (qt *Quote) fill(alpha float64, before, after *curve, amount money.Amount, qAfter [2]money.Amount) {
+	qt.Amount, qt.QAfter = amount, qAfter
 	qt.PricesBefore[0], qt.PricesBefore[1] = before.pricesYesNo(alpha)
 	qt.PricesAfter[0], qt.PricesAfter[1] = after.pricesYesNo(alpha)
 	qt.Vig = Vig(amount, qt.PricesBefore[0], qt.PricesBefore[1])
-	return qt
 }
 
 // QuoteBuy prices a buy of shares of side at q in one pass: BuyCost, its

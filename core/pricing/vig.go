@@ -42,9 +42,13 @@ func Vig(amount money.Amount, pYes, pNo float64) money.Amount {
 	}
 	// s = mant * 2^(exp-53) with a 53-bit integer mant; for s in (1, 4),
 	// exp is 1 or 2 and 1 = 2^(53-exp) in the same scale, so
-	// 1 - 1/s = (mant - 2^(53-exp)) / mant, a ratio of integers.
-	frac, exp := math.Frexp(s)
-	mant := int64(frac * (1 << 53))
+	// 1 - 1/s = (mant - 2^(53-exp)) / mant, a ratio of integers. mant and
+	// exp are read from s's bits, as math.Frexp would give them (s is
+	// normal): the 52 stored bits of the significand with the implicit
+	// one, and the biased exponent less 1022.
+	b := math.Float64bits(s)
+	mant := int64(b&(1<<52-1) | 1<<52)
+	exp := int(b>>52&0x7ff) - 1022
 	one := int64(1) << (53 - exp)
 	v, err := amount.MulDivFloor(money.Amount(mant-one), money.Amount(mant))
 	if err != nil {

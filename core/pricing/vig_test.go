@@ -85,3 +85,47 @@ func TestVigExact(t *testing.T) {
 	}
 	t.Logf("%d of 20000 under the exact vig", under)
 }
+
+// vigFrexp is Vig as it was written with math.Frexp, before Vig read the
+// significand and exponent from the sum's bits.
+func vigFrexp(amount money.Amount, pYes, pNo float64) money.Amount {
+	s := pYes + pNo
+	if amount <= 0 || s <= 1 {
+		return 0
+	}
+	if bv := s - pYes; (pYes-(s-bv))+(pNo-bv) < 0 {
+		if s = math.Nextafter(s, 0); s <= 1 {
+			return 0
+		}
+	}
+	frac, exp := math.Frexp(s)
+	mant := int64(frac * (1 << 53))
+	one := int64(1) << (53 - exp)
+	v, err := amount.MulDivFloor(money.Amount(mant-one), money.Amount(mant))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestVigAsFrexp: Vig gives what its form with math.Frexp gave, bit for
+// bit, on prices summing anywhere in (1, 4), at the steps 2 and the
+// float64s next to 1, 2 and 4.
+func TestVigAsFrexp(t *testing.T) {
+	r := newRand(t)
+	edges := []float64{1, math.Nextafter(1, 2), 2, math.Nextafter(2, 0), math.Nextafter(2, 4), math.Nextafter(4, 0)}
+	for i := 0; i < 100000; i++ {
+		var yes, no float64
+		if i < len(edges) {
+			yes, no = edges[i]/2, edges[i]/2
+		} else {
+			s := 1 + 3*r.Float64()
+			yes = s * r.Float64()
+			no = s - yes
+		}
+		amount := logUniform(r, 1, 3*MaxQ)
+		if got, want := Vig(amount, yes, no), vigFrexp(amount, yes, no); got != want {
+			t.Fatalf("Vig(%d, %v, %v) = %d, with Frexp %d", amount, yes, no, got, want)
+		}
+	}
+}

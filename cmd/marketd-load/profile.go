@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"sync"
+)
+
+// profiler writes a CPU profile of marketd-load itself (runtime/pprof,
+// read with `go tool pprof`) during the first measured run of each
+// target, to PREFIX-TARGET.prof: the load generator's own cost per
+// request, target by target, with the baselines in a process of their own
+// (docs/PERFORMANCE.md, "The load generator's share of the closed loop").
+type profiler struct {
+	prefix string
+	out    io.Writer
+
+	mu   sync.Mutex
+	done map[string]bool // targets profiled, guarded by mu
+	errs []error         // guarded by mu
+}
+
+func newProfiler(prefix string, out io.Writer) *profiler {
+	return &profiler{prefix: prefix, out: out, done: make(map[string]bool)}
+}
+
+// measured is load.Options.Measured.
+func (p *profiler) measured(target string) func() {
+	p.mu.Lock()
+	first := !p.done[target]
+	p.done[target] = true
+	p.mu.Unlock()
+	if !first {
+		return nil
+	}
+	path := p.prefix + "-" + target + ".prof"
+	f, err := os.Create(path)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			err = errors.Join(err, f.Close())
+		}
+	}
+	if err != nil {
+		p.fail(fmt.Errorf("profile marketd-load: %w", err))
+		return nil
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			p.fail(fmt.Errorf("profile marketd-load: %w", err))
+			return
+		}
+		fmt.Fprintf(p.out, "marketd-load: CPU profile of marketd-load in %s's first measured run: %s\n", target, path)
+	}
+}
+
+func (p *profiler) fail(err error) {
+	p.mu.Lock()
+	p.errs = append(p.errs, err)
+	p.mu.Unlock()
+}
+
+// err returns what failed, if anything.
+func (p *profiler) err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return errors.Join(p.errs...)
+}
+
+// both returns a load.Options.Measured that calls a and b (either may be
+// nil) and, after the run, both of their results in the reverse order.
+func both(a, b func(string) func()) func(string) func() {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(target string) func() {
+		da, db := a(target), b(target)
+		return func() {
+			if db != nil {
+				db()
+			}
+			if da != nil {
+				da()
+			}
+		}
+	}
+}
