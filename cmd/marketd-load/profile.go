@@ -20,7 +20,7 @@ type profiler struct {
 
 	mu   sync.Mutex
 	done map[string]bool // targets profiled, guarded by mu
-	errs []error         // guarded by mu
+	failures
 }
 
 func newProfiler(prefix string, out io.Writer) *profiler {
@@ -57,17 +57,24 @@ func (p *profiler) measured(target string) func() {
 	}
 }
 
-func (p *profiler) fail(err error) {
-	p.mu.Lock()
-	p.errs = append(p.errs, err)
-	p.mu.Unlock()
+// failures collects what failed in the tracer's or profiler's goroutines,
+// for the run to return once they are done.
+type failures struct {
+	mu   sync.Mutex
+	errs []error // guarded by mu
+}
+
+func (f *failures) fail(err error) {
+	f.mu.Lock()
+	f.errs = append(f.errs, err)
+	f.mu.Unlock()
 }
 
 // err returns what failed, if anything.
-func (p *profiler) err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return errors.Join(p.errs...)
+func (f *failures) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
 }
 
 // both returns a load.Options.Measured that calls a and b (either may be

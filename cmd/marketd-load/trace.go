@@ -31,8 +31,7 @@ type tracer struct {
 	handlerHere bool
 
 	once, fsyncOnce sync.Once
-	mu              sync.Mutex
-	errs            []error // guarded by mu
+	failures
 }
 
 func newTracer(prefix, metricsAddr string, run time.Duration, handlerHere bool, out io.Writer) *tracer {
@@ -105,19 +104,6 @@ func (tr *tracer) start() func() {
 		fmt.Fprintf(tr.out, "marketd-load: traces of marketd's first measured run began %s UTC: %s (the server, %d s), %s (marketd-load); open with go tool trace\n",
 			began.UTC().Format("15:04:05.000000"), serverPath, tr.seconds, clientPath)
 	}
-}
-
-func (tr *tracer) fail(err error) {
-	tr.mu.Lock()
-	tr.errs = append(tr.errs, err)
-	tr.mu.Unlock()
-}
-
-// err returns what failed, if anything.
-func (tr *tracer) err() error {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return errors.Join(tr.errs...)
 }
 
 // fetchTrace writes the server's execution trace of the next seconds to
