@@ -37,22 +37,12 @@ func (p *profiler) measured(target string) func() {
 		return nil
 	}
 	path := p.prefix + "-" + target + ".prof"
-	f, err := os.Create(path)
-	if err == nil {
-		if err = pprof.StartCPUProfile(f); err != nil {
-			err = errors.Join(err, f.Close())
-		}
-	}
-	if err != nil {
-		p.fail(fmt.Errorf("profile marketd-load: %w", err))
+	stop, ok := p.record(path, "profile marketd-load", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if !ok {
 		return nil
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			p.fail(fmt.Errorf("profile marketd-load: %w", err))
-			return
-		}
+		stop()
 		fmt.Fprintf(p.out, "marketd-load: CPU profile of marketd-load in %s's first measured run: %s\n", target, path)
 	}
 }
@@ -75,6 +65,29 @@ func (f *failures) err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return errors.Join(f.errs...)
+}
+
+// record creates path and starts writing this process's trace or profile
+// into it (start, which stop ends), and returns the function that stops
+// it and closes the file, and whether it started; what fails is kept, as
+// what.
+func (f *failures) record(path, what string, start func(io.Writer) error, stop func()) (func(), bool) {
+	file, err := os.Create(path)
+	if err == nil {
+		if err = start(file); err != nil {
+			err = errors.Join(err, file.Close())
+		}
+	}
+	if err != nil {
+		f.fail(fmt.Errorf("%s: %w", what, err))
+		return func() {}, false
+	}
+	return func() {
+		stop()
+		if err := file.Close(); err != nil {
+			f.fail(fmt.Errorf("%s: %w", what, err))
+		}
+	}, true
 }
 
 // both returns a load.Options.Measured that calls a and b (either may be

@@ -71,22 +71,8 @@ func (tr *tracer) measured(target string) func() {
 // startLocal starts tracing this process into path and returns the
 // function that stops it.
 func (tr *tracer) startLocal(path string) (stop func()) {
-	cf, err := os.Create(path)
-	if err == nil {
-		if err = trace.Start(cf); err != nil {
-			err = errors.Join(err, cf.Close())
-		}
-	}
-	if err != nil {
-		tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-		return func() {}
-	}
-	return func() {
-		trace.Stop()
-		if err := cf.Close(); err != nil {
-			tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-		}
-	}
+	stop, _ = tr.record(path, "trace marketd-load", trace.Start, trace.Stop) // a failure is kept
+	return stop
 }
 
 // start starts both traces and returns the function that waits for them.
