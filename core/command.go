@@ -27,34 +27,44 @@ const (
 // request part, the actor the result part before it hands the record to the
 // journal; the journal's send on done orders the actor's writes before the
 // caller's reads.
+//
+// The fields are in the order of a trade's use: with 1,024 callers in
+// flight every line a trade's command touches is cold when its caller
+// wakes (all the callers' commands and the rest of a trade's memory
+// pass through the cache meanwhile), so what a trade touches is kept in
+// five whole lines: op to applied, the result, then the request, bytes
+// [56, 376) of the command, which start on a line because the runtime puts
+// an 8-byte header before an object of this size (docs/PERFORMANCE.md,
+// "A trade's working set over 1,024 accounts";
+// TestCommandTradePartsInFiveLines). The settlement's and the oracle's
+// requests fill the 56 bytes before them; the other ops' parts follow.
 type command struct {
-	op   opKind
-	acct *account
-	// idem is the idempotent request an oracle command answers, nil
-	// when none (IdemCall).
-	idem *IdemCall
-
-	trade  TradeRequest
-	split  SplitRequest
 	settle SettleRequest
 	oracle oracleRequest
 
-	tradeRes    TradeResult
-	splitRes    SplitResult
-	settleRes   SettleResult
-	proposalRes Proposal
-
+	op opKind
 	// acted is set by the actor when the command was due and it built a
 	// record for it (a close, a deadline applied): CloseDue and OracleDue
 	// count these, not the markets they found due, which another call may
 	// have acted on first.
 	acted bool
-
+	acct  *account
+	// idem is the idempotent request an oracle command answers, nil
+	// when none (IdemCall).
+	idem *IdemCall
 	done chan error // room for one value; reused with the command
 	// applied, when not nil, receives a value once the market's goroutine
 	// has handled the command (applied it or refused it), before it is
 	// durable: a batch sends its next trade then (TradeBatch).
 	applied chan struct{}
+
+	tradeRes TradeResult
+	trade    TradeRequest
+
+	split       SplitRequest
+	splitRes    SplitResult
+	settleRes   SettleResult
+	proposalRes Proposal
 }
 
 // reset clears what the command's op used, keeping done, so that a pooled
@@ -62,7 +72,7 @@ type command struct {
 // zero but for done. A trade's or a batch trade's command is cleared part
 // by part: the caller and the market's goroutine write only op, acct, the
 // request, the result and applied (batch.go), and zeroing the whole
-// 832-byte command wrote 13 cache lines to clear those 4 or 5, 96
+// command (then 832 bytes) wrote 13 cache lines to clear those 4 or 5, 96
 // instructions and 11 simulated first-level write misses a trade
 // (docs/PERFORMANCE.md, "The trade's record on the market's goroutine").
 // Every other op clears the whole command.

@@ -156,7 +156,7 @@ func NewEngine(st *State, j Journal, cfg Config) *Engine {
 		cfg.Custody = NewRecordingCustody()
 	}
 	e := &Engine{st: st, j: j, cfg: cfg, ids: newIDSource(), stopping: make(chan struct{})}
-	e.cmdPool.New = func() any { return &command{done: make(chan error, 1)} }
+	e.cmdPool.New = func() any { return newCommand() }
 	st.publishDirty()
 	e.rebuildHolders()
 	st.idemLimits = cfg.Idempotency
@@ -435,6 +435,9 @@ func (e *Engine) refuseOn(ctx context.Context, m *market, a *account, err error)
 	}
 	return e.refuse(ctx, lsn, err)
 }
+
+// newCommand makes a command for the pool, with its done channel.
+func newCommand() *command { return &command{done: make(chan error, 1)} }
 
 func (e *Engine) getCommand(op opKind) *command {
 	c := e.cmdPool.Get().(*command)

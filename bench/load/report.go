@@ -54,6 +54,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "; median %.3f\n", rt.Median)
 	}
+	writeCPU(&b, c.Runs)
 	for _, r := range c.Runs {
 		writeSnapshots(&b, r)
 	}
@@ -115,5 +116,29 @@ func writeSlowest(b *strings.Builder, r *Result) {
 	fmt.Fprintf(b, "slowest requests of %s (ms from the run's start, UTC time, latency ms, op, status):\n", runName(r))
 	for _, s := range r.Slowest {
 		fmt.Fprintf(b, "  %10.3f  %s  %8.3f  %-9s %s\n", s.AtMs, s.At.Format("15:04:05.000000"), s.LatencyMs, s.Op, s.Status)
+	}
+}
+
+// writeCPU writes each run's CPU time per request: the load generator's
+// process and the server's.
+func writeCPU(b *strings.Builder, runs []*Result) {
+	header := false
+	for _, r := range runs {
+		if r.CPU == nil {
+			continue
+		}
+		if !header {
+			b.WriteString("CPU per request (us, user+system):\n")
+			header = true
+		}
+		switch {
+		case r.CPU.ServerInProcess:
+			fmt.Fprintf(b, "  %-22s load generator with the handler in it %.2f\n", runName(r)+":", r.CPU.LoadUs)
+		case r.CPU.ServerUs != nil:
+			fmt.Fprintf(b, "  %-22s load generator %.2f, server %.2f, both %.2f\n", runName(r)+":", r.CPU.LoadUs, *r.CPU.ServerUs,
+				r.CPU.LoadUs+*r.CPU.ServerUs)
+		default:
+			fmt.Fprintf(b, "  %-22s load generator %.2f (server not measured)\n", runName(r)+":", r.CPU.LoadUs)
+		}
 	}
 }

@@ -43,37 +43,64 @@ func plan(r *rand.Rand, mix Mix, skew Skew, b *botState) planned {
 	return p
 }
 
-// fill writes p's request for bot b into req; body is a reused buffer.
-func fill(req *fasthttp.Request, addr string, markets []string, b *botState, p planned, body []byte) []byte {
+// requests holds every request line and body a run sends, built once
+// before it and shared, read only, by its workers: the URI of each op and
+// the body of each write op on each market and side. A request is then
+// filled by pointing at them, so that the load generator's own cost per
+// request is the HTTP client's and little else, whichever the target.
+type requests struct {
+	uris [numOps]string
+	// bodies[m][op][side] is the body of op (a write) on market m; a split
+	// or a merge names no side and uses side 0.
+	bodies [][OpActive][2][]byte
+}
+
+// opPaths are the paths of the ops.
+var opPaths = [numOps]string{
+	OpBuy: "/api/markets/trade", OpSell: "/api/markets/trade",
+	OpSplit: "/api/markets/split-merge", OpMerge: "/api/markets/split-merge",
+	OpActive: "/api/markets/active", OpMe: "/api/agents/me", OpPoints: "/api/points", OpPortfolio: "/api/portfolio",
+}
+
+// newRequests builds the requests of a run against the server at addr,
+// on markets.
+func newRequests(addr string, markets []string) *requests {
+	rs := &requests{bodies: make([][OpActive][2][]byte, len(markets))}
+	for op := range numOps {
+		rs.uris[op] = "http://" + addr + opPaths[op]
+	}
+	for m, id := range markets {
+		for side, name := range sideNames {
+			for _, op := range []Op{OpBuy, OpSell} {
+				rs.bodies[m][op][side] = fmt.Appendf(nil, `{"market_id":%q,"side":%q,"shares":1,"type":%q}`, id, name, op)
+			}
+		}
+		for _, op := range []Op{OpSplit, OpMerge} {
+			rs.bodies[m][op][0] = fmt.Appendf(nil, `{"market_id":%q,"amount":1,"type":%q}`, id, op)
+		}
+	}
+	return rs
+}
+
+// fill writes p's request for bot b into req.
+func (rs *requests) fill(req *fasthttp.Request, b *botState, p planned) {
 	req.Reset()
 	req.Header.Set(fasthttp.HeaderAuthorization, b.authorization)
-	body = body[:0]
-	method, path := fasthttp.MethodPost, ""
+	req.SetRequestURI(rs.uris[p.op])
 	switch p.op {
 	case OpBuy, OpSell:
-		path = "/api/markets/trade"
-		body = fmt.Appendf(body, `{"market_id":%q,"side":%q,"shares":1,"type":%q}`, markets[p.market], sideNames[p.side], p.op)
+		req.Header.SetMethod(fasthttp.MethodPost)
+		req.Header.SetContentType("application/json")
+		req.SetBodyRaw(rs.bodies[p.market][p.op][p.side])
 	case OpSplit, OpMerge:
-		path = "/api/markets/split-merge"
-		body = fmt.Appendf(body, `{"market_id":%q,"amount":1,"type":%q}`, markets[p.market], p.op)
-	case OpActive:
-		method, path = fasthttp.MethodGet, "/api/markets/active"
-	case OpMe:
-		method, path = fasthttp.MethodGet, "/api/agents/me"
-	case OpPoints:
-		method, path = fasthttp.MethodGet, "/api/points"
-	case OpPortfolio:
-		method, path = fasthttp.MethodGet, "/api/portfolio"
+		req.Header.SetMethod(fasthttp.MethodPost)
+		req.Header.SetContentType("application/json")
+		req.SetBodyRaw(rs.bodies[p.market][p.op][0])
+	case OpActive, OpMe, OpPoints, OpPortfolio:
+		req.Header.SetMethod(fasthttp.MethodGet)
 	default:
 		panic(fmt.Sprintf("BUG: op %d", p.op))
 	}
-	req.Header.SetMethod(method)
-	req.SetRequestURI("http://" + addr + path)
-	if method == fasthttp.MethodPost {
-		req.Header.SetContentType("application/json")
-		req.SetBodyRaw(body)
-	}
-	return body
 }
 
 // apply changes b's holdings as p's successful answer says.

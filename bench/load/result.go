@@ -100,6 +100,9 @@ type Result struct {
 	Snapshots        []SnapshotSpan `json:"snapshots,omitempty"`
 	DuringSnapshots  *Latency       `json:"during_snapshots_ms,omitempty"`
 	OutsideSnapshots *Latency       `json:"outside_snapshots_ms,omitempty"`
+	// CPU is the CPU time the run cost per request, nil for a run that
+	// sent none.
+	CPU *CPUUse `json:"cpu,omitempty"`
 
 	start       time.Time
 	hist        *hdrhistogram.Histogram

@@ -75,6 +75,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 		}
 	}
 	col := newCollector(o.Conns)
+	cpuBefore := sampleCPU(t.ServerPid)
 	start := time.Now().Add(10 * time.Millisecond) // the workers are started by then
 	end := start.Add(o.Duration)
 	var stop atomic.Bool
@@ -87,6 +88,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 		}
 	}()
 	recs := make([]*recorder, o.Conns)
+	reqs := newRequests(t.Client.Addr(), t.Markets)
 	var wg sync.WaitGroup
 	for w := range o.Conns {
 		recs[w] = newRecorder(start, col.in, col.free)
@@ -94,7 +96,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 		for i := w; i < len(t.bots); i += o.Conns {
 			bots = append(bots, t.bots[i])
 		}
-		wk := &worker{id: w, addr: t.Client.Addr(), client: t, opts: o, bots: bots, rec: recs[w],
+		wk := &worker{id: w, reqs: reqs, client: t, opts: o, bots: bots, rec: recs[w],
 			rng: rand.New(rand.NewPCG(o.Seed, uint64(w))), stop: &stop}
 		wg.Go(func() { wk.run(start, end) })
 	}
@@ -104,6 +106,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpuAfter := sampleCPU(t.ServerPid)
 	close(watchDone)
 	if o.Progress != nil {
 		progressDone <- struct{}{}
@@ -113,13 +116,15 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load: run against %s: %w", t.Name, context.Cause(ctx))
 	}
-	return summarize(t.Name, o, start, elapsed, recs, seconds), nil
+	r := summarize(t.Name, o, start, elapsed, recs, seconds)
+	r.CPU = cpuUse(cpuBefore, cpuAfter, r.Requests, t.ServerInProcess)
+	return r, nil
 }
 
 // worker sends one connection's requests, for its own bots in turn.
 type worker struct {
 	id     int
-	addr   string
+	reqs   *requests
 	client *Target
 	opts   Options
 	bots   []*botState
@@ -132,30 +137,29 @@ func (w *worker) run(start, end time.Time) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	var body []byte
 	time.Sleep(time.Until(start))
 	if w.opts.Rate > 0 {
-		w.openLoop(start, end, req, resp, body)
+		w.openLoop(start, end, req, resp)
 	} else {
-		w.closedLoop(end, req, resp, body)
+		w.closedLoop(end, req, resp)
 	}
 	w.rec.flush()
 }
 
-func (w *worker) closedLoop(end time.Time, req *fasthttp.Request, resp *fasthttp.Response, body []byte) {
+func (w *worker) closedLoop(end time.Time, req *fasthttp.Request, resp *fasthttp.Response) {
 	for n := 0; !w.stop.Load(); n++ {
 		began := time.Now()
 		if !began.Before(end) {
 			return
 		}
-		body = w.send(n, req, resp, body, began)
+		w.send(n, req, resp, began)
 	}
 }
 
 // openLoop sends request k of this worker at start + (id + k*Conns)/Rate:
 // the workers' schedules interleave into one at Rate. Latency runs from
 // that due time.
-func (w *worker) openLoop(start, end time.Time, req *fasthttp.Request, resp *fasthttp.Response, body []byte) {
+func (w *worker) openLoop(start, end time.Time, req *fasthttp.Request, resp *fasthttp.Response) {
 	conns, rate := float64(w.opts.Conns), w.opts.Rate
 	slots := rate * w.opts.Duration.Seconds() // requests due in the run, all workers
 	mine := int64(math.Ceil((slots - float64(w.id)) / conns))
@@ -174,16 +178,16 @@ func (w *worker) openLoop(start, end time.Time, req *fasthttp.Request, resp *fas
 			w.rec.late++
 			w.rec.maxLag = max(w.rec.maxLag, lag)
 		}
-		body = w.send(int(k), req, resp, body, due)
+		w.send(int(k), req, resp, due)
 	}
 }
 
 // send sends the n-th request of this worker (for bot n modulo its bots)
 // and records its latency from from.
-func (w *worker) send(n int, req *fasthttp.Request, resp *fasthttp.Response, body []byte, from time.Time) []byte {
+func (w *worker) send(n int, req *fasthttp.Request, resp *fasthttp.Response, from time.Time) {
 	b := w.bots[n%len(w.bots)]
 	p := plan(w.rng, w.opts.Mix, w.opts.Skew, b)
-	body = fill(req, w.addr, w.client.Markets, b, p, body)
+	w.reqs.fill(req, b, p)
 	err := w.client.Client.Do(req, resp)
 	now := time.Now()
 	status := statusTransportError
@@ -196,7 +200,6 @@ func (w *worker) send(n int, req *fasthttp.Request, resp *fasthttp.Response, bod
 		w.client.unanswered.Add(1)
 	}
 	w.rec.record(from, now.Sub(from), status, p.op)
-	return body
 }
 
 // merged returns the workers' histograms merged into one.

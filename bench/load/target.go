@@ -13,7 +13,13 @@ type Target struct {
 	Client *client.Client
 	// Markets are the market IDs sent (those of the fixture).
 	Markets []string
-	bots    []*botState
+	// ServerPid is the server's process when it runs on this machine as
+	// a process of its own, 0 otherwise; ServerInProcess is true when the
+	// server is served by this process. Each run reports their CPU time
+	// per request (Result.CPU).
+	ServerPid       int
+	ServerInProcess bool
+	bots            []*botState
 	// unanswered counts the requests that got no answer, in every run
 	// (warmups included): the server may or may not have applied them.
 	unanswered atomic.Int64

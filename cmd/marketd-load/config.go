@@ -10,6 +10,7 @@ import (
 
 	"marketd/bench/load"
 	"marketd/bench/populate"
+	"marketd/internal/procs"
 )
 
 // config is marketd-load's configuration, from its flags.
@@ -40,6 +41,12 @@ type config struct {
 	accounts      int
 	snapshotEvery time.Duration
 	tracePrefix   string
+	baselines     string
+	profilePrefix string
+	// serveBaselines, when set, makes this process the baselines' child
+	// of another marketd-load (-serve-baselines DIR) and nothing else.
+	serveBaselines string
+	spareProcs     int
 }
 
 // maxTracedRun bounds -duration with -trace: the server's trace comes from
@@ -77,12 +84,22 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.progress, "progress", "auto", "live progress line: auto (only on a terminal), on or off")
 	fs.IntVar(&c.accounts, "accounts", 0, "with -spawn: fill its data directory (new or empty) with this many accounts and a snapshot of them before starting it, offline through core, the log and the snapshot code")
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", 0, "with -spawn: the server takes a snapshot this often (its -snapshot-every); with either, the seconds during which a snapshot was taken are marked (from the server's /metrics, scraped every 250 ms)")
-	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace; with -compare, marketd-load's during the fsync-only handler's first measured run to PREFIX-fsync-only.trace")
+	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace; with -compare, marketd-load's during the fsync-only handler's first measured run to PREFIX-fsync-only.trace (the handler in it with -baselines in-process)")
+	fs.StringVar(&c.baselines, "baselines", baselinesProcess, "with -compare: where the no-op and fsync-only handlers run: process (a child process of their own, as marketd runs in its own) or in-process (in marketd-load itself)")
+	fs.StringVar(&c.profilePrefix, "cpuprofile", "", "write a CPU profile of marketd-load itself during each target's first measured run to PREFIX-TARGET.prof")
+	fs.StringVar(&c.serveBaselines, "serve-baselines", "", "internal: serve the baseline handlers (the fsync-only file in this directory) for a parent marketd-load, naming their addresses on stdout, until stdin ends")
+	fs.IntVar(&c.spareProcs, "spare-procs", procs.DefaultSpare, "processors beyond one per CPU for marketd-load itself (its load and its no-op and fsync-only handlers) and, by GOMAXPROCS, for the spawned marketd, so that marketd and the handlers it is compared with run on the same count (marketd's -spare-procs; the GOMAXPROCS environment variable, when set, wins for both)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if c.serveBaselines != "" {
+		if fs.NFlag() != 1 {
+			return c, fmt.Errorf("-serve-baselines takes no other flag")
+		}
+		return c, nil
 	}
 	if c.bots == 0 {
 		c.bots = c.conns
@@ -107,6 +124,8 @@ func parseConfig(args []string) (config, error) {
 
 func (c *config) validate() error {
 	switch {
+	case c.spareProcs < 0 || c.spareProcs > procs.MaxSpare:
+		return fmt.Errorf("-spare-procs: %d is out of range 0-%d", c.spareProcs, procs.MaxSpare)
 	case (c.addr == "") == (c.spawn == ""):
 		return fmt.Errorf("give one of -addr and -spawn")
 	case c.conns < 1 || c.conns > 10_000:
@@ -123,6 +142,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-rounds: %d is out of range 1-100", c.rounds)
 	case c.compare && c.spawn == "" && c.dataDir == "":
 		return fmt.Errorf("-compare against -addr needs -data: a directory on the server's disk for the fsync-only handler's file")
+	case c.baselines != baselinesProcess && c.baselines != baselinesInProcess:
+		return fmt.Errorf("-baselines: %q is not %s or %s", c.baselines, baselinesProcess, baselinesInProcess)
 	case c.progress != "auto" && c.progress != "on" && c.progress != "off":
 		return fmt.Errorf("-progress: %q is not auto, on or off", c.progress)
 	case c.timeout <= 0:

@@ -9,8 +9,10 @@
 // connections or, with -rate, an open loop whose latency runs from each
 // request's due time. With -compare, the same load runs in alternating
 // rounds against marketd, a built-in no-op fasthttp handler and one that
-// only waits for a group-committed fsync in the same data directory, and
-// the throughput ratios are printed. Afterwards the invariants are checked
+// only waits for a group-committed fsync in the same data directory (both
+// served by a child process of this binary, -serve-baselines, unless
+// -baselines in-process), and the throughput ratios are printed. Each run
+// reports the CPU time per request of this process and of the server's. Afterwards the invariants are checked
 // through the API. The report goes to stdout, as JSON to -json, and as
 // PNG and SVG charts to -plot.
 //
@@ -23,7 +25,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
+
+	"marketd/internal/procs"
 )
 
 func main() {
@@ -32,10 +37,38 @@ func main() {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(2)
 	}
+	// First, so that the baselines' child below runs on the count its
+	// parent set (its GOMAXPROCS, which wins).
+	if err := setProcs(cfg.spareProcs); err != nil {
+		fmt.Fprintln(os.Stderr, "marketd-load:", err)
+		os.Exit(1)
+	}
+	if cfg.serveBaselines != "" {
+		if err := serveBaselinesChild(cfg.serveBaselines, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "marketd-load: baselines:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, cfg, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(1)
 	}
+}
+
+// setProcs sets the processors this process runs on (procs.Set), and
+// GOMAXPROCS in its environment to the same count, so that every child it
+// starts, the spawned marketd and the handlers it is compared with, runs on
+// as many: a comparison at different counts would be unfair.
+func setProcs(spare int) error {
+	n, err := procs.Set(spare, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.Setenv(procs.EnvVar, strconv.Itoa(n)); err != nil {
+		return fmt.Errorf("cannot set %s: %w", procs.EnvVar, err)
+	}
+	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,13 +15,13 @@ import (
 	"strconv"
 	"time"
 
-	"marketd/bench/baseline"
 	"marketd/bench/chart"
 	"marketd/bench/client"
 	"marketd/bench/load"
 	"marketd/bench/populate"
 	"marketd/bench/spawn"
 	"marketd/internal/fstype"
+	"marketd/internal/procs"
 )
 
 const (
@@ -55,6 +54,7 @@ type report struct {
 	Duration   string             `json:"duration"`
 	Warmup     string             `json:"warmup"`
 	CPUs       int                `json:"cpus"`
+	Procs      int                `json:"gomaxprocs"`
 	GoVersion  string             `json:"go_version"`
 	Comparison *load.Comparison   `json:"comparison"`
 	Checks     []load.CheckResult `json:"checks"`
@@ -62,28 +62,30 @@ type report struct {
 
 func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	started := time.Now().UTC()
+	nprocs := runtime.GOMAXPROCS(0) // main's setProcs chose it
 	addr, dataDir, adminPassword := cfg.addr, cfg.dataDir, cfg.adminPassword
 	if adminPassword == "" {
 		adminPassword = os.Getenv("MARKETD_ADMIN_PASSWORD")
 	}
 	server, metricsAddr := addr, addr
+	serverPid := 0
 	if cfg.spawn != "" {
-		p, dir, pw, cleanup, err := spawnServer(ctx, cfg, out)
+		p, dir, pw, cleanup, err := spawnServer(ctx, cfg, nprocs, out)
 		if err != nil {
 			return err
 		}
 		defer func() { err = errors.Join(err, cleanup()) }()
 		addr, dataDir, adminPassword = p.Addr(), dir, pw
 		server = fmt.Sprintf("%s (spawned, pid %d, data %s)", cfg.spawn, p.Pid(), dir)
-		metricsAddr = addr
+		metricsAddr, serverPid = addr, p.Pid()
 		if a := p.MetricsAddr(); a != "" {
 			metricsAddr = a
 		}
 	}
 	c := client.New(addr, cfg.conns, cfg.timeout)
 	defer c.Close()
-	fmt.Fprintf(out, "marketd-load: %s loop, %d connections, %d bots, %d markets, mix %s, skew %s, seed %d; server %s\n",
-		mode(cfg), cfg.conns, cfg.bots, cfg.markets, cfg.mix, cfg.skew, cfg.seed, server)
+	fmt.Fprintf(out, "marketd-load: %s loop, %d connections, %d bots, %d markets, mix %s, skew %s, seed %d; %d processors (GOMAXPROCS) on %d CPUs; server %s\n",
+		mode(cfg), cfg.conns, cfg.bots, cfg.markets, cfg.mix, cfg.skew, cfg.seed, nprocs, runtime.NumCPU(), server)
 	fx, err := load.Setup(ctx, c, load.SetupOptions{Bots: cfg.bots, Markets: cfg.markets, AdminPassword: adminPassword})
 	if err != nil {
 		return err
@@ -101,14 +103,20 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	var tr *tracer
 	if cfg.tracePrefix != "" {
-		tr = newTracer(cfg.tracePrefix, metricsAddr, cfg.duration, out)
+		tr = newTracer(cfg.tracePrefix, metricsAddr, cfg.duration, cfg.baselines == baselinesInProcess, out)
 		o.Measured = tr.measured
+	}
+	var prof *profiler
+	if cfg.profilePrefix != "" {
+		prof = newProfiler(cfg.profilePrefix, out)
+		o.Measured = both(o.Measured, prof.measured)
 	}
 	var watch *load.SnapshotWatch
 	if cfg.snapshotEvery > 0 {
 		watch = load.WatchSnapshots(metricsAddr, snapshotScrapeEvery)
 	}
 	marketd := load.NewTarget("marketd", c, fx)
+	marketd.ServerPid = serverPid
 	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
 	if watch != nil {
 		windows, werr := watch.Stop()
@@ -121,12 +129,15 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if tr != nil {
 		err = errors.Join(err, tr.err())
 	}
+	if prof != nil {
+		err = errors.Join(err, prof.err())
+	}
 	if err != nil {
 		return err
 	}
 	return report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
 		Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
-		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(),
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(), Procs: nprocs,
 		GoVersion: runtime.Version(), Comparison: cmp}.write(cfg, out, marketd)
 }
 
@@ -218,9 +229,11 @@ func showProgress(setting string) bool {
 // spawnServer starts marketd on a loopback port and a data directory (a
 // new temporary one unless -data; filled first with -accounts), with fsync
 // on, keys of the unlimited tier, no anonymous rate limit and a generated
-// admin password, and waits until it is ready. cleanup stops it and
-// removes a temporary directory.
-func spawnServer(ctx context.Context, cfg config, out io.Writer) (*spawn.Process, string, string, func() error, error) {
+// admin password, on nprocs processors (GOMAXPROCS: the count this process
+// and its baseline handlers run on, whatever the binary's own default), and
+// waits until it is ready. cleanup stops it and removes a temporary
+// directory.
+func spawnServer(ctx context.Context, cfg config, nprocs int, out io.Writer) (*spawn.Process, string, string, func() error, error) {
 	dir, temporary := cfg.dataDir, false
 	if dir == "" {
 		var err error
@@ -259,7 +272,8 @@ func spawnServer(ctx context.Context, cfg config, out io.Writer) (*spawn.Process
 	args = append(args, cfg.serverArgs...)
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath})
+	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath,
+		Env: []string{procs.EnvVar + "=" + strconv.Itoa(nprocs)}})
 	if err == nil {
 		_, err = p.WaitReady(sctx)
 		if err != nil {
@@ -312,37 +326,26 @@ func spawnArgs(adminPassword string) []string {
 }
 
 // baselineTargets serves the no-op and the fsync-only handlers (its file
-// in dataDir) on loopback ports, as targets of the fixture's load.
+// in dataDir) on loopback ports, in a process of their own unless
+// -baselines in-process, as targets of the fixture's load.
 func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Target, func() error, error) {
-	var servers []*baseline.Server
-	closeAll := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-		defer cancel()
-		var errs []error
-		for _, s := range servers {
-			errs = append(errs, s.Close(ctx))
-		}
-		return errors.Join(errs...)
+	var bs *baselineServer
+	var err error
+	if cfg.baselines == baselinesInProcess {
+		bs, err = serveBaselinesHere(dataDir)
+	} else {
+		bs, err = startBaselineProcess(dataDir)
 	}
-	ln1, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, fmt.Errorf("listen: %w", err)
+		return nil, nil, err
 	}
-	servers = append(servers, baseline.ServeNoop(ln1))
-	ln2, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
-	}
-	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir)
-	if err != nil {
-		return nil, nil, errors.Join(err, ln2.Close(), closeAll())
-	}
-	servers = append(servers, fsyncOnly)
 	var targets []*load.Target
-	for _, s := range servers {
-		targets = append(targets, load.NewTarget(s.Name(), client.New(s.Addr(), cfg.conns, cfg.timeout), fx))
+	for _, name := range baselineNames {
+		t := load.NewTarget(name, client.New(bs.addrs[name], cfg.conns, cfg.timeout), fx)
+		t.ServerPid, t.ServerInProcess = bs.pid, bs.pid == 0
+		targets = append(targets, t)
 	}
-	return targets, closeAll, nil
+	return targets, bs.close, nil
 }
 
 func writeJSON(path string, v any) error {

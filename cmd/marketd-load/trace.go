@@ -18,24 +18,27 @@ import (
 // /debug/pprof/trace of its side listener, and marketd-load's own, since a
 // stall of the load generator shows as a slow request too. With -compare
 // it also traces marketd-load during the fsync-only handler's first
-// measured run: the handler runs in this process, so that trace holds its
-// commit cycle beside marketd's (docs/PERFORMANCE.md, "The closed loop's
-// round trip").
+// measured run: with -baselines in-process the handler runs in this
+// process, so that trace holds its commit cycle beside marketd's
+// (docs/PERFORMANCE.md, "The closed loop's round trip"); otherwise it holds
+// the load generator's side of that run.
 type tracer struct {
 	prefix      string
 	metricsAddr string
 	seconds     int
 	out         io.Writer
+	// handlerHere is true when the baseline handlers run in this process.
+	handlerHere bool
 
 	once, fsyncOnce sync.Once
-	mu              sync.Mutex
-	errs            []error // guarded by mu
+	failures
 }
 
-func newTracer(prefix, metricsAddr string, run time.Duration, out io.Writer) *tracer {
+func newTracer(prefix, metricsAddr string, run time.Duration, handlerHere bool, out io.Writer) *tracer {
 	// The server's trace must outlast the run: one second more than it,
 	// the slowest answers of its last second included.
-	return &tracer{prefix: prefix, metricsAddr: metricsAddr, seconds: int(math.Ceil(run.Seconds())) + 1, out: out}
+	return &tracer{prefix: prefix, metricsAddr: metricsAddr, seconds: int(math.Ceil(run.Seconds())) + 1,
+		handlerHere: handlerHere, out: out}
 }
 
 // measured is load.Options.Measured: it starts both traces as marketd's
@@ -53,8 +56,12 @@ func (tr *tracer) measured(target string) func() {
 			stop := tr.startLocal(path)
 			done = func() {
 				stop()
-				fmt.Fprintf(tr.out, "marketd-load: trace of the fsync-only handler's first measured run (in marketd-load) began %s UTC: %s\n",
-					began.UTC().Format("15:04:05.000000"), path)
+				where := "the handler in its own process, not traced"
+				if tr.handlerHere {
+					where = "the handler in marketd-load"
+				}
+				fmt.Fprintf(tr.out, "marketd-load: trace of marketd-load in the fsync-only handler's first measured run (%s) began %s UTC: %s\n",
+					where, began.UTC().Format("15:04:05.000000"), path)
 			}
 		})
 	}
@@ -64,22 +71,8 @@ func (tr *tracer) measured(target string) func() {
 // startLocal starts tracing this process into path and returns the
 // function that stops it.
 func (tr *tracer) startLocal(path string) (stop func()) {
-	cf, err := os.Create(path)
-	if err == nil {
-		if err = trace.Start(cf); err != nil {
-			err = errors.Join(err, cf.Close())
-		}
-	}
-	if err != nil {
-		tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-		return func() {}
-	}
-	return func() {
-		trace.Stop()
-		if err := cf.Close(); err != nil {
-			tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-		}
-	}
+	stop, _ = tr.record(path, "trace marketd-load", trace.Start, trace.Stop) // a failure is kept
+	return stop
 }
 
 // start starts both traces and returns the function that waits for them.
@@ -97,19 +90,6 @@ func (tr *tracer) start() func() {
 		fmt.Fprintf(tr.out, "marketd-load: traces of marketd's first measured run began %s UTC: %s (the server, %d s), %s (marketd-load); open with go tool trace\n",
 			began.UTC().Format("15:04:05.000000"), serverPath, tr.seconds, clientPath)
 	}
-}
-
-func (tr *tracer) fail(err error) {
-	tr.mu.Lock()
-	tr.errs = append(tr.errs, err)
-	tr.mu.Unlock()
-}
-
-// err returns what failed, if anything.
-func (tr *tracer) err() error {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return errors.Join(tr.errs...)
 }
 
 // fetchTrace writes the server's execution trace of the next seconds to

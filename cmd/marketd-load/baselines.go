@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"marketd/bench/baseline"
+)
+
+const (
+	// baselinesInProcess and baselinesProcess are the values of
+	// -baselines.
+	baselinesInProcess = "in-process"
+	baselinesProcess   = "process"
+	// baselineLinePrefix starts the lines in which a baseline child names
+	// a handler and its address: "baseline NAME ADDR".
+	baselineLinePrefix = "baseline "
+	// baselineStartTimeout bounds the child's start, until it named both
+	// addresses.
+	baselineStartTimeout = 30 * time.Second
+)
+
+// baselineNames are the handlers a baseline child serves, in the order of
+// its lines.
+var baselineNames = []string{"noop", "fsync-only"}
+
+// baselineServer is where the baseline handlers are served: their
+// addresses, the process serving them (0: this one) and how to stop them.
+type baselineServer struct {
+	addrs map[string]string // by handler name
+	pid   int
+	close func() error
+}
+
+// serveBaselinesHere serves the no-op and the fsync-only handlers (its
+// file in dataDir) in this process, on loopback ports.
+func serveBaselinesHere(dataDir string) (*baselineServer, error) {
+	var servers []*baseline.Server
+	closeAll := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		defer cancel()
+		var errs []error
+		for _, s := range servers {
+			errs = append(errs, s.Close(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	ln1, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	servers = append(servers, baseline.ServeNoop(ln1))
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
+	}
+	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir)
+	if err != nil {
+		return nil, errors.Join(err, ln2.Close(), closeAll())
+	}
+	servers = append(servers, fsyncOnly)
+	bs := &baselineServer{addrs: make(map[string]string), close: closeAll}
+	for _, s := range servers {
+		bs.addrs[s.Name()] = s.Addr()
+	}
+	return bs, nil
+}
+
+// serveBaselinesChild is the child's side of startBaselineProcess: it
+// serves the handlers, names their addresses on out, and serves until in
+// reaches its end (the parent closed it, or exited).
+func serveBaselinesChild(dataDir string, in io.Reader, out io.Writer) error {
+	bs, err := serveBaselinesHere(dataDir)
+	if err != nil {
+		return err
+	}
+	for _, name := range baselineNames {
+		if _, err := fmt.Fprintf(out, "%s%s %s\n", baselineLinePrefix, name, bs.addrs[name]); err != nil {
+			return errors.Join(fmt.Errorf("name the baselines' addresses: %w", err), bs.close())
+		}
+	}
+	_, err = io.Copy(io.Discard, in)
+	return errors.Join(err, bs.close())
+}
+
+// startBaselineProcess serves the baseline handlers from a child process
+// of this binary (-serve-baselines), so that they run in a process of
+// their own, as marketd does: the load generator's process then holds only
+// the load generator whichever target it drives, and its CPU per request
+// and the server's are measured apart for each (load.CPUUse).
+func startBaselineProcess(dataDir string) (*baselineServer, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find marketd-load's binary for the baselines' process: %w", err)
+	}
+	cmd := exec.Command(self, "-serve-baselines", dataDir)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("baselines' process: stdin pipe: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("baselines' process: stdout pipe: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the baselines' process: %w", err)
+	}
+	stop := func() error {
+		err := stdin.Close()
+		if werr := cmd.Wait(); werr != nil {
+			err = errors.Join(err, fmt.Errorf("baselines' process: %w", werr))
+		}
+		return err
+	}
+	bs := &baselineServer{addrs: make(map[string]string), pid: cmd.Process.Pid, close: stop}
+	named := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for len(bs.addrs) < len(baselineNames) && sc.Scan() {
+			f := strings.Fields(strings.TrimPrefix(sc.Text(), baselineLinePrefix))
+			if !strings.HasPrefix(sc.Text(), baselineLinePrefix) || len(f) != 2 {
+				named <- fmt.Errorf("baselines' process: unexpected line %q", sc.Text())
+				return
+			}
+			bs.addrs[f[0]] = f[1]
+		}
+		if len(bs.addrs) < len(baselineNames) {
+			named <- fmt.Errorf("baselines' process: ended before naming its addresses: %v", sc.Err())
+			return
+		}
+		named <- nil
+		_, _ = io.Copy(io.Discard, stdout) // nothing more is written; drain until it exits
+	}()
+	select {
+	case err = <-named:
+	case <-time.After(baselineStartTimeout):
+		err = fmt.Errorf("baselines' process: no addresses after %v", baselineStartTimeout)
+	}
+	if err != nil {
+		_ = cmd.Process.Kill()
+		return nil, errors.Join(err, stop())
+	}
+	for _, name := range baselineNames {
+		if bs.addrs[name] == "" {
+			return nil, errors.Join(fmt.Errorf("baselines' process: no address for %s", name), stop())
+		}
+	}
+	return bs, nil
+}
