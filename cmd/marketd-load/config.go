@@ -10,6 +10,7 @@ import (
 
 	"marketd/bench/load"
 	"marketd/bench/populate"
+	"marketd/internal/procs"
 )
 
 // config is marketd-load's configuration, from its flags.
@@ -45,6 +46,7 @@ type config struct {
 	// serveBaselines, when set, makes this process the baselines' child
 	// of another marketd-load (-serve-baselines DIR) and nothing else.
 	serveBaselines string
+	spareProcs     int
 }
 
 // maxTracedRun bounds -duration with -trace: the server's trace comes from
@@ -86,6 +88,7 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.baselines, "baselines", baselinesProcess, "with -compare: where the no-op and fsync-only handlers run: process (a child process of their own, as marketd runs in its own) or in-process (in marketd-load itself)")
 	fs.StringVar(&c.profilePrefix, "cpuprofile", "", "write a CPU profile of marketd-load itself during each target's first measured run to PREFIX-TARGET.prof")
 	fs.StringVar(&c.serveBaselines, "serve-baselines", "", "internal: serve the baseline handlers (the fsync-only file in this directory) for a parent marketd-load, naming their addresses on stdout, until stdin ends")
+	fs.IntVar(&c.spareProcs, "spare-procs", procs.DefaultSpare, "processors beyond one per CPU for marketd-load itself (its load and its no-op and fsync-only handlers) and, by GOMAXPROCS, for the spawned marketd, so that marketd and the handlers it is compared with run on the same count (marketd's -spare-procs; the GOMAXPROCS environment variable, when set, wins for both)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -121,6 +124,8 @@ func parseConfig(args []string) (config, error) {
 
 func (c *config) validate() error {
 	switch {
+	case c.spareProcs < 0 || c.spareProcs > procs.MaxSpare:
+		return fmt.Errorf("-spare-procs: %d is out of range 0-%d", c.spareProcs, procs.MaxSpare)
 	case (c.addr == "") == (c.spawn == ""):
 		return fmt.Errorf("give one of -addr and -spawn")
 	case c.conns < 1 || c.conns > 10_000:

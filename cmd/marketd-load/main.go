@@ -25,7 +25,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
+
+	"marketd/internal/procs"
 )
 
 func main() {
@@ -33,6 +36,12 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(2)
+	}
+	// First, so that the baselines' child below runs on the count its
+	// parent set (its GOMAXPROCS, which wins).
+	if err := setProcs(cfg.spareProcs); err != nil {
+		fmt.Fprintln(os.Stderr, "marketd-load:", err)
+		os.Exit(1)
 	}
 	if cfg.serveBaselines != "" {
 		if err := serveBaselinesChild(cfg.serveBaselines, os.Stdin, os.Stdout); err != nil {
@@ -47,4 +56,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "marketd-load:", err)
 		os.Exit(1)
 	}
+}
+
+// setProcs sets the processors this process runs on (procs.Set), and
+// GOMAXPROCS in its environment to the same count, so that every child it
+// starts, the spawned marketd and the handlers it is compared with, runs on
+// as many: a comparison at different counts would be unfair.
+func setProcs(spare int) error {
+	n, err := procs.Set(spare, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.Setenv(procs.EnvVar, strconv.Itoa(n)); err != nil {
+		return fmt.Errorf("cannot set %s: %w", procs.EnvVar, err)
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"marketd/bench/populate"
 	"marketd/bench/spawn"
 	"marketd/internal/fstype"
+	"marketd/internal/procs"
 )
 
 const (
@@ -53,6 +54,7 @@ type report struct {
 	Duration   string             `json:"duration"`
 	Warmup     string             `json:"warmup"`
 	CPUs       int                `json:"cpus"`
+	Procs      int                `json:"gomaxprocs"`
 	GoVersion  string             `json:"go_version"`
 	Comparison *load.Comparison   `json:"comparison"`
 	Checks     []load.CheckResult `json:"checks"`
@@ -60,6 +62,7 @@ type report struct {
 
 func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	started := time.Now().UTC()
+	nprocs := runtime.GOMAXPROCS(0) // main's setProcs chose it
 	addr, dataDir, adminPassword := cfg.addr, cfg.dataDir, cfg.adminPassword
 	if adminPassword == "" {
 		adminPassword = os.Getenv("MARKETD_ADMIN_PASSWORD")
@@ -67,7 +70,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	server, metricsAddr := addr, addr
 	serverPid := 0
 	if cfg.spawn != "" {
-		p, dir, pw, cleanup, err := spawnServer(ctx, cfg, out)
+		p, dir, pw, cleanup, err := spawnServer(ctx, cfg, nprocs, out)
 		if err != nil {
 			return err
 		}
@@ -81,8 +84,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	c := client.New(addr, cfg.conns, cfg.timeout)
 	defer c.Close()
-	fmt.Fprintf(out, "marketd-load: %s loop, %d connections, %d bots, %d markets, mix %s, skew %s, seed %d; server %s\n",
-		mode(cfg), cfg.conns, cfg.bots, cfg.markets, cfg.mix, cfg.skew, cfg.seed, server)
+	fmt.Fprintf(out, "marketd-load: %s loop, %d connections, %d bots, %d markets, mix %s, skew %s, seed %d; %d processors (GOMAXPROCS) on %d CPUs; server %s\n",
+		mode(cfg), cfg.conns, cfg.bots, cfg.markets, cfg.mix, cfg.skew, cfg.seed, nprocs, runtime.NumCPU(), server)
 	fx, err := load.Setup(ctx, c, load.SetupOptions{Bots: cfg.bots, Markets: cfg.markets, AdminPassword: adminPassword})
 	if err != nil {
 		return err
@@ -134,7 +137,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	return report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
 		Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
-		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(),
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(), Procs: nprocs,
 		GoVersion: runtime.Version(), Comparison: cmp}.write(cfg, out, marketd)
 }
 
@@ -226,9 +229,11 @@ func showProgress(setting string) bool {
 // spawnServer starts marketd on a loopback port and a data directory (a
 // new temporary one unless -data; filled first with -accounts), with fsync
 // on, keys of the unlimited tier, no anonymous rate limit and a generated
-// admin password, and waits until it is ready. cleanup stops it and
-// removes a temporary directory.
-func spawnServer(ctx context.Context, cfg config, out io.Writer) (*spawn.Process, string, string, func() error, error) {
+// admin password, on nprocs processors (GOMAXPROCS: the count this process
+// and its baseline handlers run on, whatever the binary's own default), and
+// waits until it is ready. cleanup stops it and removes a temporary
+// directory.
+func spawnServer(ctx context.Context, cfg config, nprocs int, out io.Writer) (*spawn.Process, string, string, func() error, error) {
 	dir, temporary := cfg.dataDir, false
 	if dir == "" {
 		var err error
@@ -267,7 +272,8 @@ func spawnServer(ctx context.Context, cfg config, out io.Writer) (*spawn.Process
 	args = append(args, cfg.serverArgs...)
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath})
+	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath,
+		Env: []string{procs.EnvVar + "=" + strconv.Itoa(nprocs)}})
 	if err == nil {
 		_, err = p.WaitReady(sctx)
 		if err != nil {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,8 @@ func TestParseConfig(t *testing.T) {
 		{"too many accounts", []string{"-spawn", "m", "-accounts", "10000001"}, "-accounts"},
 		{"negative snapshot interval", []string{"-spawn", "m", "-snapshot-every", "-1s"}, "-snapshot-every"},
 		{"trace without spawn", []string{"-addr", "x:1", "-trace", "/tmp/x"}, "-trace"},
+		{"no spare processors", []string{"-spawn", "m", "-spare-procs", "0"}, ""},
+		{"negative spare processors", []string{"-spawn", "m", "-spare-procs", "-1"}, "-spare-procs"},
 		{"baselines in process", []string{"-spawn", "m", "-compare", "-baselines", "in-process"}, ""},
 		{"bad baselines", []string{"-spawn", "m", "-compare", "-baselines", "thread"}, "-baselines"},
 		{"serve baselines", []string{"-serve-baselines", "/tmp"}, ""},
@@ -66,7 +70,8 @@ func TestParseConfig(t *testing.T) {
 
 // TestCompareOnSpawnedServer runs a short -compare against a marketd of
 // this tree that the tool spawns, and checks the report: three targets,
-// the ratios, the invariants held, the JSON and the charts written.
+// the ratios, the invariants held, the JSON and the charts written, and
+// the server run on the processors the tool and its handlers run on.
 func TestCompareOnSpawnedServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns marketd; skipped with -short")
@@ -74,20 +79,35 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildMarketd(t, dir)
 	jsonPath, plotDir := filepath.Join(dir, "report.json"), filepath.Join(dir, "plots")
+	profPrefix, serverLog := filepath.Join(dir, "gen"), filepath.Join(dir, "server.log")
 	rep := runTool(t, []string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
-		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-progress", "off"}, jsonPath,
+		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-cpuprofile", profPrefix, "-progress", "off",
+		"-server-log", serverLog}, jsonPath,
 		"ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
 		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`)
 	if len(rep.Comparison.Runs) != 3 || len(rep.Comparison.Ratios) != 2 || len(rep.Checks) != 3 {
 		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
 	}
 	checkCPU(t, rep, false)
+	for _, target := range []string{"marketd", "noop", "fsync-only"} {
+		if st, err := os.Stat(profPrefix + "-" + target + ".prof"); err != nil || st.Size() == 0 {
+			t.Errorf("CPU profile of the load generator against %s: %v", target, err)
+		}
+	}
 	for _, name := range []string{"load-throughput", "load-latency-marketd", "load-latency-noop", "load-latency-fsync-only"} {
 		for _, ext := range []string{".png", ".svg"} {
 			if st, err := os.Stat(filepath.Join(plotDir, name+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("chart %s%s: %v", name, ext, err)
 			}
 		}
+	}
+	logText, err := os.ReadFile(serverLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("msg=processors gomaxprocs=%d ", rep.Procs); rep.Procs != runtime.GOMAXPROCS(0) || !strings.Contains(string(logText), want) {
+		t.Errorf("report's processors %d (this process: %d); the server's log has no %q:\n%s",
+			rep.Procs, runtime.GOMAXPROCS(0), want, logText)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"marketd/core"
 	"marketd/core/eip55"
 	"marketd/core/money"
+	"marketd/internal/procs"
 	"marketd/snapshot"
 	"marketd/transport"
 )
@@ -52,6 +53,7 @@ type config struct {
 	voteQuorumKP         int64
 	minVoters            int
 	gcHeadroomMiB        int
+	spareProcs           int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the
@@ -92,6 +94,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.passwordChecksPerMin, "password-checks-per-client", transport.DefaultPasswordChecksPerMinute, "password checks (login, register, password change) one client address may start a minute (negative: no limit)")
 	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", transport.DefaultMaxConnsPerClient, "open connections one client address (IPv6: /64) may hold (negative: no limit)")
 	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom-mib", DefaultGCHeadroomMiB, "MiB the heap may grow past what the last garbage collection left live before the next one, at least (the collector's GOGC target applies above it; 0: GOGC alone)")
+	fs.IntVar(&c.spareProcs, "spare-procs", procs.DefaultSpare, "processors the Go runtime runs goroutines on beyond one per CPU, so that one held by the log's fsync leaves every core in use (0: one per CPU; the GOMAXPROCS environment variable, when set, wins)")
 	fs.BoolVar(&c.resetAdminPassword, "reset-admin-password", false, "set the existing admin account's password to -admin-password and end its sessions (without it, -admin-password only creates the account)")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -162,6 +165,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-reset-admin-password: needs -admin-password, the password to set")
 	case c.gcHeadroomMiB < 0 || c.gcHeadroomMiB > maxGCHeadroomMiB:
 		return fmt.Errorf("-gc-headroom-mib: %d is out of range 0-%d", c.gcHeadroomMiB, maxGCHeadroomMiB)
+	case c.spareProcs < 0 || c.spareProcs > procs.MaxSpare:
+		return fmt.Errorf("-spare-procs: %d is out of range 0-%d", c.spareProcs, procs.MaxSpare)
 	case c.maxConnsPerClient == 0:
 		return fmt.Errorf("-max-conns-per-client: 0 would refuse every connection; use a negative value for no limit")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"marketd/internal/procs"
 	"marketd/snapshot"
 	"marketd/transport"
 )
@@ -38,6 +39,7 @@ func TestParseConfig(t *testing.T) {
 		voteQuorumKP:         10_000,
 		minVoters:            5,
 		gcHeadroomMiB:        DefaultGCHeadroomMiB,
+		spareProcs:           procs.DefaultSpare,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -64,7 +66,8 @@ func TestParseConfig(t *testing.T) {
 				"-password-checks-per-client", "-1", "-max-conns-per-client", "5000",
 				"-custody", "record",
 				"-deposit-address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", "-oracle-vote-stake", "3",
-				"-oracle-vote-quorum", "400", "-oracle-min-voters", "2", "-backup-dir", "/b", "-gc-headroom-mib", "64"},
+				"-oracle-vote-quorum", "400", "-oracle-min-voters", "2", "-backup-dir", "/b", "-gc-headroom-mib", "64",
+				"-spare-procs", "2"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, snapshotCPUShare: 0.5, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
@@ -73,7 +76,7 @@ func TestParseConfig(t *testing.T) {
 				trustedProxies: "10.0.0.0/8", registrationsPerHour: 2, keyChangesPerHour: 3, passwordChecksPerMin: -1,
 				maxConnsPerClient: 5000,
 				custody:           "record", depositAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2, backupDir: "/b", gcHeadroomMiB: 64},
+				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2, backupDir: "/b", gcHeadroomMiB: 64, spareProcs: 2},
 		},
 		{name: "reset without a password", args: []string{"-reset-admin-password"}, wantErr: "-reset-admin-password"},
 		{name: "reset", args: []string{"-reset-admin-password", "-admin-password", "new-admin-pw"},
@@ -148,6 +151,10 @@ func TestParseConfig(t *testing.T) {
 		{name: "no GC headroom", args: []string{"-gc-headroom-mib=0"}, want: with(func(c *config) { c.gcHeadroomMiB = 0 })},
 		{name: "negative GC headroom", args: []string{"-gc-headroom-mib=-1"}, wantErr: "-gc-headroom-mib"},
 		{name: "GC headroom too large", args: []string{"-gc-headroom-mib=1048577"}, wantErr: "-gc-headroom-mib"},
+		{name: "no spare processors", args: []string{"-spare-procs=0"}, want: with(func(c *config) { c.spareProcs = 0 })},
+		{name: "spare processors from env", env: map[string]string{"MARKETD_SPARE_PROCS": "0"}, want: with(func(c *config) { c.spareProcs = 0 })},
+		{name: "negative spare processors", args: []string{"-spare-procs=-1"}, wantErr: "-spare-procs"},
+		{name: "too many spare processors", args: []string{"-spare-procs=257"}, wantErr: "-spare-procs"},
 		{name: "not a number", args: []string{"-signup-bonus=many"}, wantErr: "invalid value"},
 		{name: "unknown flag", args: []string{"-verbose"}, wantErr: "not defined"},
 		{name: "extra argument", args: []string{"serve"}, wantErr: "unexpected arguments"},

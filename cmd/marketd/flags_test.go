@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,5 +140,40 @@ func TestGeneratedAdminPassword(t *testing.T) {
 	}
 	if out := second.stdout.String(); out != "" {
 		t.Fatalf("restart printed on stdout: %q, want nothing", out)
+	}
+}
+
+// TestSpareProcessors checks the processors the server runs on: one spare
+// beyond the runtime's default unless -spare-procs says otherwise, and the
+// GOMAXPROCS environment variable winning over both (README.md, "Flags").
+func TestSpareProcessors(t *testing.T) {
+	procsRE := regexp.MustCompile(`msg=processors gomaxprocs=(\d+)`)
+	count := func(t *testing.T, env, args []string) int {
+		t.Helper()
+		p := startProc(t, "marketd", procOptions{dataDir: t.TempDir(), env: env, args: args})
+		line, err := p.stderr.waitFor(procsRE.MatchString, 0)
+		if err != nil {
+			t.Fatalf("env %q, args %q: no processors line: %v", env, args, err)
+		}
+		n, err := strconv.Atoi(procsRE.FindStringSubmatch(line)[1])
+		if err != nil {
+			t.Fatalf("processors line %q: %v", line, err)
+		}
+		if code := p.terminate(); code != 0 {
+			t.Fatalf("exit code %d after SIGTERM, want 0", code)
+		}
+		return n
+	}
+	// An empty GOMAXPROCS is unset, for the runtime and for the server.
+	unset := []string{"GOMAXPROCS="}
+	base := count(t, unset, []string{"-spare-procs", "0"})
+	if got := count(t, unset, nil); got != base+1 {
+		t.Errorf("default: %d processors, want the runtime's %d and one spare", got, base)
+	}
+	if got := count(t, unset, []string{"-spare-procs", "2"}); got != base+2 {
+		t.Errorf("-spare-procs 2: %d processors, want %d", got, base+2)
+	}
+	if got := count(t, []string{"GOMAXPROCS=1"}, []string{"-spare-procs", "2"}); got != 1 {
+		t.Errorf("GOMAXPROCS=1 with -spare-procs 2: %d processors, want the environment's 1", got)
 	}
 }

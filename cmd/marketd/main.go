@@ -16,7 +16,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
+
+	"marketd/internal/procs"
 )
 
 func main() {
@@ -34,6 +37,9 @@ func main() {
 		os.Exit(2)
 	}
 	logger := cfg.newLogger(os.Stderr)
+	// validate checked the range, Set's only failure.
+	n, _ := procs.Set(cfg.spareProcs, os.Getenv)
+	logger.Info("processors", "gomaxprocs", n, "cpus", runtime.NumCPU())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, cfg, logger, os.Stdout); err != nil {

@@ -1,0 +1,47 @@
+// Package procs sets the number of processors (GOMAXPROCS) on which the Go
+// runtime runs goroutines, for marketd and for the handlers it is measured
+// against: the runtime's default (the machine's CPUs, or the container's
+// CPU limit) plus some spare ones. A goroutine in a system call keeps its
+// processor until the runtime's monitor takes it away, at least 20 us
+// later and often much more; the log writer spends most of its time in
+// fsync, so with one processor per core a core sits idle while work waits
+// (docs/PERFORMANCE.md, "The hops, core against the floor"). A spare
+// processor lets the other goroutines use every core meanwhile.
+package procs
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// DefaultSpare is the number of processors marketd runs beyond the
+// runtime's default: one, for the log writer's fsync.
+const DefaultSpare = 1
+
+// MaxSpare bounds the spare processors asked for.
+const MaxSpare = 256
+
+// EnvVar is the environment variable of the Go runtime that sets the
+// processors itself; when it is set, Set leaves the count as it is.
+const EnvVar = "GOMAXPROCS"
+
+// Set makes the processors the runtime's default plus spare, unless the
+// environment (getenv) sets GOMAXPROCS, which wins. It returns the count
+// in force; a second call gives the same count, not one more. Setting the
+// count stops the runtime from following a change of the container's CPU
+// limit while the process runs.
+func Set(spare int, getenv func(string) string) (int, error) {
+	if spare < 0 || spare > MaxSpare {
+		return 0, fmt.Errorf("procs: %d spare processors is out of range 0-%d", spare, MaxSpare)
+	}
+	if getenv(EnvVar) != "" {
+		return runtime.GOMAXPROCS(0), nil
+	}
+	runtime.SetDefaultGOMAXPROCS()
+	if spare == 0 {
+		return runtime.GOMAXPROCS(0), nil
+	}
+	n := runtime.GOMAXPROCS(0) + spare
+	runtime.GOMAXPROCS(n)
+	return n, nil
+}

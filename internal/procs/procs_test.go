@@ -1,0 +1,56 @@
+package procs
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestSet checks each way the count is chosen: the default plus the spare
+// processors, none spare, the environment's GOMAXPROCS winning, and a
+// count out of range refused without a change, and a second call giving
+// the same count as the first.
+func TestSet(t *testing.T) {
+	was := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(was) })
+	runtime.SetDefaultGOMAXPROCS()
+	base := runtime.GOMAXPROCS(0)
+	noEnv := func(string) string { return "" }
+	withEnv := func(k string) string {
+		if k == EnvVar {
+			return "1"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		name    string
+		spare   int
+		getenv  func(string) string
+		want    int
+		wantErr string
+	}{
+		{"one spare", 1, noEnv, base + 1, ""},
+		{"one spare again", 1, noEnv, base + 1, ""},
+		{"three spare", 3, noEnv, base + 3, ""},
+		// The runtime applied the environment's count at start: Set
+		// leaves the count in force alone.
+		{"environment wins", 1, withEnv, base + 3, ""},
+		{"none spare", 0, noEnv, base, ""},
+		{"negative", -1, noEnv, base, "out of range"},
+		{"too many", MaxSpare + 1, noEnv, base, "out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Set(tc.spare, tc.getenv)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Set(%d): err %v, want %q", tc.spare, err, tc.wantErr)
+				}
+			} else if err != nil || got != tc.want {
+				t.Fatalf("Set(%d): %d, %v; want %d", tc.spare, got, err, tc.want)
+			}
+			if now := runtime.GOMAXPROCS(0); now != tc.want {
+				t.Fatalf("Set(%d): GOMAXPROCS is %d, want %d", tc.spare, now, tc.want)
+			}
+		})
+	}
+}
