@@ -20,7 +20,7 @@ type profiler struct {
 
 	mu   sync.Mutex
 	done map[string]bool // targets profiled, guarded by mu
-	errs []error         // guarded by mu
+	failures
 }
 
 func newProfiler(prefix string, out io.Writer) *profiler {
@@ -37,37 +37,57 @@ func (p *profiler) measured(target string) func() {
 		return nil
 	}
 	path := p.prefix + "-" + target + ".prof"
-	f, err := os.Create(path)
-	if err == nil {
-		if err = pprof.StartCPUProfile(f); err != nil {
-			err = errors.Join(err, f.Close())
-		}
-	}
-	if err != nil {
-		p.fail(fmt.Errorf("profile marketd-load: %w", err))
+	stop, ok := p.record(path, "profile marketd-load", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if !ok {
 		return nil
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			p.fail(fmt.Errorf("profile marketd-load: %w", err))
-			return
-		}
+		stop()
 		fmt.Fprintf(p.out, "marketd-load: CPU profile of marketd-load in %s's first measured run: %s\n", target, path)
 	}
 }
 
-func (p *profiler) fail(err error) {
-	p.mu.Lock()
-	p.errs = append(p.errs, err)
-	p.mu.Unlock()
+// failures collects what failed in the tracer's or profiler's goroutines,
+// for the run to return once they are done.
+type failures struct {
+	mu   sync.Mutex
+	errs []error // guarded by mu
+}
+
+func (f *failures) fail(err error) {
+	f.mu.Lock()
+	f.errs = append(f.errs, err)
+	f.mu.Unlock()
 }
 
 // err returns what failed, if anything.
-func (p *profiler) err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return errors.Join(p.errs...)
+func (f *failures) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
+}
+
+// record creates path and starts writing this process's trace or profile
+// into it (start, which stop ends), and returns the function that stops
+// it and closes the file, and whether it started; what fails is kept, as
+// what.
+func (f *failures) record(path, what string, start func(io.Writer) error, stop func()) (func(), bool) {
+	file, err := os.Create(path)
+	if err == nil {
+		if err = start(file); err != nil {
+			err = errors.Join(err, file.Close())
+		}
+	}
+	if err != nil {
+		f.fail(fmt.Errorf("%s: %w", what, err))
+		return func() {}, false
+	}
+	return func() {
+		stop()
+		if err := file.Close(); err != nil {
+			f.fail(fmt.Errorf("%s: %w", what, err))
+		}
+	}, true
 }
 
 // both returns a load.Options.Measured that calls a and b (either may be

@@ -79,9 +79,9 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildMarketd(t, dir)
 	jsonPath, plotDir := filepath.Join(dir, "report.json"), filepath.Join(dir, "plots")
-	serverLog := filepath.Join(dir, "server.log")
+	profPrefix, serverLog := filepath.Join(dir, "gen"), filepath.Join(dir, "server.log")
 	rep := runTool(t, []string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
-		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-progress", "off",
+		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-cpuprofile", profPrefix, "-progress", "off",
 		"-server-log", serverLog}, jsonPath,
 		"ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
 		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`)
@@ -89,6 +89,11 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
 	}
 	checkCPU(t, rep, false)
+	for _, target := range []string{"marketd", "noop", "fsync-only"} {
+		if st, err := os.Stat(profPrefix + "-" + target + ".prof"); err != nil || st.Size() == 0 {
+			t.Errorf("CPU profile of the load generator against %s: %v", target, err)
+		}
+	}
 	for _, name := range []string{"load-throughput", "load-latency-marketd", "load-latency-noop", "load-latency-fsync-only"} {
 		for _, ext := range []string{".png", ".svg"} {
 			if st, err := os.Stat(filepath.Join(plotDir, name+ext)); err != nil || st.Size() == 0 {

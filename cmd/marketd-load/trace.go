@@ -31,8 +31,7 @@ type tracer struct {
 	handlerHere bool
 
 	once, fsyncOnce sync.Once
-	mu              sync.Mutex
-	errs            []error // guarded by mu
+	failures
 }
 
 func newTracer(prefix, metricsAddr string, run time.Duration, handlerHere bool, out io.Writer) *tracer {
@@ -72,22 +71,8 @@ func (tr *tracer) measured(target string) func() {
 // startLocal starts tracing this process into path and returns the
 // function that stops it.
 func (tr *tracer) startLocal(path string) (stop func()) {
-	cf, err := os.Create(path)
-	if err == nil {
-		if err = trace.Start(cf); err != nil {
-			err = errors.Join(err, cf.Close())
-		}
-	}
-	if err != nil {
-		tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-		return func() {}
-	}
-	return func() {
-		trace.Stop()
-		if err := cf.Close(); err != nil {
-			tr.fail(fmt.Errorf("trace marketd-load: %w", err))
-		}
-	}
+	stop, _ = tr.record(path, "trace marketd-load", trace.Start, trace.Stop) // a failure is kept
+	return stop
 }
 
 // start starts both traces and returns the function that waits for them.
@@ -105,19 +90,6 @@ func (tr *tracer) start() func() {
 		fmt.Fprintf(tr.out, "marketd-load: traces of marketd's first measured run began %s UTC: %s (the server, %d s), %s (marketd-load); open with go tool trace\n",
 			began.UTC().Format("15:04:05.000000"), serverPath, tr.seconds, clientPath)
 	}
-}
-
-func (tr *tracer) fail(err error) {
-	tr.mu.Lock()
-	tr.errs = append(tr.errs, err)
-	tr.mu.Unlock()
-}
-
-// err returns what failed, if anything.
-func (tr *tracer) err() error {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return errors.Join(tr.errs...)
 }
 
 // fetchTrace writes the server's execution trace of the next seconds to
