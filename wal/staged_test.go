@@ -2,6 +2,8 @@ package wal
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,4 +112,69 @@ func TestStagedCommits(t *testing.T) {
 	l = mustOpen(t, dir, opts)
 	defer mustClose(t, l)
 	checkReplayOf(t, l, 1, seq, func(seq uint64) *core.Record { return stagedRecord(seq, seq >= largeFrom) })
+}
+
+// TestStagedCommitPastAFullTail opens a log whose tail segment is exactly
+// SegmentSizeBytes long, as it is when a server stopped between filling a
+// segment and creating the next one: tidwall appends the next batch's first
+// entry to that full tail, starts a new segment inside the same WriteBatch
+// and appends the rest there, reading their frames from where they were
+// staged in the old tail's buffer. The commit is not cut at the first
+// record (the segment's room is 0), so the whole batch is staged, and the
+// log must still hold every record, through a reopen.
+func TestStagedCommitPastAFullTail(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.NoFsync = true
+	createLog(t, dir, 40, opts)
+	names := segmentNames(t, dir)
+	info, err := os.Stat(filepath.Join(dir, names[len(names)-1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.SegmentSizeBytes = int(info.Size()) // the tail is full, not past its size
+
+	l := mustOpen(t, dir, opts)
+	if room := l.segBuf.room(); room != 0 {
+		t.Fatalf("the reopened tail has %d bytes of room, want 0", room)
+	}
+	released := make(chan struct{})
+	go l.release(released)
+	tb := stagedBatch(&l.batch)
+	if tb == nil {
+		t.Fatal("tidwall's Batch layout is unknown")
+	}
+	// Small records after the 40 of recordFor, so that the commit fits
+	// the buffer's slack past the segment's size.
+	recordAt := func(seq uint64) *core.Record {
+		if seq <= 40 {
+			return recordFor(seq)
+		}
+		return &core.Record{Kind: core.KindTrade, Time: int64(seq)}
+	}
+	const last = 60
+	for seq := uint64(41); seq <= last; seq++ {
+		l.slots[seq&l.slotMask].Store(&entry{seq: seq, frame: record.AppendFramed(nil, seq, recordAt(seq))})
+	}
+	n, err := l.commit()
+	if err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if n != last-40 {
+		t.Fatalf("the commit took %d records, want all %d: it did not cross the segment's end", n, last-40)
+	}
+	if cap(tb.datas) != 0 {
+		t.Fatal("the commit copied its frames into the batch: it did not test staging")
+	}
+	if got := len(segmentNames(t, dir)); got != len(names)+1 {
+		t.Fatalf("%d segments after the commit, want %d", got, len(names)+1)
+	}
+	close(l.releases)
+	<-released
+	l.releases = make(chan releasedCommit, releaseQueue) // for Close's writer
+	mustClose(t, l)
+
+	l = mustOpen(t, dir, opts)
+	defer mustClose(t, l)
+	checkReplayOf(t, l, 1, last, recordAt)
 }
