@@ -16,6 +16,7 @@ import (
 type Server struct {
 	name   string
 	srv    *fasthttp.Server
+	ln     net.Listener
 	addr   string
 	served chan error
 	// release runs after the server's shutdown: it frees what the handler
@@ -31,10 +32,19 @@ func (s *Server) Name() string { return s.name }
 
 // Close shuts the server down, waiting for the requests in flight until
 // ctx is done, then releases what the handler holds.
+//
+// It also closes the listener itself: fasthttp's shutdown closes only the
+// listeners Serve has registered, and does nothing when the serving
+// goroutine has not run yet, which would then serve on forever while
+// Close waited for it (TestCloseRightAfterServe). A listener closed
+// first makes that Serve return at once.
 func (s *Server) Close(ctx context.Context) error {
 	var errs []error
 	if err := s.srv.ShutdownWithContext(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("baseline: shut down the %s server: %w", s.name, err))
+	}
+	if err := s.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		errs = append(errs, fmt.Errorf("baseline: close the %s server's listener: %w", s.name, err))
 	}
 	if err := <-s.served; err != nil {
 		errs = append(errs, fmt.Errorf("baseline: %s server: %w", s.name, err))
@@ -62,6 +72,7 @@ func serve(ln net.Listener, name string, handler fasthttp.RequestHandler, releas
 	s := &Server{
 		name:    name,
 		srv:     transport.NewHTTPServer(name, handler, transport.DefaultMaxBodyBytes),
+		ln:      ln,
 		addr:    ln.Addr().String(),
 		served:  make(chan error, 1),
 		release: release,
