@@ -9,10 +9,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
 	"marketd/bench/baseline"
+	"marketd/internal/procs"
 )
 
 const (
@@ -21,8 +24,12 @@ const (
 	baselinesInProcess = "in-process"
 	baselinesProcess   = "process"
 	// baselineLinePrefix starts the lines in which a baseline child names
-	// a handler and its address: "baseline NAME ADDR".
+	// a handler and its address, "baseline NAME ADDR", and its processors,
+	// "baseline processors N" (baselineProcsName).
 	baselineLinePrefix = "baseline "
+	// baselineProcsName names the child's processor count (GOMAXPROCS) in
+	// its first line.
+	baselineProcsName = "processors"
 	// baselineStartTimeout bounds the child's start, until it named both
 	// addresses.
 	baselineStartTimeout = 30 * time.Second
@@ -33,10 +40,12 @@ const (
 var baselineNames = []string{"noop", "fsync-only"}
 
 // baselineServer is where the baseline handlers are served: their
-// addresses, the process serving them (0: this one) and how to stop them.
+// addresses, the process serving them (0: this one), its processors
+// (GOMAXPROCS) and how to stop them.
 type baselineServer struct {
 	addrs map[string]string // by handler name
 	pid   int
+	procs int
 	close func() error
 }
 
@@ -67,7 +76,7 @@ func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 		return nil, errors.Join(err, ln2.Close(), closeAll())
 	}
 	servers = append(servers, fsyncOnly)
-	bs := &baselineServer{addrs: make(map[string]string), close: closeAll}
+	bs := &baselineServer{addrs: make(map[string]string), procs: runtime.GOMAXPROCS(0), close: closeAll}
 	for _, s := range servers {
 		bs.addrs[s.Name()] = s.Addr()
 	}
@@ -75,12 +84,15 @@ func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 }
 
 // serveBaselinesChild is the child's side of startBaselineProcess: it
-// serves the handlers, names their addresses on out, and serves until in
-// reaches its end (the parent closed it, or exited).
+// serves the handlers, names its processors and their addresses on out,
+// and serves until in reaches its end (the parent closed it, or exited).
 func serveBaselinesChild(dataDir string, in io.Reader, out io.Writer) error {
 	bs, err := serveBaselinesHere(dataDir)
 	if err != nil {
 		return err
+	}
+	if _, err := fmt.Fprintf(out, "%s%s %d\n", baselineLinePrefix, baselineProcsName, bs.procs); err != nil {
+		return errors.Join(fmt.Errorf("name the baselines' processors: %w", err), bs.close())
 	}
 	for _, name := range baselineNames {
 		if _, err := fmt.Fprintf(out, "%s%s %s\n", baselineLinePrefix, name, bs.addrs[name]); err != nil {
@@ -95,13 +107,19 @@ func serveBaselinesChild(dataDir string, in io.Reader, out io.Writer) error {
 // of this binary (-serve-baselines), so that they run in a process of
 // their own, as marketd does: the load generator's process then holds only
 // the load generator whichever target it drives, and its CPU per request
-// and the server's are measured apart for each (load.CPUUse).
-func startBaselineProcess(dataDir string) (*baselineServer, error) {
+// and the server's are measured apart for each (load.CPUUse). The child
+// runs on nprocs processors, given as its GOMAXPROCS as the spawned
+// marketd's is (spawnServer), not left to whatever environment this
+// process has: handlers on another count than marketd's would make the
+// comparison unfair. The child names its count, and a different one is
+// an error.
+func startBaselineProcess(dataDir string, nprocs int) (*baselineServer, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find marketd-load's binary for the baselines' process: %w", err)
 	}
 	cmd := exec.Command(self, "-serve-baselines", dataDir)
+	cmd.Env = append(os.Environ(), procs.EnvVar+"="+strconv.Itoa(nprocs))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -125,15 +143,24 @@ func startBaselineProcess(dataDir string) (*baselineServer, error) {
 	named := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
-		for len(bs.addrs) < len(baselineNames) && sc.Scan() {
+		for (bs.procs == 0 || len(bs.addrs) < len(baselineNames)) && sc.Scan() {
 			f := strings.Fields(strings.TrimPrefix(sc.Text(), baselineLinePrefix))
 			if !strings.HasPrefix(sc.Text(), baselineLinePrefix) || len(f) != 2 {
 				named <- fmt.Errorf("baselines' process: unexpected line %q", sc.Text())
 				return
 			}
+			if f[0] == baselineProcsName {
+				n, err := strconv.Atoi(f[1])
+				if err != nil || n < 1 {
+					named <- fmt.Errorf("baselines' process: unexpected line %q", sc.Text())
+					return
+				}
+				bs.procs = n
+				continue
+			}
 			bs.addrs[f[0]] = f[1]
 		}
-		if len(bs.addrs) < len(baselineNames) {
+		if bs.procs == 0 || len(bs.addrs) < len(baselineNames) {
 			named <- fmt.Errorf("baselines' process: ended before naming its addresses: %v", sc.Err())
 			return
 		}
@@ -153,6 +180,9 @@ func startBaselineProcess(dataDir string) (*baselineServer, error) {
 		if bs.addrs[name] == "" {
 			return nil, errors.Join(fmt.Errorf("baselines' process: no address for %s", name), stop())
 		}
+	}
+	if bs.procs != nprocs {
+		return nil, errors.Join(fmt.Errorf("baselines' process: runs on %d processors (GOMAXPROCS), want %d as marketd", bs.procs, nprocs), stop())
 	}
 	return bs, nil
 }

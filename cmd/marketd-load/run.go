@@ -334,7 +334,9 @@ func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Targ
 	if cfg.baselines == baselinesInProcess {
 		bs, err = serveBaselinesHere(dataDir)
 	} else {
-		bs, err = startBaselineProcess(dataDir)
+		// On this process's count, which the spawned marketd runs on too
+		// (run's nprocs).
+		bs, err = startBaselineProcess(dataDir, runtime.GOMAXPROCS(0))
 	}
 	if err != nil {
 		return nil, nil, err

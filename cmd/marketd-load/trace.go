@@ -20,7 +20,7 @@ import (
 // it also traces marketd-load during the fsync-only handler's first
 // measured run: with -baselines in-process the handler runs in this
 // process, so that trace holds its commit cycle beside marketd's
-// (docs/PERFORMANCE.md, "The closed loop's round trip"); otherwise it holds
+// (docs/PERFORMANCE.md, "The closed loop's commit cycle"); otherwise it holds
 // the load generator's side of that run.
 type tracer struct {
 	prefix      string
