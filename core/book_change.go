@@ -105,6 +105,9 @@ func (e *Engine) changeBook(m *market, sc *scratch, c *command) {
 		}
 		sc.storeIdem(a, idemEntry(idem, now, answer))
 	}
+	// The trader's change alone, without a stored answer: the next reset
+	// clears only its parts (scratch.reset).
+	sc.bookOnly = house == nil && idem.Key == ""
 	side, sell, cost, kind := c.trade.Side, c.trade.Sell, c.tradeRes.Cost, sc.rec.Kind
 	// The view is made when a reader asks for it (view_publish.go).
 	sc.pending.lazyView, sc.pending.sized = true, idem.Key == ""

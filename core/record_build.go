@@ -180,6 +180,9 @@ type scratch struct {
 	idem  [1]IdemEntry
 	books [1]Book
 	minfo MarketInfo
+	// bookOnly says that the record last built is a book change of the
+	// trader's account alone, without a stored answer (reset).
+	bookOnly bool
 }
 
 // reset starts a new record in the scratch memory. It clears only the
@@ -187,19 +190,33 @@ type scratch struct {
 // clearing both and then setting both wrote three times their 592 bytes,
 // about 110 instructions of a trade. Each part is cleared where it is
 // rather than assigned a composite literal, which the compiler builds on
-// the stack and copies: a stack line written and read per part.
+// the stack and copies: a stack line written and read per part. After a
+// book change of the trader's account alone without a stored answer
+// (bookOnly, set by changeBook), only the four lists it set are emptied:
+// its ID and Prev are set again by the next record's account, and the
+// rest of the change and of the record it never set; the zeroing of the
+// 296-byte change and of the record was about 45 instructions of a trade
+// (docs/PERFORMANCE.md, "The trade's own instructions").
+// TestScratchResetAfterBookChange holds the next record to the one a full
+// reset gives.
 func (sc *scratch) reset(kind Kind, now int64) {
-	used := min(len(sc.rec.Accounts), len(sc.accts))
-	if sc.rec.Accounts == nil {
-		used = len(sc.accts)
-	}
-	for i := range used {
-		ch := &sc.accts[i]
-		*ch = AccountChange{}
-		ch.Balances, ch.Ledger = sc.bals[2*i:2*i:2*i+2], sc.ledg[2*i:2*i:2*i+2]
-	}
 	r := &sc.rec
-	*r = Record{}
+	if sc.bookOnly {
+		sc.bookOnly = false
+		ch := &sc.accts[0]
+		ch.Balances, ch.Ledger, ch.Positions, ch.Trades = ch.Balances[:0], ch.Ledger[:0], nil, nil
+	} else {
+		used := min(len(r.Accounts), len(sc.accts))
+		if r.Accounts == nil {
+			used = len(sc.accts)
+		}
+		for i := range used {
+			ch := &sc.accts[i]
+			*ch = AccountChange{}
+			ch.Balances, ch.Ledger = sc.bals[2*i:2*i:2*i+2], sc.ledg[2*i:2*i:2*i+2]
+		}
+		*r = Record{}
+	}
 	r.Kind, r.Time, r.Accounts, r.Markets = kind, now, sc.accts[:0], sc.mkts[:0]
 	sc.entries = 0
 	sc.pending.accts = sc.ptrs[:0]

@@ -82,6 +82,9 @@
 //   - Tidwall keeps the current segment in memory and grows it by append;
 //     the writer gives each new segment a buffer of its full size and
 //     reuses them (segbuf.go), so that the log allocates nothing per record.
+//     The writer puts a commit's frames straight into that buffer's spare
+//     room and hands tidwall a batch over them (staged.go), so that a frame
+//     is not copied into tidwall's batch buffer first.
 //   - Any write, fsync or truncation error is fatal and sticky (fail in
 //     writer.go): every pending and later record gets the error, Next
 //     fails, nothing is retried or acknowledged. After a failed fsync Linux

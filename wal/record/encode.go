@@ -129,6 +129,11 @@ func Append(dst []byte, rec *core.Record) []byte {
 	for i := range rec.Markets {
 		dst = appendMarketChange(dst, &rec.Markets[i])
 	}
+	if rec.Supply == nil && len(rec.Keys)|len(rec.Sessions) == 0 {
+		// No supply change, keys or sessions: a trade's record.
+		dst = append(dst, flagAbsent, 0, 0)
+		return checkSize(dst, start)
+	}
 	if rec.Supply == nil {
 		dst = append(dst, flagAbsent)
 	} else {
@@ -147,6 +152,12 @@ func Append(dst []byte, rec *core.Record) []byte {
 		dst = appendSession(dst, &rec.Sessions[i].Session)
 		dst = appendBool(dst, rec.Sessions[i].Purged)
 	}
+	return checkSize(dst, start)
+}
+
+// checkSize returns dst after checking that the record appended from
+// dst[start] is within MaxBytes.
+func checkSize(dst []byte, start int) []byte {
 	if n := len(dst) - start; n > MaxBytes {
 		panic(fmt.Sprintf("BUG: record: encode record: %d bytes, limit %d", n, MaxBytes))
 	}
@@ -187,6 +198,11 @@ func appendAccountChange(dst []byte, a *core.AccountChange) []byte {
 	dst = appendCount(dst, len(a.Trades), "trades")
 	for i := range a.Trades {
 		dst = appendTradeSummary(dst, &a.Trades[i])
+	}
+	// The lists a trade, a split or a merge leaves empty: their zero
+	// counts at once rather than a count and an empty loop each.
+	if len(a.Notes)|len(a.NotesRead)|len(a.Vig)|len(a.Transfers)|len(a.Idem)|len(a.TransferUpdates) == 0 {
+		return append(dst, 0, 0, 0, 0, 0, 0)
 	}
 	dst = appendCount(dst, len(a.Notes), "notes")
 	for i := range a.Notes {
@@ -284,6 +300,9 @@ func appendMarketChange(dst []byte, m *core.MarketChange) []byte {
 		dst = binary.AppendUvarint(dst, b.Trades)
 		// Format 3.
 		dst = binary.AppendUvarint(dst, b.Seq)
+	}
+	if len(m.Proposals)|len(m.Votes) == 0 {
+		return append(dst, 0, 0) // no proposal or vote: a trade's market change
 	}
 	dst = appendCount(dst, len(m.Proposals), "proposals")
 	for i := range m.Proposals {
