@@ -104,6 +104,14 @@ func TestStagedCommits(t *testing.T) {
 	if cap(tb.datas) == 0 {
 		t.Fatal("no commit went through Batch.Write: the large records did not test it")
 	}
+	closeAndReplay(t, l, released, dir, opts, seq, func(seq uint64) *core.Record { return stagedRecord(seq, seq >= largeFrom) })
+}
+
+// closeAndReplay closes l, whose commits the test made on its own
+// goroutine with released the end of l's release goroutine, then reopens
+// dir and checks that it replays recordAt(1..last).
+func closeAndReplay(t *testing.T, l *Log, released chan struct{}, dir string, opts Options, last uint64, recordAt func(uint64) *core.Record) {
+	t.Helper()
 	close(l.releases)
 	<-released
 	l.releases = make(chan releasedCommit, releaseQueue) // for Close's writer
@@ -111,7 +119,7 @@ func TestStagedCommits(t *testing.T) {
 
 	l = mustOpen(t, dir, opts)
 	defer mustClose(t, l)
-	checkReplayOf(t, l, 1, seq, func(seq uint64) *core.Record { return stagedRecord(seq, seq >= largeFrom) })
+	checkReplayOf(t, l, 1, last, recordAt)
 }
 
 // TestStagedCommitPastAFullTail opens a log whose tail segment is exactly
@@ -169,12 +177,5 @@ func TestStagedCommitPastAFullTail(t *testing.T) {
 	if got := len(segmentNames(t, dir)); got != len(names)+1 {
 		t.Fatalf("%d segments after the commit, want %d", got, len(names)+1)
 	}
-	close(l.releases)
-	<-released
-	l.releases = make(chan releasedCommit, releaseQueue) // for Close's writer
-	mustClose(t, l)
-
-	l = mustOpen(t, dir, opts)
-	defer mustClose(t, l)
-	checkReplayOf(t, l, 1, last, recordAt)
+	closeAndReplay(t, l, released, dir, opts, last, recordAt)
 }
