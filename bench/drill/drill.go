@@ -155,7 +155,6 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 func (d *drill) start(ctx context.Context) (*spawn.Process, *client.Client, error) {
 	args := append([]string{
 		"-fsync", "always",
-		"-admin-password", d.password,
 		"-password-cost", "4",
 		"-default-tier", "unlimited",
 		"-signup-bonus", strconv.Itoa(signupBonusKP),
@@ -167,7 +166,8 @@ func (d *drill) start(ctx context.Context) (*spawn.Process, *client.Client, erro
 	args = append(args, d.o.ServerArgs...)
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	p, err := spawn.Start(sctx, spawn.Options{Binary: d.o.Binary, DataDir: d.o.DataDir, Args: args, LogPath: d.logPath})
+	p, err := spawn.Start(sctx, spawn.Options{Binary: d.o.Binary, DataDir: d.o.DataDir, Args: args, LogPath: d.logPath,
+		AdminPassword: d.password})
 	if err != nil {
 		return nil, nil, fmt.Errorf("drill: start marketd (its output: %s): %w", d.logPath, err)
 	}

@@ -48,6 +48,10 @@ var UnlimitedClientArgs = []string{
 	"-max-conns-per-client", "-1",
 }
 
+// adminPasswordEnv is marketd's variable for -admin-password (its
+// MARKETD_<FLAG> rule, README.md).
+const adminPasswordEnv = "MARKETD_ADMIN_PASSWORD"
+
 // Options says how to start marketd.
 type Options struct {
 	// Binary is the marketd executable.
@@ -60,6 +64,10 @@ type Options struct {
 	// which every MARKETD_ variable is removed first (so that only Args
 	// configure the child).
 	Env []string
+	// AdminPassword, when set, is the child's admin password. It goes to
+	// the child in its environment (MARKETD_ADMIN_PASSWORD), never on its
+	// command line, which any local user can read (ps, /proc/PID/cmdline).
+	AdminPassword string
 	// LogPath is the file the child's stdout and stderr are appended to;
 	// empty: discarded.
 	LogPath string
@@ -86,6 +94,9 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	args := append([]string{"-addr", "127.0.0.1:0", "-data", o.DataDir}, o.Args...)
 	p.cmd = exec.Command(o.Binary, args...)
 	p.cmd.Env = append(cleanEnv(), o.Env...)
+	if o.AdminPassword != "" {
+		p.cmd.Env = append(p.cmd.Env, adminPasswordEnv+"="+o.AdminPassword)
+	}
 	var sink io.Writer = io.Discard
 	if o.LogPath != "" {
 		f, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

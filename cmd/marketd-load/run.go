@@ -262,7 +262,7 @@ func spawnServer(ctx context.Context, cfg config, nprocs int, out io.Writer) (*s
 	if logPath == "" {
 		logPath = filepath.Join(dir, "marketd.log")
 	}
-	args := spawnArgs(password)
+	args := spawnArgs()
 	if cfg.snapshotEvery > 0 {
 		args = append(args, "-snapshot-every", cfg.snapshotEvery.String())
 	}
@@ -273,7 +273,7 @@ func spawnServer(ctx context.Context, cfg config, nprocs int, out io.Writer) (*s
 	sctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	p, err := spawn.Start(sctx, spawn.Options{Binary: cfg.spawn, DataDir: dir, Args: args, LogPath: logPath,
-		Env: []string{procs.EnvVar + "=" + strconv.Itoa(nprocs)}})
+		Env: []string{procs.EnvVar + "=" + strconv.Itoa(nprocs)}, AdminPassword: password})
 	if err == nil {
 		_, err = p.WaitReady(sctx)
 		if err != nil {
@@ -315,10 +315,10 @@ func populateDir(ctx context.Context, dir string, accounts int, out io.Writer) e
 // spawnArgs are the flags of a spawned marketd: durable (fsync on), with
 // nothing of the server's own limits in the way of the load, all of whose
 // connections, registrations and logins come from one loopback address.
-func spawnArgs(adminPassword string) []string {
+// The admin's password goes in its environment (spawn.Options).
+func spawnArgs() []string {
 	return append([]string{
 		"-fsync", "always",
-		"-admin-password", adminPassword,
 		"-default-tier", "unlimited",
 		"-signup-bonus", strconv.Itoa(spawnSignupBonusKP),
 		"-password-cost", "4",
