@@ -14,7 +14,7 @@ import (
 
 // TestActiveMarketsPaging checks that GET /api/markets/active answers at
 // most maxActiveLimit markets, newest first, with count the total, and
-// takes limit and offset (docs/API.md, "Active markets"). Before the page
+// takes limit and offset (docs/API.md, "GET /api/markets/active"). Before the page
 // bound it answered all 1,001 markets in one body.
 func TestActiveMarketsPaging(t *testing.T) {
 	ts, clk := newClockServer(t, Config{}, nil)

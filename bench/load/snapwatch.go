@@ -25,7 +25,7 @@ type Window struct {
 }
 
 // SnapshotWatch learns when marketd took its snapshots by scraping its
-// /metrics (docs/API.md, "Metrics"): each time marketd_snapshots_total
+// /metrics (docs/API.md, "Health and metrics"): each time marketd_snapshots_total
 // grows, the newest snapshot began marketd_snapshot_age_seconds before the
 // scrape and took marketd_snapshot_duration_seconds. The server's clock is
 // taken to be this machine's (a spawned server shares it). A snapshot

@@ -37,8 +37,11 @@ func main() {
 		os.Exit(2)
 	}
 	logger := cfg.newLogger(os.Stderr)
-	// validate checked the range, Set's only failure.
-	n, _ := procs.Set(cfg.spareProcs, os.Getenv)
+	n, err := procs.Set(cfg.spareProcs, os.Getenv)
+	if err != nil {
+		logger.Error("marketd: processors", "err", err)
+		os.Exit(2)
+	}
 	logger.Info("processors", "gomaxprocs", n, "cpus", runtime.NumCPU())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
