@@ -104,9 +104,24 @@ func (j *Journal) advance() {
 
 // WaitDurable waits until every record up to seq is acknowledged, the
 // journal fails, or ctx is done.
+//
+// ctx is not touched once it returns: a transport handler's context is
+// fasthttp's RequestCtx, which the server resets and reuses for the next
+// request. context.AfterFunc would not do: for a context of a foreign
+// type it starts a goroutine that may still read ctx (its Value, for the
+// cause) after stop, when ctx is done by then too.
 func (j *Journal) WaitDurable(ctx context.Context, seq uint64) error {
-	stop := context.AfterFunc(ctx, j.Wake)
-	defer stop()
+	returned := make(chan struct{})
+	var watcher sync.WaitGroup
+	watcher.Go(func() {
+		select {
+		case <-ctx.Done():
+			j.Wake()
+		case <-returned:
+		}
+	})
+	defer watcher.Wait()
+	defer close(returned)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.waiters++

@@ -3,7 +3,9 @@ package memjournal
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"marketd/core"
 )
@@ -78,5 +80,54 @@ func TestGateStallsNext(t *testing.T) {
 	open()
 	if seq := <-got; seq != 1 {
 		t.Fatalf("seq %d, want 1", seq)
+	}
+}
+
+// foreignCtx is a context of a type the context package does not know, as
+// fasthttp's RequestCtx is; it counts the reads of its values after the
+// call it was given to returned.
+type foreignCtx struct {
+	done      chan struct{}
+	returned  atomic.Bool
+	lateReads atomic.Int64
+}
+
+func (c *foreignCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *foreignCtx) Done() <-chan struct{}       { return c.done }
+
+func (c *foreignCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *foreignCtx) Value(any) any {
+	if c.returned.Load() {
+		c.lateReads.Add(1)
+	}
+	return nil
+}
+
+// TestWaitDurableLeavesContextAlone: once WaitDurable returned, nothing of
+// it reads the context again, even when the context is done afterwards (a
+// server shutting down): fasthttp resets a RequestCtx for its next request
+// as soon as the handler returns. context.AfterFunc's watcher read it here
+// (a race the detector reported in a transport test).
+func TestWaitDurableLeavesContextAlone(t *testing.T) {
+	j := New()
+	for i := range 300 {
+		ctx := &foreignCtx{done: make(chan struct{})}
+		if err := j.WaitDurable(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+		ctx.returned.Store(true)
+		close(ctx.done)
+		time.Sleep(50 * time.Microsecond)
+		if n := ctx.lateReads.Load(); n != 0 {
+			t.Fatalf("call %d: the context's values were read %d times after WaitDurable returned", i, n)
+		}
 	}
 }
