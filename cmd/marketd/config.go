@@ -54,6 +54,9 @@ type config struct {
 	minVoters            int
 	gcHeadroomMiB        int
 	spareProcs           int
+	// servingProcs is the processor count main set for serving, put in
+	// force once recovery is done; 0 (run called by a test): leave it.
+	servingProcs int
 }
 
 // parseConfig reads the flags of args, with defaults taken from the

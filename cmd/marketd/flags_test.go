@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -147,7 +148,8 @@ func TestGeneratedAdminPassword(t *testing.T) {
 // beyond the runtime's default unless -spare-procs says otherwise, and the
 // GOMAXPROCS environment variable winning over both (README.md, "Flags").
 func TestSpareProcessors(t *testing.T) {
-	procsRE := regexp.MustCompile(`msg=processors gomaxprocs=(\d+)`)
+	procsRE := regexp.MustCompile(`msg=processors gomaxprocs=(\d+) recovering=(\d+)`)
+	readyRE := regexp.MustCompile(`msg=ready .*gomaxprocs=(\d+)`)
 	count := func(t *testing.T, env, args []string) int {
 		t.Helper()
 		p := startProc(t, "marketd", procOptions{dataDir: t.TempDir(), env: env, args: args})
@@ -155,9 +157,21 @@ func TestSpareProcessors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("env %q, args %q: no processors line: %v", env, args, err)
 		}
-		n, err := strconv.Atoi(procsRE.FindStringSubmatch(line)[1])
+		m := procsRE.FindStringSubmatch(line)
+		n, err := strconv.Atoi(m[1])
 		if err != nil {
 			t.Fatalf("processors line %q: %v", line, err)
+		}
+		// Recovery on the CPUs, not on the spare processors; serving on all.
+		if rec, _ := strconv.Atoi(m[2]); rec > runtime.NumCPU() || rec > n || rec < 1 {
+			t.Errorf("env %q, args %q: recovering on %d processors of %d, with %d CPUs", env, args, rec, n, runtime.NumCPU())
+		}
+		ready, err := p.stderr.waitFor(readyRE.MatchString, 0)
+		if err != nil {
+			t.Fatalf("env %q, args %q: no ready line: %v", env, args, err)
+		}
+		if got := readyRE.FindStringSubmatch(ready)[1]; got != strconv.Itoa(n) {
+			t.Errorf("env %q, args %q: ready on %s processors, want %d", env, args, got, n)
 		}
 		if code := p.terminate(); code != 0 {
 			t.Fatalf("exit code %d after SIGTERM, want 0", code)

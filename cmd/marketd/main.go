@@ -42,7 +42,12 @@ func main() {
 		logger.Error("marketd: processors", "err", err)
 		os.Exit(2)
 	}
-	logger.Info("processors", "gomaxprocs", n, "cpus", runtime.NumCPU())
+	// Recovery on the CPUs' count, the spare processors once it is done
+	// (run, servingProcs).
+	recovering := procs.ForRecovery(n, cfg.spareProcs, os.Getenv)
+	runtime.GOMAXPROCS(recovering)
+	cfg.servingProcs = n
+	logger.Info("processors", "gomaxprocs", n, "recovering", recovering, "cpus", runtime.NumCPU())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, cfg, logger, os.Stdout); err != nil {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -102,6 +103,9 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return errors.Join(err, stopSrv(), stopSide())
 	}
 	pos.log, pos.snaps = n.log, n.snaps
+	if cfg.servingProcs > 0 {
+		runtime.GOMAXPROCS(cfg.servingProcs)
+	}
 	// After recovery, which sets a target of its own while it runs.
 	gcTarget := startGCHeadroom(uint64(cfg.gcHeadroomMiB) << 20)
 	defer gcTarget.Stop()
@@ -110,7 +114,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return errors.Join(err, n.shutdown(logger, 0), stopSide())
 	}
 	srv.Open()
-	logger.Info("ready", "took", time.Since(started))
+	logger.Info("ready", "took", time.Since(started), "gomaxprocs", runtime.GOMAXPROCS(0))
 
 	snapCtx, cancelSnaps := context.WithCancel(context.Background())
 	snapsDone := make(chan struct{})

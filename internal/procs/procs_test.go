@@ -54,3 +54,35 @@ func TestSet(t *testing.T) {
 		})
 	}
 }
+
+// TestForRecovery: recovery runs without the spare processors, and never
+// on more processors than CPUs when the environment chose the count.
+func TestForRecovery(t *testing.T) {
+	cpus := runtime.NumCPU()
+	noEnv := func(string) string { return "" }
+	env := func(k string) string {
+		if k == EnvVar {
+			return "x"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		name     string
+		n, spare int
+		getenv   func(string) string
+		want     int
+	}{
+		{"one spare", cpus + 1, 1, noEnv, cpus},
+		{"no spare", cpus, 0, noEnv, cpus},
+		{"two spare", cpus + 2, 2, noEnv, cpus},
+		{"never below one", 1, 1, noEnv, 1},
+		{"environment above the CPUs", cpus + 3, 1, env, cpus},
+		{"environment below the CPUs", 1, 1, env, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ForRecovery(tc.n, tc.spare, tc.getenv); got != tc.want {
+				t.Errorf("ForRecovery(%d, %d): %d, want %d", tc.n, tc.spare, got, tc.want)
+			}
+		})
+	}
+}
