@@ -103,11 +103,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return errors.Join(err, stopSrv(), stopSide())
 	}
 	pos.log, pos.snaps = n.log, n.snaps
-	if cfg.servingProcs > 0 {
-		runtime.GOMAXPROCS(cfg.servingProcs)
-	}
-	// After recovery, which sets a target of its own while it runs.
-	gcTarget := startGCHeadroom(uint64(cfg.gcHeadroomMiB) << 20)
+	gcTarget := serveRuntime(cfg)
 	defer gcTarget.Stop()
 	failed = n.log.Err
 	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, cfg.resetAdminPassword, out, n.srv, logger); err != nil {
@@ -136,6 +132,17 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	cancelSnaps()
 	<-snapsDone
 	return errors.Join(cause, n.shutdown(logger, cfg.drainDelay), stopSide())
+}
+
+// serveRuntime puts the runtime's settings for serving in force once
+// recovery is done: the processor count main chose (recovery ran without
+// the spare ones) and the collector's headroom (recovery sets a target of
+// its own while it runs).
+func serveRuntime(cfg config) *gcHeadroom {
+	if cfg.servingProcs > 0 {
+		runtime.GOMAXPROCS(cfg.servingProcs)
+	}
+	return startGCHeadroom(uint64(cfg.gcHeadroomMiB) << 20)
 }
 
 // failStopGrace is how long a server whose log failed keeps answering
