@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
+
+	"marketd/internal/cputime"
 )
 
 // clockTicks is the unit of /proc/PID/stat's utime and stime: USER_HZ,
@@ -39,10 +40,7 @@ type cpuSample struct {
 // of process pid. A server whose stat cannot be read is left out.
 func sampleCPU(pid int) cpuSample {
 	var s cpuSample
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		s.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	s.self, _ = cputime.Process() // unreadable: counted as none, as before
 	if pid != 0 {
 		s.server, s.serverOK = processCPU(pid)
 	}

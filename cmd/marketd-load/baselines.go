@@ -132,8 +132,13 @@ func startBaselineProcess(dataDir string, nprocs int) (*baselineServer, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the baselines' process: %w", err)
 	}
+	drained := make(chan struct{}) // closed once the reader below is done with stdout
 	stop := func() error {
 		err := stdin.Close()
+		// Wait closes stdout: every read of it must be over first
+		// (os/exec). Closing stdin ends the child, or the caller killed
+		// it, so the reader meets the pipe's end.
+		<-drained
 		if werr := cmd.Wait(); werr != nil {
 			err = errors.Join(err, fmt.Errorf("baselines' process: %w", werr))
 		}
@@ -142,6 +147,7 @@ func startBaselineProcess(dataDir string, nprocs int) (*baselineServer, error) {
 	bs := &baselineServer{addrs: make(map[string]string), pid: cmd.Process.Pid, close: stop}
 	named := make(chan error, 1)
 	go func() {
+		defer close(drained)
 		sc := bufio.NewScanner(stdout)
 		for (bs.procs == 0 || len(bs.addrs) < len(baselineNames)) && sc.Scan() {
 			f := strings.Fields(strings.TrimPrefix(sc.Text(), baselineLinePrefix))
