@@ -64,11 +64,11 @@ type account struct {
 	// it without mu (tradingMode).
 	mode atomic.Uint32
 
-	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	ledger [money.NumCurrencies]chunkList[ledgerSlot]
 	// fills are every trade of the account, oldest first, append-only,
 	// without their reasoning, for GET /api/trades (fills.go). Images
 	// carry them (imageLocked).
-	fills chunkList[TradeSummary]
+	fills chunkList[fill]
 
 	info AccountInfo
 	// notes are the kept notifications, oldest first, at most MaxNotes;
@@ -112,8 +112,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	}
 	for _, t := range ch.Trades {
 		a.keepReasoning(a.fills.Len(), t.Reasoning)
-		t.Reasoning = ""
-		a.fills.push(t)
+		a.fills.push(makeFill(&t))
 	}
 	// A trade has none of these: skipping them leaves their fields'
 	// cache lines unwritten.
@@ -174,7 +173,7 @@ func (a *account) appendLedger(l LedgerEntry) {
 	if led := &a.ledger[l.Currency]; led.Len() == 0 {
 		led.pushFirst(firstLedgerEntry(l))
 	} else {
-		led.push(l)
+		led.push(ledgerSlot{LedgerEntry: l})
 	}
 	if l.Currency == money.KP {
 		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l)
@@ -207,7 +206,7 @@ func absAmount(x money.Amount) money.Amount {
 
 // ledgerEntries returns the number of entries in the ledgers of every
 // currency.
-func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
+func ledgerEntries(ledger *[money.NumCurrencies]chunkList[ledgerSlot]) int {
 	n := 0
 	for cur := range ledger {
 		n += ledger[cur].Len()
@@ -237,7 +236,7 @@ func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
 	n := a.fills.Len()
 	first := n - a.recentCount()
 	start := len(out)
-	out = a.fills.appendTo(out, first, n)
+	out = appendValues(out, &a.fills, first, n)
 	if a.reasons != nil {
 		for i := first; i < n; i++ {
 			out[start+i-first].Reasoning = a.reasons[i%RecentTradesKept]
@@ -279,11 +278,11 @@ func (b *imageBuffers) reset() {
 // imagePrefixes are the append-only lists of an account's image, taken
 // under its lock and copied once it is released (addLedger, addTrades).
 type imagePrefixes struct {
-	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	ledger [money.NumCurrencies]chunkList[ledgerSlot]
 	// fills holds the fills before the recent trades, its first
 	// olderFills; recent the recent trades, copied under the lock since
 	// their reasoning's ring changes in place.
-	fills      chunkList[TradeSummary]
+	fills      chunkList[fill]
 	olderFills int
 	recent     []TradeSummary
 }
@@ -345,17 +344,17 @@ func (b *imageBuffers) addTrades(ch *AccountChange, pre *imagePrefixes) {
 		return
 	}
 	start := len(b.trades)
-	b.trades = pre.fills.appendTo(b.trades, 0, pre.olderFills)
+	b.trades = appendValues(b.trades, &pre.fills, 0, pre.olderFills)
 	b.trades = append(b.trades, pre.recent...)
 	ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 }
 
 // addLedger joins an image's ledger prefixes into b. The prefixes are
 // immutable: no lock is needed.
-func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies]chunkList[LedgerEntry]) {
+func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies]chunkList[ledgerSlot]) {
 	start := len(b.ledger)
 	for c := range money.NumCurrencies {
-		b.ledger = ledger[c].appendTo(b.ledger, 0, ledger[c].Len())
+		b.ledger = appendValues(b.ledger, &ledger[c], 0, ledger[c].Len())
 	}
 	if len(b.ledger) > start {
 		ch.Ledger = b.ledger[start:len(b.ledger):len(b.ledger)]

@@ -1,6 +1,9 @@
 package core
 
-import "iter"
+import (
+	"iter"
+	"slices"
+)
 
 // listChunkLen is the number of entries in each fixed array of a
 // chunkList after its first listChunkLen entries.
@@ -77,19 +80,27 @@ func (l *chunkList[T]) snapshot() chunkList[T] {
 	return chunkList[T]{head: l.head[:len(l.head):len(l.head)], more: l.more[:len(l.more):len(l.more)], tail: l.tail, n: l.n}
 }
 
-// appendTo appends entries [start, end) to dst, 0 <= start <= end <= Len().
-func (l *chunkList[T]) appendTo(dst []T, start, end int) []T {
-	if start < listChunkLen {
-		dst = append(dst, l.head[start:min(end, listChunkLen)]...)
-		start = listChunkLen
-	}
+// listValue is an entry of a chunkList kept in a form of its own (a fill,
+// a ledgerSlot), read as a T.
+type listValue[T any] interface{ value() T }
+
+// appendValues appends the values of l's entries [start, end) to dst,
+// 0 <= start <= end <= l.Len().
+func appendValues[T any, S listValue[T]](dst []T, l *chunkList[S], start, end int) []T {
+	dst = slices.Grow(dst, end-start)
 	for start < end {
-		i := start - listChunkLen
-		arr := l.more[i/listChunkLen]
-		off := i % listChunkLen
-		n := min(listChunkLen-off, end-start)
-		dst = append(dst, arr[off:off+n]...)
-		start += n
+		var arr []S
+		if start < listChunkLen {
+			arr = l.head[start:min(end, listChunkLen)]
+		} else {
+			i := start - listChunkLen
+			off := i % listChunkLen
+			arr = l.more[i/listChunkLen][off:min(listChunkLen, off+end-start)]
+		}
+		for i := range arr {
+			dst = append(dst, arr[i].value())
+		}
+		start += len(arr)
 	}
 	return dst
 }

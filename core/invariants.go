@@ -299,9 +299,9 @@ func (c *checker) stakes(v *MarketView, p *Proposal) {
 }
 
 // ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
-func ledgerAggregates(kp *chunkList[LedgerEntry]) (volume, bonuses money.Amount) {
+func ledgerAggregates(kp *chunkList[ledgerSlot]) (volume, bonuses money.Amount) {
 	for _, l := range kp.all() {
-		volume, bonuses = addToAggregates(volume, bonuses, *l)
+		volume, bonuses = addToAggregates(volume, bonuses, l.LedgerEntry)
 	}
 	return volume, bonuses
 }

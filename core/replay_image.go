@@ -47,7 +47,7 @@ func (s *State) loadObjects(rec *Record) error {
 	}
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
-		if err := checkPositionMarkets(ch); err != nil {
+		if err := checkStorable(ch); err != nil {
 			return fmt.Errorf("core: load image: %w", err)
 		}
 		a := s.account(ch.ID)
