@@ -164,7 +164,7 @@ func (c *capturer) flush() {
 // the ledger is joined into a slice of its own when it is long, positions,
 // trades and idempotency entries are copied out of the reused buffer, and
 // vig payments and transfers are prefixes of append-only slices.
-func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies]chunkList[ledgerSlot]) {
+func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies]listView[ledgerSlot]) {
 	sortPositions(ch.Positions)
 	n := ledgerEntries(&ledger)
 	var rest imageRest

@@ -90,7 +90,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 		}
 	})
 	la := loaded.account(a.id)
-	if got, want := appendValues(nil, &la.fills, 0, la.fills.Len()), appendValues(nil, &a.fills, 0, a.fills.Len()); !reflect.DeepEqual(got, want) {
+	if got, want := listValues(&la.fills), listValues(&a.fills); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded fills differ: got %d, want %d", len(got), len(want))
 	}
 	if !reflect.DeepEqual(la.recentTrades(), a.recentTrades()) {

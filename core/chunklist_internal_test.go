@@ -10,6 +10,12 @@ type testValue int
 
 func (v testValue) value() int { return int(v) }
 
+// listValues returns the values of every entry of l.
+func listValues[T any, S listValue[T]](l *chunkList[S]) []T {
+	v := l.snapshot()
+	return appendValues(nil, &v, 0, v.Len())
+}
+
 // TestChunkList compares a chunkList with a plain slice across the head's
 // end and the fixed arrays' ends: every entry, every range, and a snapshot
 // that must not see later pushes.

@@ -71,7 +71,8 @@ func TestFillsAndLedgerEntriesOneLineEach(t *testing.T) {
 	for i := range 3*listChunkLen + 1 {
 		a.appendLedger(LedgerEntry{Currency: money.KP, Type: TxTradeBuy, Amount: -1, BalanceAfter: money.Amount(-i - 1)})
 		a.fills.push(fill{})
-		for _, e := range []unsafe.Pointer{unsafe.Pointer(a.ledger[money.KP].at(i)), unsafe.Pointer(a.fills.at(i))} {
+		led, fills := a.ledger[money.KP].snapshot(), a.fills.snapshot()
+		for _, e := range []unsafe.Pointer{unsafe.Pointer(led.at(i)), unsafe.Pointer(fills.at(i))} {
 			onLine("entry", e)
 		}
 	}

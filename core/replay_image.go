@@ -64,7 +64,7 @@ func (s *State) loadObjects(rec *Record) error {
 			a = s.newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.accounts.store(a.id, a) // and its name: indexImage
-		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:
+		case ch.ID == HouseID && a.lsn == 0 && a.ledgerEmpty():
 			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)
