@@ -35,23 +35,6 @@ import (
 //     record: it is answered only once what it rests on is durable
 //     (docs/API.md, "Conventions", Durability).
 
-// leastRefusal is a refusal of the market's goroutine: the answer's
-// status, code and message (docs/API.md, "Errors").
-type leastRefusal struct {
-	status  int
-	code    string
-	message string
-}
-
-var (
-	refuseMoved     = &leastRefusal{409, "market_moved", "Market moved since the quote (expect_seq)"}
-	refuseShares    = &leastRefusal{400, "insufficient_shares", "Insufficient shares"}
-	refuseLiquidity = &leastRefusal{400, "insufficient_liquidity", "Insufficient liquidity"}
-	refuseLimit     = &leastRefusal{400, "liquidity_limit", "Market liquidity limit"}
-	refuseSlippage  = &leastRefusal{400, "slippage_exceeded", "Slippage limit exceeded"}
-	refuseBalance   = &leastRefusal{400, "insufficient_balance", "Insufficient balance"}
-)
-
 // leastFills is how many of an account's fills a market keeps: the bound
 // of its list, the oldest dropped first.
 const leastFills = 16
@@ -85,14 +68,9 @@ type leastAccount struct {
 type leastOrder struct {
 	account   *leastAccount
 	acctIndex int
-	side      int
-	sell      bool
-	shares    money.Amount
-	limit     money.Amount // max_cost or min_proceeds; 0: none
-	expectSeq int64        // -1: none
-	reasoning string
+	req       core.TradeRequest
 
-	refused      *leastRefusal
+	refused      error // a refusal of the trade (core's), nothing changed
 	tradeID      uuid.UUID
 	quote        pricing.Quote
 	balanceAfter money.Amount
@@ -142,43 +120,43 @@ func (m *leastMarket) run() {
 	}
 }
 
-// trade does the least trade of o, or returns its refusal with nothing
-// changed.
-func (m *leastMarket) trade(o *leastOrder) *leastRefusal {
-	if o.expectSeq >= 0 && uint64(o.expectSeq) != m.seq {
-		return refuseMoved
+// trade does the least trade of o, or returns its refusal (core's error,
+// which transport answers as marketd does) with nothing changed.
+func (m *leastMarket) trade(o *leastOrder) error {
+	if o.req.HasExpectSeq && o.req.ExpectSeq != m.seq {
+		return core.ErrMarketMoved
 	}
-	pos := &m.positions[o.acctIndex]
+	pos, side := &m.positions[o.acctIndex], int(o.req.Side)
 	var err error
-	if o.sell {
-		if pos[o.side] < o.shares {
-			return refuseShares
+	if o.req.Sell {
+		if pos[side] < o.req.Shares {
+			return core.ErrInsufficientShares
 		}
-		err = m.memo.QuoteSell(&o.quote, m.alpha, m.q, o.side, o.shares)
-		if err == nil && o.quote.QAfter[o.side] < m.q0 {
-			return refuseLiquidity
+		err = m.memo.QuoteSell(&o.quote, m.alpha, m.q, side, o.req.Shares)
+		if err == nil && o.quote.QAfter[side] < m.q0 {
+			return core.ErrInsufficientLiquidity
 		}
 	} else {
-		err = m.memo.QuoteBuy(&o.quote, m.alpha, m.q, o.side, o.shares)
+		err = m.memo.QuoteBuy(&o.quote, m.alpha, m.q, side, o.req.Shares)
 	}
 	switch {
 	case errors.Is(err, pricing.ErrLiquidityLimit):
-		return refuseLimit
+		return core.ErrLiquidityLimit
 	case err != nil:
-		return refuseLiquidity // a sell of all of q[side]: below q0 too
+		return core.ErrInsufficientLiquidity // a sell of all of q[side]: below q0 too
 	}
 	amount := o.quote.Amount
-	if o.limit > 0 && (o.sell && amount < o.limit || !o.sell && amount > o.limit) {
-		return refuseSlippage
+	if o.req.HasLimit && (o.req.Sell && amount < o.req.Limit || !o.req.Sell && amount > o.req.Limit) {
+		return core.ErrSlippage
 	}
 	var after int64
 	for {
 		before := o.account.balance.Load()
 		after = before + int64(amount)
-		if !o.sell {
+		if !o.req.Sell {
 			after = before - int64(amount)
 			if after < 0 {
-				return refuseBalance
+				return core.ErrInsufficientBalance
 			}
 		}
 		if o.account.balance.CompareAndSwap(before, after) {
@@ -186,10 +164,10 @@ func (m *leastMarket) trade(o *leastOrder) *leastRefusal {
 		}
 	}
 	o.balanceAfter = money.Amount(after)
-	if o.sell {
-		pos[o.side] -= o.shares
+	if o.req.Sell {
+		pos[side] -= o.req.Shares
 	} else {
-		pos[o.side] += o.shares
+		pos[side] += o.req.Shares
 	}
 	m.q = o.quote.QAfter
 	m.seq++
@@ -198,8 +176,8 @@ func (m *leastMarket) trade(o *leastOrder) *leastRefusal {
 	binary.BigEndian.PutUint64(o.tradeID[8:], m.seq)
 	o.tradeID[6] = o.tradeID[6]&0x0f | 0x40 // version 4, variant RFC 4122
 	o.tradeID[8] = o.tradeID[8]&0x3f | 0x80 // (the seq's top bits are 0 for 2^62 trades)
-	flags := uint8(o.side)
-	if o.sell {
+	flags := uint8(side)
+	if o.req.Sell {
 		flags |= 2
 	}
 	fl := m.fills[o.acctIndex]
@@ -207,7 +185,7 @@ func (m *leastMarket) trade(o *leastOrder) *leastRefusal {
 		fl = new(leastFillList)
 		m.fills[o.acctIndex] = fl
 	}
-	fl.fills[fl.n%leastFills] = leastFill{tradeID: o.tradeID, shares: o.shares, cost: amount, at: o.at, seq: o.seq, flags: flags}
+	fl.fills[fl.n%leastFills] = leastFill{tradeID: o.tradeID, shares: o.req.Shares, cost: amount, at: o.at, seq: o.seq, flags: flags}
 	fl.n++
 	o.record = m.appendRecord(o.record[:0], o, flags)
 	return nil
@@ -229,13 +207,13 @@ func (m *leastMarket) appendRecord(b []byte, o *leastOrder, flags uint8) []byte 
 	b = append(b, o.tradeID[:]...)
 	b = append(b, o.account.id[:]...)
 	b = append(b, m.id[:]...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(o.shares))
+	b = binary.LittleEndian.AppendUint64(b, uint64(o.req.Shares))
 	b = binary.LittleEndian.AppendUint64(b, uint64(o.quote.Amount))
 	b = binary.LittleEndian.AppendUint64(b, uint64(o.quote.Vig))
 	b = binary.LittleEndian.AppendUint64(b, uint64(o.at))
 	b = binary.LittleEndian.AppendUint64(b, o.seq)
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(o.reasoning)))
-	b = append(b, o.reasoning...)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(o.req.Reasoning)))
+	b = append(b, o.req.Reasoning...)
 	body := b[start+8:]
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(body)))
 	binary.LittleEndian.PutUint32(b[start+4:], crc32.Checksum(body, crc32c))

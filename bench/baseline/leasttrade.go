@@ -18,7 +18,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"marketd/core/money"
+	"marketd/core"
+	"marketd/transport"
 )
 
 // The least-trade handler: what a correct POST /api/markets/trade under
@@ -34,15 +35,15 @@ import (
 //     the hash looked up, the scope checked, total_requests counted. The
 //     keys of a run are fixed, so the table is read without a lock; keys
 //     of the unlimited tier (as marketd-load's) have no rate window;
-//   - the body, strictly: strictjson.ScanFlat, marketd's own fast path,
-//     for a flat body of known members, strictjson.Decode for any other,
-//     then each field checked with the messages of docs/API.md;
+//   - the body, decoded and checked by marketd's own code
+//     (transport.DecodeTrade: strictjson's flat fast path, Decode for any
+//     other body, both shapes, each field's message);
 //   - the market looked up, and one hand-off to its goroutine, which does
 //     the least trade (leastmarket.go) and hands its record to the group
 //     commit (GroupCommit, the fsync-only handler's own), which answers;
-//   - the 200 answer with every field docs/API.md lists.
-// It takes the reference shape of the body; the workflow shape
-// (marketId, outcome, amount) and Idempotency-Key are not served.
+//   - the 200 answer with every field docs/API.md lists; a refusal is
+//     core's error, answered by transport.ErrorAnswer as marketd does.
+// Idempotency-Key is not served: a load without it need not pay for it.
 
 const (
 	// LeastFileName is the file the least-trade handler appends its
@@ -50,10 +51,6 @@ const (
 	LeastFileName = "least-trade"
 	// LeastTradePath is the one path the least-trade handler serves.
 	LeastTradePath = "/api/markets/trade"
-	// leastMaxShares bounds shares, max_cost and min_proceeds: 1e9 units.
-	leastMaxShares = money.Amount(1_000_000_000 * money.Scale)
-	// leastMaxReasoning is the longest reasoning, in characters.
-	leastMaxReasoning = 1000
 )
 
 // leastTrade is the least-trade handler's state: read only once made but
@@ -138,29 +135,24 @@ func (h *leastTrade) serve(ctx *fasthttp.RequestCtx) {
 	}
 	o := h.orders.Get().(*leastOrder)
 	defer h.orders.Put(o)
-	m, err := h.order(ctx.PostBody(), o)
-	if err != nil {
-		var je *leastFieldError
-		if errors.As(err, &je) && je.status != 0 {
-			leastFail(ctx, je.status, je.code, "", je.message)
-			return
-		}
-		field, code := "", "invalid_json"
-		if errors.As(err, &je) {
-			field, code = je.field, "invalid_field"
-		}
-		leastFail(ctx, fasthttp.StatusBadRequest, code, field, err.Error())
+	var err error
+	if o.req, err = transport.DecodeTrade(ctx.PostBody(), uuid.Nil); err != nil {
+		leastError(ctx, err)
+		return
+	}
+	m := h.markets[o.req.Market]
+	if m == nil {
+		leastError(ctx, core.ErrMarketNotFound)
 		return
 	}
 	o.account, o.acctIndex = &h.accounts[acct], acct
 	m.orders <- o
 	if err := <-o.done; err != nil {
-		slog.Error("least-trade: the group commit failed", "err", err, "request_id", string(ctx.Response.Header.Peek(headerRequestID)))
-		leastFail(ctx, fasthttp.StatusInternalServerError, "internal_error", "", "Internal server error")
+		leastError(ctx, fmt.Errorf("baseline: least-trade: the group commit: %w", err))
 		return
 	}
-	if r := o.refused; r != nil {
-		leastFail(ctx, r.status, r.code, "", r.message)
+	if o.refused != nil {
+		leastError(ctx, o.refused)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusOK)
@@ -225,8 +217,18 @@ func binaryPutUint32s(n *[8]byte, a, b uint32) {
 	n[4], n[5], n[6], n[7] = byte(b>>24), byte(b>>16), byte(b>>8), byte(b)
 }
 
-// leastError is an error answer's body (docs/API.md, "Errors").
-type leastError struct {
+// leastError answers err as marketd answers it (transport.ErrorAnswer);
+// an error that is not a client's is a 500, logged with its cause.
+func leastError(ctx *fasthttp.RequestCtx, err error) {
+	status, code, field, msg, ok := transport.ErrorAnswer(err)
+	if !ok {
+		slog.Error("least-trade: a trade failed", "err", err, "request_id", string(ctx.Response.Header.Peek(headerRequestID)))
+	}
+	leastFail(ctx, status, code, field, msg)
+}
+
+// errorBody is an error answer's body (docs/API.md, "Errors").
+type errorBody struct {
 	Error     string `json:"error"`
 	Code      string `json:"code"`
 	Field     string `json:"field,omitempty"`
@@ -235,7 +237,7 @@ type leastError struct {
 
 // leastFail answers an error.
 func leastFail(ctx *fasthttp.RequestCtx, status int, code, field, message string) {
-	body, err := json.Marshal(leastError{Error: message, Code: code, Field: field,
+	body, err := json.Marshal(errorBody{Error: message, Code: code, Field: field,
 		RequestID: string(ctx.Response.Header.Peek(headerRequestID))})
 	if err != nil {
 		panic(fmt.Sprintf("BUG: encode an error answer: %v", err))
@@ -248,8 +250,8 @@ func leastFail(ctx *fasthttp.RequestCtx, status int, code, field, message string
 // appendAnswer appends the 200 answer of o's trade on m (docs/API.md,
 // "POST /api/markets/trade").
 func (m *leastMarket) appendAnswer(b []byte, o *leastOrder) []byte {
-	side, typ := sideNames[o.side], "buy"
-	if o.sell {
+	side, typ := o.req.Side.String(), "buy"
+	if o.req.Sell {
 		typ = "sell"
 	}
 	b = append(b, `{"trade_id":"`...)
@@ -261,7 +263,7 @@ func (m *leastMarket) appendAnswer(b []byte, o *leastOrder) []byte {
 	b = append(b, `","type":"`...)
 	b = append(b, typ...)
 	b = append(b, `","currency":"kp","shares":`...)
-	b = o.shares.AppendText(b)
+	b = o.req.Shares.AppendText(b)
 	b = append(b, `,"cost":`...)
 	b = o.quote.Amount.AppendText(b)
 	b = append(b, `,"vig":`...)
@@ -278,9 +280,6 @@ func (m *leastMarket) appendAnswer(b []byte, o *leastOrder) []byte {
 	b = strconv.AppendUint(b, o.seq, 10)
 	return append(b, "}\n"...)
 }
-
-// sideNames are the sides' names by index, yes 0 and no 1.
-var sideNames = [2]string{"yes", "no"}
 
 // appendUUID appends id's canonical text form.
 func appendUUID(b []byte, id uuid.UUID) []byte {

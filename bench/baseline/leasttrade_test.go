@@ -104,6 +104,7 @@ func TestLeastTradeAnswers(t *testing.T) {
 		{body: `{"market_id":"` + mid + `","side":"yes","shares":10}`, n: money.Units(10)},
 		{body: `{"market_id":"` + mid + `","side":"yes","shares":2.5,"type":"sell","min_proceeds":0.000001}`, sell: true, n: 2_500_000},
 		{body: `{"type":"buy","shares":1,"side":"yes","market_id":"` + mid + `","reasoning":"r\u00e9sum\u00e9","max_cost":900}`, n: money.Units(1)},
+		{body: `{"marketId":"` + mid + `","outcome":"yes","side":"buy","amount":0.5}`, n: 500_000},
 	} {
 		code, ans := trade(tc.body)
 		if code != 200 {
@@ -161,6 +162,7 @@ func TestLeastTradeAnswers(t *testing.T) {
 		{"POST", LeastTradePath, testKey, `{"market_id":"` + mid + `","side":"yes","shares":1e10}`, 400, "invalid_field", "shares"},
 		{"POST", LeastTradePath, testKey, `{"market_id":"` + mid + `","side":"yes","shares":1,"type":"hold"}`, 400, "invalid_field", "type"},
 		{"POST", LeastTradePath, testKey, `{"market_id":"` + mid + `","side":"yes","shares":1,"colour":"red"}`, 400, "invalid_field", "colour"},
+		{"POST", LeastTradePath, testKey, `{"market_id":"` + mid + `","outcome":"yes","amount":1}`, 400, "invalid_field", "market_id"},
 		{"POST", LeastTradePath, testKey, `{"market_id":"` + mid + `","side":"yes","side":"no","shares":1}`, 400, "invalid_field", "side"},
 		{"POST", LeastTradePath, testKey, `{"market_id":"` + mid + `","side":"yes","shares":1,"min_proceeds":1}`, 400, "invalid_field", "min_proceeds"},
 		{"POST", LeastTradePath, testKey, `{"market_id":"` + uuid.NewString() + `","side":"yes","shares":1}`, 404, "market_not_found", ""},
@@ -178,7 +180,7 @@ func TestLeastTradeAnswers(t *testing.T) {
 		}
 	}
 	// After the refusals, the next trade follows the accepted ones.
-	code, ans := trade(`{"market_id":"` + mid + `","side":"yes","shares":` + held.String() + `,"type":"sell","expect_seq":3}`)
+	code, ans := trade(`{"market_id":"` + mid + `","side":"yes","shares":` + held.String() + `,"type":"sell","expect_seq":4}`)
 	if code != 200 || ans["market_seq"] != float64(seq+1) {
 		t.Fatalf("the sell of every share held after the refusals: %d %v, want market_seq %d", code, ans, seq+1)
 	}
