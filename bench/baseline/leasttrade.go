@@ -100,7 +100,7 @@ func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, closeFile fu
 			func(o *leastOrder, err error) { o.done <- err }, nil)
 	})
 	for _, id := range setup.Markets {
-		m := newLeastMarket(id, len(setup.KeyHashes), commits)
+		m := newLeastMarket(id, len(setup.KeyHashes), setup.RecordBytes, commits)
 		h.markets[id] = m
 		markets.Go(m.run)
 	}
