@@ -32,7 +32,8 @@ import (
 //   - the route (404, 405);
 //   - the API key (docs/API.md, "Authentication"): the form checked, its
 //     SHA-256 taken (only the hash is stored, so no lookup can do less),
-//     the hash looked up, the scope checked, total_requests counted. The
+//     the hash looked up, total_requests counted (every key of a run has
+//     the trade scope, so there is no scope to refuse). The
 //     keys of a run are fixed, so the table is read without a lock; keys
 //     of the unlimited tier (as marketd-load's) have no rate window;
 //   - the body, decoded and checked by marketd's own code
