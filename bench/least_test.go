@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 
@@ -76,10 +77,12 @@ const leastChunkLen = 256
 // leastList is the least bounded append-only list: fixed arrays allocated
 // one at a time, so that an entry never moves and an append writes only
 // the entry (and, once per leastChunkLen entries, allocates an array).
+// tail and n come first: an append reads them, chunks only when it adds an
+// array.
 type leastList[T any] struct {
-	chunks []*[leastChunkLen]T
 	tail   *[leastChunkLen]T
 	n      int
+	chunks []*[leastChunkLen]T
 }
 
 // push appends v, or refuses it when the list is full.
@@ -102,31 +105,47 @@ func (l *leastList[T]) last() *T {
 	return &l.tail[(l.n-1)%leastChunkLen]
 }
 
-// leastFill is a fill as an account's full list of trades keeps it: a fixed
-// size per trade, the reasoning kept only by the recent trades (docs/API.md,
-// "GET /api/trades"), and the trade's ID derived from its record's seq
-// rather than stored: 64 bytes, one cache line.
-type leastFill struct {
-	Market            uuid.UUID
-	Seq               uint64
-	Shares, Cost, Vig money.Amount
-	Time              int64
-	Currency          money.Currency
-	Side              core.Side
-	Sell              bool
+// leastEntry is a trade in its account's one list, which serves both the
+// ledger (docs/API.md, "GET /api/points": id, amount, tx_type,
+// balance_after, ref_id, created_at) and the fills ("GET /api/trades":
+// trade_id, market_id, side, type, currency, shares, cost, vig, created_at):
+// the two share the seq, the time and the cost, the ledger's amount is the
+// cost signed by the direction, the entry's and the trade's IDs derive
+// from the seq (core.LedgerEntryID), and the market is its index among the
+// markets. The reasoning is kept only by the profile's 20 recent trades,
+// and an empty one needs nothing. 56 bytes.
+type leastEntry struct {
+	Seq                             uint64
+	Time                            int64
+	Shares, Cost, Vig, BalanceAfter money.Amount
+	Market                          uint32
+	Type                            core.TxType
+	Currency                        money.Currency
+	Side                            core.Side
+	Sell                            bool
 }
 
 // leastAccount is an account as far as a trade needs it: its balance, its
-// record's LSN and its two lists, behind the lock that every market's
-// actor trading for it takes.
+// record's LSN and its list, behind the lock that every market's actor
+// trading for it takes. What a trade reads and writes is in the first 64
+// bytes; the struct is 128, a size class whose objects are 64-aligned.
 type leastAccount struct {
 	mu       sync.Mutex
-	id       uuid.UUID
 	balance  money.Amount
 	lsn      uint64
-	referrer uuid.UUID
-	ledger   leastList[core.LedgerEntry]
-	fills    leastList[leastFill]
+	id       uuid.UUID
+	list     leastList[leastEntry] // tail and n in the first line
+	referrer uint32                // an index into leastBench.referrers; 0: none
+	_        [44]byte
+}
+
+// leastPosition is an account's position in one market as the market's
+// actor keeps it: 64 bytes, one line. The referrer is an index into
+// leastBench.referrers (0: none).
+type leastPosition struct {
+	Shares, Cost            [core.NumSides]money.Amount
+	PaidIn, PaidOut, RefVig money.Amount
+	Referrer                uint32
 }
 
 // leastMarket is a market's state, owned by its actor goroutine: its
@@ -134,6 +153,7 @@ type leastAccount struct {
 // holders (the holders' set too, which a settlement walks).
 type leastMarket struct {
 	id       uuid.UUID
+	index    uint32 // among the markets: a list entry's market
 	inbox    chan *leastCall
 	alpha    float64
 	q0       money.Amount
@@ -143,8 +163,8 @@ type leastMarket struct {
 	lsn      uint64
 	book     core.Book
 	memo     pricing.Memo
-	holders  map[*leastAccount]*core.Position
-	spare    core.Position // levelPrice's position, before accounts
+	holders  map[*leastAccount]*leastPosition
+	spare    leastPosition // levelPrice's position, before accounts
 	rec      core.Record   // the record of the trade in hand, reused
 	recAcct  [1]core.AccountChange
 	recBal   [1]core.Balance
@@ -179,6 +199,8 @@ type leastBench struct {
 	acctByID map[uuid.UUID]*leastAccount
 	total    money.Amount // every balance and every book's collateral: conserved
 	sample   *core.Record
+	// referrers are the accounts that referrers' indexes name; 0 is none.
+	referrers []uuid.UUID
 }
 
 // leastBonus is each account's starting balance, as core's benchmarks give.
@@ -188,16 +210,15 @@ var leastBonus = money.Units(100_000_000)
 // core's CreateMarket makes one with a liquidity of 1,000,000 units.
 func newLeastBench(level leastLevel, log *wal.Log, accounts int) *leastBench {
 	lb := &leastBench{level: level, log: log, byID: map[uuid.UUID]*leastMarket{},
-		acctByID: map[uuid.UUID]*leastAccount{}, sample: sampleTradeRecord()}
+		acctByID: map[uuid.UUID]*leastAccount{}, sample: sampleTradeRecord(), referrers: []uuid.UUID{uuid.Nil}}
 	q0 := money.Units(1_000_000)
 	subsidy := pricing.Subsidy(core.DefaultAlpha, q0)
-	for range floorActors {
-		m := &leastMarket{id: uuid.New(), inbox: make(chan *leastCall, core.DefaultInboxSize),
+	for i := range floorActors {
+		m := &leastMarket{id: uuid.New(), index: uint32(i), inbox: make(chan *leastCall, core.DefaultInboxSize),
 			alpha: core.DefaultAlpha, q0: q0, closesAt: time.Now().Add(time.Hour).UnixNano(),
-			active: true, creator: uuid.New(), lsn: 1, holders: map[*leastAccount]*core.Position{},
+			active: true, creator: uuid.New(), lsn: 1, holders: map[*leastAccount]*leastPosition{},
 			book: core.Book{Currency: money.KP, Q: [core.NumSides]money.Amount{q0, q0},
 				Subsidy: subsidy, Collateral: subsidy}}
-		m.spare = core.Position{Market: m.id, Currency: money.KP}
 		lb.markets = append(lb.markets, m)
 		lb.byID[m.id] = m
 		lb.total += subsidy
@@ -267,44 +288,30 @@ func (lb *leastBench) trade(m *leastMarket, c *leastCall) error {
 		m.book, *pos = book, p
 		return lb.appendRecord(lb.sample, c)
 	}
-	if lb.level >= levelLists && (a.ledger.n >= leastListBound || a.fills.n >= leastListBound) {
+	if lb.level >= levelLists && a.list.n >= leastListBound {
 		return errLeastListFull
 	}
 	seq, err := lb.log.Next()
 	if err != nil {
 		return err
 	}
-	// The trade's ID is derived from its record's seq, as a ledger entry's
-	// is (core.LedgerEntryID), at an index no record's entries reach: no
-	// random bytes drawn, and nothing more to store in the fill.
-	tradeID := core.LedgerEntryID(seq, 1<<31)
-	amount := -q.Amount
+	ent := leastEntry{Seq: seq, Time: now, Shares: c.shares, Cost: q.Amount, Vig: q.Vig, BalanceAfter: balance,
+		Market: m.index, Type: core.TxTradeBuy, Currency: money.KP, Side: c.side, Sell: c.sell}
 	if c.sell {
-		amount = q.Amount
-	}
-	led := core.LedgerEntry{Seq: seq, Currency: money.KP, Type: core.TxTradeBuy, Amount: amount,
-		BalanceAfter: balance, Ref: tradeID, Time: now}
-	if c.sell {
-		led.Type = core.TxTradeSell
+		ent.Type = core.TxTradeSell
 	}
 	if lb.level >= levelLists {
-		fill := leastFill{Market: m.id, Seq: seq, Shares: c.shares, Cost: q.Amount, Vig: q.Vig, Time: now,
-			Currency: money.KP, Side: c.side, Sell: c.sell}
-		// Checked before the seq was reserved: the two lists change together.
-		if err := a.ledger.push(&led); err != nil {
-			panic(err)
-		}
-		if err := a.fills.push(&fill); err != nil {
-			panic(err)
+		if err := a.list.push(&ent); err != nil {
+			panic(err) // checked before the seq was reserved
 		}
 	}
 	prevAcct, prevMkt := a.lsn, m.lsn
 	a.balance, a.lsn, m.book, m.lsn, *pos = balance, seq, book, seq, p
 	rec := lb.sample
 	if lb.level >= levelRecord {
-		rec = m.record(a, pos, prevAcct, prevMkt, &led, c, &q, now)
+		rec = lb.record(m, a, pos, prevAcct, prevMkt, &ent, c, &q)
 		r := &c.res
-		r.TradeID, r.Market, r.Currency, r.Side, r.Sell = tradeID, m.id, money.KP, c.side, c.sell
+		r.TradeID, r.Market, r.Currency, r.Side, r.Sell = leastTradeID(seq), m.id, money.KP, c.side, c.sell
 		r.Shares, r.Cost, r.Vig, r.BalanceAfter = c.shares, q.Amount, q.Vig, balance
 		r.PriceYesAfter, r.PriceNoAfter = q.PricesAfter[0], q.PricesAfter[1]
 		r.Time, r.MarketSeq = time.Unix(0, now).UTC(), book.Seq
@@ -326,10 +333,10 @@ func (lb *leastBench) appendRecord(rec *core.Record, c *leastCall) error {
 }
 
 // position returns a's position in m, made on a's first trade there.
-func (m *leastMarket) position(a *leastAccount) *core.Position {
+func (m *leastMarket) position(a *leastAccount) *leastPosition {
 	p := m.holders[a]
 	if p == nil {
-		p = &core.Position{Market: m.id, Currency: money.KP, Referrer: a.referrer}
+		p = &leastPosition{Referrer: a.referrer}
 		m.holders[a] = p
 	}
 	return p
@@ -338,7 +345,7 @@ func (m *leastMarket) position(a *leastAccount) *core.Position {
 // quote prices c on m's book through its memo and runs a trade's checks in
 // the order of docs/API.md, "POST /api/markets/trade": shares held,
 // liquidity, the liquidity limit, slippage, balance.
-func (lb *leastBench) quote(m *leastMarket, c *leastCall, pos *core.Position, balance money.Amount) (q pricing.Quote, err error) {
+func (lb *leastBench) quote(m *leastMarket, c *leastCall, pos *leastPosition, balance money.Amount) (q pricing.Quote, err error) {
 	side := int(c.side)
 	if c.sell {
 		switch {
@@ -373,7 +380,7 @@ func (lb *leastBench) quote(m *leastMarket, c *leastCall, pos *core.Position, ba
 // the side (a sell takes the basis down pro rata), paid in or out, the
 // book's q, collateral, volume, count and market_seq, and the vig's split
 // between the creator, the referrer and the house.
-func applyLeast(c *leastCall, q *pricing.Quote, book *core.Book, pos *core.Position, balance money.Amount) (money.Amount, error) {
+func applyLeast(c *leastCall, q *pricing.Quote, book *core.Book, pos *leastPosition, balance money.Amount) (money.Amount, error) {
 	var s leastSums
 	side, cost, vig := int(c.side), q.Amount, q.Vig
 	if c.sell {
@@ -397,7 +404,7 @@ func applyLeast(c *leastCall, q *pricing.Quote, book *core.Book, pos *core.Posit
 	}
 	creatorVig := vig * 3 / 10
 	var refVig money.Amount
-	if pos.Referrer != uuid.Nil {
+	if pos.Referrer != 0 {
 		refVig = vig * 2 / 10
 	}
 	pos.RefVig = s.check(pos.RefVig.Add(refVig))
@@ -427,37 +434,52 @@ func (s *leastSums) check(v money.Amount, err error) money.Amount {
 	return v
 }
 
+// leastTradeID is the ID of the trade of record seq, derived from the seq
+// as a ledger entry's is (core.LedgerEntryID) at an index no record's
+// entries reach: no random bytes drawn, and nothing to store.
+func leastTradeID(seq uint64) uuid.UUID { return core.LedgerEntryID(seq, 1<<31) }
+
 // record builds the record replay needs to restore the trade, in the
 // parts and the format of the floor's sample record (sampleTradeRecord):
 // the account's balance, ledger entry, position and trade, and the
-// market's book, each with the LSN it follows.
-func (m *leastMarket) record(a *leastAccount, pos *core.Position, prevAcct, prevMkt uint64, led *core.LedgerEntry, c *leastCall, q *pricing.Quote, now int64) *core.Record {
+// market's book, each with the LSN it follows. m's book, a's balance and
+// pos are the state after the trade.
+func (lb *leastBench) record(m *leastMarket, a *leastAccount, pos *leastPosition, prevAcct, prevMkt uint64, ent *leastEntry, c *leastCall, q *pricing.Quote) *core.Record {
+	id := leastTradeID(ent.Seq)
 	m.recBal[0] = core.Balance{Currency: money.KP, After: a.balance}
-	m.recLed[0] = *led
-	m.recPos[0] = *pos
+	amount := -ent.Cost
+	if ent.Sell {
+		amount = ent.Cost
+	}
+	m.recLed[0] = core.LedgerEntry{Seq: ent.Seq, Currency: money.KP, Type: ent.Type, Amount: amount,
+		BalanceAfter: ent.BalanceAfter, Ref: id, Time: ent.Time}
+	p := &m.recPos[0]
+	p.Market, p.Currency, p.Shares, p.Cost = m.id, money.KP, pos.Shares, pos.Cost
+	p.PaidIn, p.PaidOut, p.Referrer, p.RefVig = pos.PaidIn, pos.PaidOut, lb.referrers[pos.Referrer], pos.RefVig
 	t := &m.recTrade[0]
-	t.ID, t.Market, t.Currency, t.Side, t.Sell = led.Ref, m.id, money.KP, c.side, c.sell
-	t.Shares, t.Cost, t.Vig, t.Time = c.shares, q.Amount, q.Vig, now
+	t.ID, t.Market, t.Currency, t.Side, t.Sell = id, m.id, money.KP, c.side, c.sell
+	t.Shares, t.Cost, t.Vig, t.Time = c.shares, q.Amount, q.Vig, ent.Time
 	ac := &m.recAcct[0]
 	ac.ID, ac.Prev, ac.Balances, ac.Ledger = a.id, prevAcct, m.recBal[:], m.recLed[:]
 	ac.Positions, ac.Trades = m.recPos[:], m.recTrade[:]
 	m.recBook[0] = m.book
 	mc := &m.recMkt[0]
 	mc.ID, mc.Prev, mc.Books = m.id, prevMkt, m.recBook[:]
-	m.rec.Kind, m.rec.Time, m.rec.Accounts, m.rec.Markets = core.KindTrade, now, m.recAcct[:], m.recMkt[:]
+	m.rec.Kind, m.rec.Time, m.rec.Accounts, m.rec.Markets = core.KindTrade, ent.Time, m.recAcct[:], m.recMkt[:]
 	return &m.rec
 }
 
 // check verifies, after a run, what the row's level promises: money
 // conserved (every balance plus every book's collateral, the vig inside
-// the collateral), the trades counted in the books, each account's lists
-// as long as its trades and its ledger's last balance its balance.
+// the collateral), the trades counted in the books and in the accounts'
+// lists, and each list's last balance its account's balance.
 func (lb *leastBench) check(b *testing.B, trades int) {
 	if lb.level < levelPrice {
 		return
 	}
 	var books uint64
 	var sum money.Amount
+	entries := 0
 	for _, m := range lb.markets {
 		books += m.book.Trades
 		sum += m.book.Collateral
@@ -471,13 +493,14 @@ func (lb *leastBench) check(b *testing.B, trades int) {
 	for _, a := range lb.accounts {
 		sum += a.balance
 		if lb.level >= levelLists {
-			if a.ledger.n != a.fills.n {
-				b.Fatalf("account %s: %d ledger entries, %d fills", a.id, a.ledger.n, a.fills.n)
+			if a.list.n > 0 && a.list.last().BalanceAfter != a.balance {
+				b.Fatalf("account %s: balance %d, its list's last %d", a.id, a.balance, a.list.last().BalanceAfter)
 			}
-			if a.ledger.n > 0 && a.ledger.last().BalanceAfter != a.balance {
-				b.Fatalf("account %s: balance %d, ledger's last %d", a.id, a.balance, a.ledger.last().BalanceAfter)
-			}
+			entries += a.list.n
 		}
+	}
+	if lb.level >= levelLists && entries != trades {
+		b.Fatalf("%d entries in the accounts' lists, %d trades made", entries, trades)
 	}
 	if sum != lb.total {
 		b.Fatalf("money not conserved: %d before, %d after", lb.total, sum)
@@ -597,4 +620,25 @@ func (lb *leastBench) lookup(c *leastCall) (*leastMarket, error) {
 	}
 	c.acct = a
 	return m, nil
+}
+
+// TestLeastLayout checks the sizes that docs/PERFORMANCE.md, "The least a
+// trade must cost", counts lines by: a list entry in 56 bytes, a position
+// in one line, and an account whose trade fields share its first line in
+// a 64-aligned size class.
+func TestLeastLayout(t *testing.T) {
+	var a leastAccount
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"leastEntry's size", unsafe.Sizeof(leastEntry{}), 56},
+		{"leastPosition's size", unsafe.Sizeof(leastPosition{}), 64},
+		{"leastAccount's size", unsafe.Sizeof(a), 128},
+		{"the end of leastAccount's list's n", unsafe.Offsetof(a.list) + unsafe.Offsetof(a.list.n) + unsafe.Sizeof(a.list.n), 56},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d bytes, want %d", c.what, c.got, c.want)
+		}
+	}
 }
