@@ -88,13 +88,25 @@ func (c *command) reset() {
 
 func (e *Engine) handle(m *market, sc *scratch, c *command) {
 	defer func() {
-		// A panic here is a bug; answer the caller instead of hanging it,
-		// and crash loudly: the state may be half-changed.
 		if r := recover(); r != nil {
-			c.done <- fmt.Errorf("BUG: market %s: %v", m.id, r)
-			panic(r)
+			answerPanic(m, c, r)
 		}
 	}()
+	e.handleOp(m, sc, c)
+}
+
+// answerPanic answers c, whose handler panicked with r, and panics on: a
+// panic there is a bug; the caller is answered instead of hung, and the
+// process crashes loudly, since the state may be half-changed.
+func answerPanic(m *market, c *command, r any) {
+	c.done <- fmt.Errorf("BUG: market %s: %v", m.id, r)
+	panic(r)
+}
+
+// handleOp runs c's handler. A market's goroutine calls it in its loop
+// (Engine.serve), whose one deferred recovery covers every command, where
+// handle defers one per command.
+func (e *Engine) handleOp(m *market, sc *scratch, c *command) {
 	switch c.op {
 	case opTrade, opSplitMerge:
 		e.changeBook(m, sc, c)

@@ -3,6 +3,7 @@ package transport
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,7 @@ const (
 // seconds: 100 us to 10 s, about three per decade, so that the durable
 // trade path's p50 of 3-4 ms and p99 of 10-15 ms (docs/PERFORMANCE.md, "HTTP
 // path") and a stalled request each land in a bucket that says which.
-var latencyBuckets = []float64{
+var latencyBuckets = [...]float64{
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 }
@@ -65,13 +66,86 @@ func refusalOf(status int) (refusal, bool) {
 	return 0, false
 }
 
-// routeCounts are one route's request counts by status code. The request
-// path pays one atomic add; the collector turns the non-zero counts into
+// routeCounts are one route's request counts by status code and its
+// duration histogram. The request path pays three atomic adds in its
+// connection's shard (the 200 count, a bucket and the duration's sum)
+// and one in codes for any other status; the collector turns them into
 // samples when scraped, so that no label child is looked up per request.
 type routeCounts struct {
 	route, method string
-	codes         [maxStatus - minStatus + 1]atomic.Uint64
-	duration      prometheus.Observer // resolved once, at start
+	codes         [maxStatus - minStatus + 1]atomic.Uint64 // every status but 200
+	timed         bool                                     // the duration is exported (not routeNone)
+	shards        [connShards]routeShard
+}
+
+// routeShard is one shard of a route's hot counts. Its pad keeps two
+// shards' counts at least a cache line apart however the route is aligned.
+type routeShard struct {
+	ok       atomic.Uint64                          // status 200
+	buckets  [len(latencyBuckets) + 1]atomic.Uint64 // by the first bound at or above the duration; the last: above every bound
+	sumNanos atomic.Uint64
+	_        [64]byte
+}
+
+// latencyBoundNanos are latencyBuckets in nanoseconds, so that a request's
+// duration is placed without a conversion to seconds.
+var latencyBoundNanos = func() (b [len(latencyBuckets)]int64) {
+	for i, s := range latencyBuckets {
+		b[i] = int64(math.Round(s * 1e9))
+	}
+	return b
+}()
+
+// observe counts one request of the route that took d and was answered
+// with status, in shard.
+func (rc *routeCounts) observe(shard int, status int, d time.Duration) {
+	sh := &rc.shards[shard]
+	if status == fasthttp.StatusOK {
+		sh.ok.Add(1)
+	} else if status >= minStatus && status <= maxStatus {
+		rc.codes[status-minStatus].Add(1)
+	}
+	if !rc.timed {
+		return
+	}
+	i := 0
+	for i < len(latencyBoundNanos) && int64(d) > latencyBoundNanos[i] {
+		i++
+	}
+	sh.buckets[i].Add(1)
+	sh.sumNanos.Add(uint64(max(d, 0)))
+}
+
+// code returns the requests of the route answered with status.
+func (rc *routeCounts) code(status int) uint64 {
+	n := rc.codes[status-minStatus].Load()
+	if status == fasthttp.StatusOK {
+		for i := range rc.shards {
+			n += rc.shards[i].ok.Load()
+		}
+	}
+	return n
+}
+
+// histogram returns the route's duration histogram as a constant metric.
+func (rc *routeCounts) histogram(desc *prometheus.Desc) prometheus.Metric {
+	var counts [len(latencyBuckets) + 1]uint64
+	var sum uint64
+	for i := range rc.shards {
+		sh := &rc.shards[i]
+		for j := range counts {
+			counts[j] += sh.buckets[j].Load()
+		}
+		sum += sh.sumNanos.Load()
+	}
+	cumulative := make(map[float64]uint64, len(latencyBuckets))
+	var total uint64
+	for j, bound := range latencyBuckets {
+		total += counts[j]
+		cumulative[bound] = total
+	}
+	total += counts[len(latencyBuckets)]
+	return prometheus.MustNewConstHistogram(desc, total, float64(sum)/1e9, cumulative, rc.route, rc.method)
 }
 
 // httpMetrics are the server's request metrics; nil when Config.Metrics is
@@ -79,22 +153,22 @@ type routeCounts struct {
 type httpMetrics struct {
 	routes   []*routeCounts // every route of the table, then the extra ones
 	none     *routeCounts   // unknown paths and methods, malformed requests
-	inFlight atomic.Int64
+	inFlight [connShards]struct {
+		n atomic.Int64
+		_ [64 - 8]byte
+	}
 	refusals [numRefusals]atomic.Uint64
-	duration *prometheus.HistogramVec
 
-	requestsDesc, inFlightDesc, refusalsDesc, internalDesc *prometheus.Desc
+	requestsDesc, inFlightDesc, refusalsDesc, internalDesc, durationDesc *prometheus.Desc
 }
 
 // newHTTPMetrics returns the metrics, to be registered once every route
 // is added.
 func newHTTPMetrics() *httpMetrics {
 	m := &httpMetrics{
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "marketd_http_request_duration_seconds",
-			Help:    "Time from a request read whole to its answer ready (the handler, the wait for the log included), by route pattern and method.",
-			Buckets: latencyBuckets,
-		}, []string{"route", "method"}),
+		durationDesc: prometheus.NewDesc("marketd_http_request_duration_seconds",
+			"Time from a request read whole to its answer ready (the handler, the wait for the log included), by route pattern and method.",
+			[]string{"route", "method"}, nil),
 		requestsDesc: prometheus.NewDesc("marketd_http_requests_total",
 			"HTTP requests answered, by route pattern, method and status code.",
 			[]string{"route", "method", "code"}, nil),
@@ -114,10 +188,7 @@ func newHTTPMetrics() *httpMetrics {
 // route returns the counts of one route pattern, registered for scraping;
 // call it only while the router is built.
 func (m *httpMetrics) route(path, method string) *routeCounts {
-	rc := &routeCounts{route: path, method: method}
-	if path != routeNone {
-		rc.duration = m.duration.WithLabelValues(path, method)
-	}
+	rc := &routeCounts{route: path, method: method, timed: path != routeNone}
 	m.routes = append(m.routes, rc)
 	return rc
 }
@@ -128,6 +199,7 @@ func (m *httpMetrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.inFlightDesc
 	ch <- m.refusalsDesc
 	ch <- m.internalDesc
+	ch <- m.durationDesc
 }
 
 // Collect implements prometheus.Collector: the request counts that are not
@@ -135,28 +207,33 @@ func (m *httpMetrics) Describe(ch chan<- *prometheus.Desc) {
 func (m *httpMetrics) Collect(ch chan<- prometheus.Metric) {
 	var internal uint64
 	for _, rc := range m.routes {
-		for i := range rc.codes {
-			if n := rc.codes[i].Load(); n > 0 {
+		for status := minStatus; status <= maxStatus; status++ {
+			if n := rc.code(status); n > 0 {
 				ch <- prometheus.MustNewConstMetric(m.requestsDesc, prometheus.CounterValue, float64(n),
-					rc.route, rc.method, strconv.Itoa(minStatus+i))
+					rc.route, rc.method, strconv.Itoa(status))
 			}
 		}
-		internal += rc.codes[fasthttp.StatusInternalServerError-minStatus].Load()
+		internal += rc.code(fasthttp.StatusInternalServerError)
+		if rc.timed {
+			ch <- rc.histogram(m.durationDesc)
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(m.internalDesc, prometheus.CounterValue, float64(internal))
-	ch <- prometheus.MustNewConstMetric(m.inFlightDesc, prometheus.GaugeValue, float64(m.inFlight.Load()))
+	var inFlight int64
+	for i := range m.inFlight {
+		inFlight += m.inFlight[i].n.Load()
+	}
+	ch <- prometheus.MustNewConstMetric(m.inFlightDesc, prometheus.GaugeValue, float64(inFlight))
 	for r := range numRefusals {
 		ch <- prometheus.MustNewConstMetric(m.refusalsDesc, prometheus.CounterValue,
 			float64(m.refusals[r].Load()), refusalNames[r])
 	}
 }
 
-// count records one answered request of rc.
-func (m *httpMetrics) count(rc *routeCounts, ctx *fasthttp.RequestCtx) {
+// count records one answered request of rc, which took d (0: not timed).
+func (m *httpMetrics) count(rc *routeCounts, ctx *fasthttp.RequestCtx, shard int, d time.Duration) {
 	status := ctx.Response.StatusCode()
-	if status >= minStatus && status <= maxStatus {
-		rc.codes[status-minStatus].Add(1)
-	}
+	rc.observe(shard, status, d)
 	if r, ok := refusalOf(status); ok {
 		m.refusals[r].Add(1)
 	}
@@ -174,14 +251,15 @@ func (m *httpMetrics) instrument(path, method string, h fasthttp.RequestHandler,
 	}
 	rc := m.route(path, method)
 	return func(ctx *fasthttp.RequestCtx) {
-		m.inFlight.Add(1)
+		shard := connShard(ctx)
+		inFlight := &m.inFlight[shard].n
+		inFlight.Add(1)
 		defer func() {
 			if v := recover(); v != nil {
 				onPanic(ctx, v)
 			}
-			m.inFlight.Add(-1)
-			m.count(rc, ctx)
-			rc.duration.Observe(time.Since(ctx.Time()).Seconds())
+			inFlight.Add(-1)
+			m.count(rc, ctx, shard, time.Since(ctx.Time()))
 		}()
 		h(ctx)
 	}
@@ -191,7 +269,7 @@ func (m *httpMetrics) instrument(path, method string, h fasthttp.RequestHandler,
 // methods, and what fasthttp refuses before routing.
 func (m *httpMetrics) countUnrouted(ctx *fasthttp.RequestCtx) {
 	if m != nil {
-		m.count(m.none, ctx)
+		m.count(m.none, ctx, connShard(ctx), 0)
 	}
 }
 

@@ -26,7 +26,10 @@ func BenchmarkInstrument(b *testing.B) {
 			}, func(*fasthttp.RequestCtx, any) {})
 			cpuBefore, okBefore := cputime.Process()
 			b.RunParallel(func(pb *testing.PB) {
+				// A connection id per goroutine, as each of a server's
+				// connections has (the metrics' shard).
 				var ctx fasthttp.RequestCtx
+				ctx.Init(&fasthttp.Request{}, nil, nil)
 				for pb.Next() {
 					h(&ctx)
 				}

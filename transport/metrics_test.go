@@ -2,11 +2,14 @@ package transport
 
 import (
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
 )
 
 // samples returns every sample of reg, keyed by name and labels in the
@@ -126,4 +129,88 @@ func TestNoMetricsRoute(t *testing.T) {
 	ts.expect(ts.do("GET", "/metrics", auth{}, ""), http.StatusNotFound, "Not found")
 	ts.expect(ts.do("GET", "/debug/pprof/", auth{}, ""), http.StatusNotFound, "Not found")
 	ts.expect(ts.do("GET", "/healthz", auth{}, ""), http.StatusOK, "")
+}
+
+// TestHTTPMetricsShardsAddUp: requests counted in the shards of many
+// connections are exported as one count per route and status, one
+// histogram and one in-flight gauge, as a single unsharded count would
+// give them; a duration on a bucket's bound counts in that bucket.
+func TestHTTPMetricsShardsAddUp(t *testing.T) {
+	m := newHTTPMetrics()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	status := fasthttp.StatusOK
+	var inside int64 // in flight, read while a request is being handled
+	h := m.instrument("/r", fasthttp.MethodGet, func(ctx *fasthttp.RequestCtx) {
+		ctx.SetStatusCode(status)
+		for i := range m.inFlight {
+			inside += m.inFlight[i].n.Load()
+		}
+	}, func(*fasthttp.RequestCtx, any) {})
+	const requests = 3*connShards + 5
+	for i := range requests {
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&fasthttp.Request{}, nil, nil) // a connection id of its own
+		status = fasthttp.StatusOK
+		if i%3 == 0 {
+			status = fasthttp.StatusNotFound
+		}
+		h(&ctx)
+	}
+	got := samples(t, reg)
+	want := map[string]float64{
+		`marketd_http_requests_total{code="200",method="GET",route="/r"}`:      requests - (requests+2)/3,
+		`marketd_http_requests_total{code="404",method="GET",route="/r"}`:      (requests + 2) / 3,
+		`marketd_http_request_duration_seconds_count{method="GET",route="/r"}`: requests,
+		`marketd_http_requests_in_flight`:                                      0,
+		`marketd_http_requests_total{code="200",method="",route="none"}`:       0, // absent: never counted
+		`marketd_http_request_duration_seconds_count{method="",route="none"}`:  0, // absent: not timed
+	}
+	for k, v := range want {
+		if v == 0 && strings.Contains(k, "none") {
+			if _, ok := got[k]; ok {
+				t.Errorf("%s exported: %v", k, got[k])
+			}
+			continue
+		}
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if inside != requests {
+		t.Errorf("in flight inside the handler added up to %d over %d requests, want one each", inside, requests)
+	}
+
+	// Bucket bounds are inclusive, as prometheus' histogram has them.
+	rc := m.route("/b", fasthttp.MethodGet)
+	rc.observe(0, fasthttp.StatusOK, time.Millisecond) // a bound: 0.001
+	rc.observe(5, fasthttp.StatusOK, time.Millisecond+1)
+	rc.observe(7, fasthttp.StatusOK, time.Minute) // above every bound
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, mf := range mfs {
+		for _, met := range mf.GetMetric() {
+			if mf.GetName() != "marketd_http_request_duration_seconds" || met.GetLabel()[1].GetValue() != "/b" {
+				continue
+			}
+			found = true
+			hist := met.GetHistogram()
+			cumulative := map[float64]uint64{}
+			for _, b := range hist.GetBucket() {
+				cumulative[b.GetUpperBound()] = b.GetCumulativeCount()
+			}
+			if hist.GetSampleCount() != 3 || cumulative[0.001] != 1 || cumulative[0.0025] != 2 || cumulative[10] != 2 {
+				t.Errorf("count %d, buckets %v: want 3 in all, 1 at or under 1 ms, 2 under 2.5 ms and 10 s", hist.GetSampleCount(), cumulative)
+			}
+			if want := (2*time.Millisecond + 1 + time.Minute).Seconds(); math.Abs(hist.GetSampleSum()-want) > 1e-9 {
+				t.Errorf("sum %v, want %v", hist.GetSampleSum(), want)
+			}
+		}
+	}
+	if !found {
+		t.Error("no histogram of /b")
+	}
 }

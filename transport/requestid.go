@@ -20,11 +20,19 @@ const MaxRequestIDBytes = 128
 // requestIDs generates request ids: a random prefix drawn once per process
 // and a counter, so that ids are unique across restarts without a call to
 // crypto/rand per request (generating one costs an atomic add and a hex
-// encoding into a stack buffer).
+// encoding into a stack buffer). The counter is one per connection shard
+// (connShard), its number in the top byte: unique while no shard counts
+// 2^56 ids, 2,000 years at a million a second.
 type requestIDs struct {
 	prefix [16]byte // 8 random bytes as hex
-	next   atomic.Uint64
+	shards [connShards]struct {
+		next atomic.Uint64
+		_    [64 - 8]byte
+	}
 }
+
+// idShardShift places a shard's number above its counter in an id.
+const idShardShift = 56
 
 func newRequestIDs() *requestIDs {
 	var g requestIDs
@@ -52,7 +60,8 @@ func (g *requestIDs) set(ctx *fasthttp.RequestCtx) {
 	copy(id[:], g.prefix[:])
 	id[len(g.prefix)] = '-'
 	var n [8]byte
-	v := g.next.Add(1)
+	shard := connShard(ctx)
+	v := uint64(shard)<<idShardShift | g.shards[shard].next.Add(1)
 	for i := range n {
 		n[7-i] = byte(v >> (8 * i))
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -135,6 +136,31 @@ func TestHeaderNamesAnyCase(t *testing.T) {
 			if got, want := r.Header.Get(HeaderReplayed), map[bool]string{true: "true"}[n == 1]; got != want {
 				t.Errorf("%s, request %d: %s %q, want %q", names, n, HeaderReplayed, got, want)
 			}
+		}
+	}
+}
+
+// TestRequestIDsUniqueAcrossConnections: generated ids stay unique and of
+// the documented form (docs/API.md, "Request ids") over connections of
+// every shard, each generating several.
+func TestRequestIDsUniqueAcrossConnections(t *testing.T) {
+	g := newRequestIDs()
+	form := regexp.MustCompile(`^[0-9a-f]{16}-[0-9a-f]{16}$`)
+	seen := map[string]bool{}
+	for range 4 * connShards {
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&fasthttp.Request{}, nil, nil) // a connection id of its own
+		for range 3 {
+			ctx.Response.Reset()
+			g.set(&ctx)
+			id := requestID(&ctx)
+			if !form.MatchString(id) {
+				t.Fatalf("id %q: want 32 hex digits around a dash", id)
+			}
+			if seen[id] {
+				t.Fatalf("id %q generated twice", id)
+			}
+			seen[id] = true
 		}
 	}
 }

@@ -182,7 +182,7 @@ func New(eng *core.Engine, cfg Config) *Server {
 	if cfg.Metrics != nil {
 		// Registered once the router has added every route's counts, so
 		// that no scrape reads the list while it grows.
-		cfg.Metrics.MustRegister(s.metrics, s.metrics.duration, newPhaseCollector(s))
+		cfg.Metrics.MustRegister(s.metrics, newPhaseCollector(s))
 	}
 	s.http = NewHTTPServer("marketd", s.withRequestID(s.router.Handler), cfg.MaxBodyBytes)
 	s.http.ErrorHandler = s.transportError

@@ -18,12 +18,17 @@ type Memo struct {
 	next int // the entry to replace on a miss
 }
 
-// memoEntry is a curve and its state. The zero entry is empty: its alpha,
-// 0, is no market's (MinAlpha), so no lookup matches it.
+// memoEntry is a curve, its state and its prices in side order. The zero
+// entry is empty: its alpha, 0, is no market's (MinAlpha), so no lookup
+// matches it. The prices are kept with the curve because a state is
+// quoted twice, as a trade's after and as the next one's before, and each
+// quote needs its prices: they are taken once per state rather than once
+// per quote (a division and seven other operations a trade).
 type memoEntry struct {
-	alpha float64
-	q     [2]money.Amount
-	c     curve
+	alpha  float64
+	q      [2]money.Amount
+	c      curve
+	prices [2]float64
 }
 
 // curve returns the curve at (alpha, q): the memo's entry, evaluated into
@@ -33,18 +38,19 @@ type memoEntry struct {
 // out (72 bytes, twice a quote): a quote's two calls never replace each
 // other's entry, since a miss replaces the one the call before did not
 // return, and the pointer is used only until the quote returns.
-func (m *Memo) curve(alpha float64, q [2]money.Amount) *curve {
+func (m *Memo) curve(alpha float64, q [2]money.Amount) *memoEntry {
 	for i := range m.ents {
 		if e := &m.ents[i]; e.q == q && e.alpha == alpha {
 			m.next = 1 - i
-			return &e.c
+			return e
 		}
 	}
 	e := &m.ents[m.next]
 	e.alpha, e.q = alpha, q
 	e.c.eval(alpha, q)
+	e.prices[0], e.prices[1] = e.c.pricesYesNo(alpha)
 	m.next = 1 - m.next
-	return &e.c
+	return e
 }
 
 // QuoteBuy is QuoteBuy through the memo, written into *qt rather than
@@ -63,9 +69,9 @@ func (m *Memo) QuoteBuy(qt *Quote, alpha float64, q [2]money.Amount, side int, s
 	if err != nil {
 		return err
 	}
-	c0 := m.curve(alpha, q)
-	c1 := m.curve(alpha, after)
-	qt.fill(alpha, c0, c1, buyCost(c0, c1), after)
+	e0 := m.curve(alpha, q)
+	e1 := m.curve(alpha, after)
+	qt.fillPriced(buyCost(&e0.c, &e1.c), after, &e0.prices, &e1.prices)
 	return nil
 }
 
@@ -82,8 +88,8 @@ func (m *Memo) QuoteSell(qt *Quote, alpha float64, q [2]money.Amount, side int, 
 	if err != nil {
 		return err
 	}
-	c0 := m.curve(alpha, q)
-	c1 := m.curve(alpha, after)
-	qt.fill(alpha, c0, c1, sellProceeds(c0, c1), after)
+	e0 := m.curve(alpha, q)
+	e1 := m.curve(alpha, after)
+	qt.fillPriced(sellProceeds(&e0.c, &e1.c), after, &e0.prices, &e1.prices)
 	return nil
 }

@@ -207,6 +207,15 @@ func (qt *Quote) fill(alpha float64, before, after *curve, amount money.Amount, 
 	qt.Vig = Vig(amount, qt.PricesBefore[0], qt.PricesBefore[1])
 }
 
+// fillPriced is fill from prices already taken (a Memo's entries, in side
+// order): the same quote, bit for bit, since the prices are the same
+// function of the same curves.
+func (qt *Quote) fillPriced(amount money.Amount, qAfter [2]money.Amount, before, after *[2]float64) {
+	qt.Amount, qt.QAfter = amount, qAfter
+	qt.PricesBefore, qt.PricesAfter = *before, *after
+	qt.Vig = Vig(amount, before[0], before[1])
+}
+
 // QuoteBuy prices a buy of shares of side at q in one pass: BuyCost, its
 // vig, the prices before and after it and the new q. It evaluates the curve
 // once per state and allocates nothing. Errors are those of BuyCost.
