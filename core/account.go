@@ -25,18 +25,20 @@ const RecentTradesKept = 20
 // appended, so a reader may keep a snapshot it took under mu and read it
 // afterwards (chunkList).
 //
-// The fields a trade reads and writes come first, in whole cache lines:
-// the first line (id to bonusesKP), the second (positions to mode), the
-// ledger of the trade's currency and the fills, one line each; the rest
-// (info, notes, transfers, idempotency) follow. With 1,024 traders the
-// state a trade touches is cold when the account trades again, so every
-// line is a miss; spread over the 528 bytes as they were, a trade touched
-// seven or eight (docs/PERFORMANCE.md, "A trade's working set over 1,024
-// accounts"). The arena places accounts side by side, and the size is a
-// whole number of lines, so that each account's lines start where its
-// first does (TestAccountHotFieldsInFirstLines).
+// The fields a trade reads and writes come first, in three whole cache
+// lines: the first (mu to referred), the second (positions and fills),
+// the third (the ledgers, 32 bytes each); the rest (id, referrer, info,
+// notes, transfers, idempotency) follow. With 1,024 traders the state a
+// trade touches is cold when the account trades again, so every line is
+// a miss; spread over the 528 bytes as they were, a trade touched seven
+// or eight (docs/PERFORMANCE.md, "A trade's working set over 1,024
+// accounts"), and four with the ledger's and the fills' 64-byte headers
+// on lines of their own ("The account's cold lines"). A trade names its
+// account by the ID in its request, not id. The arena places accounts
+// side by side, and the size is a whole number of lines, so that each
+// account's lines start where its first does
+// (TestAccountHotFieldsInFirstLines).
 type account struct {
-	id       uuid.UUID
 	mu       sync.Mutex
 	lsn      uint64
 	balances [money.NumCurrencies]money.Amount
@@ -47,13 +49,6 @@ type account struct {
 	// at the largest Amount instead of overflowing.
 	volumeKP  money.Amount
 	bonusesKP money.Amount
-
-	// positions are the account's positions, every currency's, by
-	// market and currency (positions.go).
-	positions positionTable
-	// referrer is info.Referrer, stored with it (applyLocked), for the
-	// trade path, which gives it to a position that has none.
-	referrer uuid.UUID
 	// reasons are the reasoning of the last RecentTradesKept fills, fill
 	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
 	// The recent trades are the last fills with their reasoning
@@ -63,12 +58,24 @@ type account struct {
 	// mode is info.Mode, stored with it, for the trade path, which reads
 	// it without mu (tradingMode).
 	mode atomic.Uint32
+	// referred is whether referrer is set: the trade path reads referrer
+	// only then.
+	referred bool
 
-	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	// positions are the account's positions, every currency's, by
+	// market and currency (positions.go).
+	positions positionTable
 	// fills are every trade of the account, oldest first, append-only,
 	// without their reasoning, for GET /api/trades (fills.go). Images
 	// carry them (imageLocked).
-	fills chunkList[TradeSummary]
+	fills chunkList[fill]
+
+	ledger [money.NumCurrencies]chunkList[ledgerSlot]
+
+	id uuid.UUID
+	// referrer is info.Referrer, stored with it (applyLocked), for the
+	// trade path, which gives it to a position that has none.
+	referrer uuid.UUID
 
 	info AccountInfo
 	// notes are the kept notifications, oldest first, at most MaxNotes;
@@ -84,7 +91,7 @@ type account struct {
 	// Config.IdempotencyKeys live keys.
 	idem map[string]idemKey
 	// Pads the account to a whole number of cache lines.
-	_ [8]byte
+	_ [40]byte
 }
 
 // tradingMode returns the currency of the account's trades, splits and
@@ -97,7 +104,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	if ch.Info != nil {
 		a.info = *ch.Info
 		a.mode.Store(uint32(a.info.Mode))
-		a.referrer = a.info.Referrer
+		a.referrer, a.referred = a.info.Referrer, a.info.Referrer != uuid.Nil
 		// The record's memory may be reused after replay applies it.
 		a.info.PasswordHash = slices.Clone(a.info.PasswordHash)
 	}
@@ -111,9 +118,8 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 		a.putPosition(&ch.Positions[i])
 	}
 	for _, t := range ch.Trades {
-		a.keepReasoning(a.fills.Len(), t.Reasoning)
-		t.Reasoning = ""
-		a.fills.push(t)
+		a.keepReasoning(t.Reasoning)
+		a.fills.push(makeFill(&t))
 	}
 	// A trade has none of these: skipping them leaves their fields'
 	// cache lines unwritten.
@@ -171,10 +177,10 @@ func (a *account) hasTransfers(ts []Transfer) bool {
 // replay and snapshot images alike), which keeps the aggregates equal to a
 // recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l LedgerEntry) {
-	if led := &a.ledger[l.Currency]; led.Len() == 0 {
+	if led := &a.ledger[l.Currency]; led.empty() {
 		led.pushFirst(firstLedgerEntry(l))
 	} else {
-		led.push(l)
+		led.push(ledgerSlot{LedgerEntry: l})
 	}
 	if l.Currency == money.KP {
 		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l)
@@ -207,7 +213,7 @@ func absAmount(x money.Amount) money.Amount {
 
 // ledgerEntries returns the number of entries in the ledgers of every
 // currency.
-func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
+func ledgerEntries(ledger *[money.NumCurrencies]listView[ledgerSlot]) int {
 	n := 0
 	for cur := range ledger {
 		n += ledger[cur].Len()
@@ -215,16 +221,27 @@ func ledgerEntries(ledger *[money.NumCurrencies]chunkList[LedgerEntry]) int {
 	return n
 }
 
-// keepReasoning keeps the reasoning of fill i, the next one. Caller holds
-// a.mu.
-func (a *account) keepReasoning(i int, reasoning string) {
+// ledgerEmpty reports whether the account's ledgers have no entry.
+func (a *account) ledgerEmpty() bool {
+	for c := range a.ledger {
+		if !a.ledger[c].empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// keepReasoning keeps the reasoning of the next fill. The fills' length,
+// which reads their rest once past listChunkLen, is read only when the
+// ring is kept. Caller holds a.mu.
+func (a *account) keepReasoning(reasoning string) {
 	if a.reasons == nil {
 		if reasoning == "" {
 			return
 		}
 		a.reasons = new([RecentTradesKept]string)
 	}
-	a.reasons[i%RecentTradesKept] = reasoning
+	a.reasons[a.fills.Len()%RecentTradesKept] = reasoning
 }
 
 // recentCount returns how many trades the account's profile shows: its
@@ -237,7 +254,8 @@ func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
 	n := a.fills.Len()
 	first := n - a.recentCount()
 	start := len(out)
-	out = a.fills.appendTo(out, first, n)
+	fills := a.fills.snapshot()
+	out = appendValues(out, &fills, first, n)
 	if a.reasons != nil {
 		for i := first; i < n; i++ {
 			out[start+i-first].Reasoning = a.reasons[i%RecentTradesKept]
@@ -279,11 +297,11 @@ func (b *imageBuffers) reset() {
 // imagePrefixes are the append-only lists of an account's image, taken
 // under its lock and copied once it is released (addLedger, addTrades).
 type imagePrefixes struct {
-	ledger [money.NumCurrencies]chunkList[LedgerEntry]
+	ledger [money.NumCurrencies]listView[ledgerSlot]
 	// fills holds the fills before the recent trades, its first
 	// olderFills; recent the recent trades, copied under the lock since
 	// their reasoning's ring changes in place.
-	fills      chunkList[TradeSummary]
+	fills      listView[fill]
 	olderFills int
 	recent     []TradeSummary
 }
@@ -345,17 +363,17 @@ func (b *imageBuffers) addTrades(ch *AccountChange, pre *imagePrefixes) {
 		return
 	}
 	start := len(b.trades)
-	b.trades = pre.fills.appendTo(b.trades, 0, pre.olderFills)
+	b.trades = appendValues(b.trades, &pre.fills, 0, pre.olderFills)
 	b.trades = append(b.trades, pre.recent...)
 	ch.Trades = b.trades[start:len(b.trades):len(b.trades)]
 }
 
 // addLedger joins an image's ledger prefixes into b. The prefixes are
 // immutable: no lock is needed.
-func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies]chunkList[LedgerEntry]) {
+func (b *imageBuffers) addLedger(ch *AccountChange, ledger [money.NumCurrencies]listView[ledgerSlot]) {
 	start := len(b.ledger)
 	for c := range money.NumCurrencies {
-		b.ledger = ledger[c].appendTo(b.ledger, 0, ledger[c].Len())
+		b.ledger = appendValues(b.ledger, &ledger[c], 0, ledger[c].Len())
 	}
 	if len(b.ledger) > start {
 		ch.Ledger = b.ledger[start:len(b.ledger):len(b.ledger)]

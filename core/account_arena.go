@@ -8,7 +8,7 @@ import (
 
 // Sizes of an accountArena's arrays: the first holds arenaFirstChunk
 // accounts, each next one twice as many as the one before, up to
-// arenaMaxChunk (about 560 KB of accounts), so that a small state (a test's,
+// arenaMaxChunk (512 KiB of accounts), so that a small state (a test's,
 // a new server's) does not pay for a large array.
 const (
 	arenaFirstChunk = 8

@@ -29,7 +29,7 @@ func TestRecentTradesAreTheLastFillsWithTheirReasoning(t *testing.T) {
 		if got := a.recentTrades(); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("after trade %d: recent trades\n got %+v\nwant %+v", i, got, want)
 		}
-		fills := a.fills.appendTo(nil, 0, a.fills.Len())
+		fills := listValues(&a.fills)
 		for j, f := range fills {
 			w := all[j]
 			w.Reasoning = ""

@@ -161,7 +161,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if *pos, held = a.position(m.id, cur); !held {
 		*pos = Position{Market: m.id, Currency: cur}
 	}
-	if pos.Referrer == uuid.Nil {
+	if pos.Referrer == uuid.Nil && a.referred {
 		pos.Referrer = a.referrer
 	}
 	balance := a.balances[cur]
@@ -192,7 +192,7 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 	if paid {
 		ledgerAmount = q.Amount
 	}
-	ac := sc.account(a)
+	ac := sc.account(a, c.bookAccount())
 	sc.credit(ac, cur, tx, ledgerAmount, balance, ref, now)
 	ac.Positions = sc.poss[pi : pi+1]
 	sc.rec.Markets[0].Books = sc.books[:1]
@@ -214,6 +214,15 @@ func (e *Engine) buildBookChange(m *market, sc *scratch, c *command, cur money.C
 		c.splitRes = splitResult(&c.split, m.id, cur, &q, balance, book, pos)
 	}
 	return !held, nil
+}
+
+// bookAccount is the ID of a book change's trader, from its request: the
+// account's own id is off the lines a trade touches (account).
+func (c *command) bookAccount() uuid.UUID {
+	if c.op != opSplitMerge {
+		return c.trade.Account
+	}
+	return c.split.Account
 }
 
 // bookKind is the record kind of a book change's command: a trade, a

@@ -164,7 +164,7 @@ func (c *capturer) flush() {
 // the ledger is joined into a slice of its own when it is long, positions,
 // trades and idempotency entries are copied out of the reused buffer, and
 // vig payments and transfers are prefixes of append-only slices.
-func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies]chunkList[LedgerEntry]) {
+func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies]listView[ledgerSlot]) {
 	sortPositions(ch.Positions)
 	n := ledgerEntries(&ledger)
 	var rest imageRest
@@ -173,7 +173,7 @@ func (c *capturer) account(ch AccountChange, ledger [money.NumCurrencies]chunkLi
 	} else {
 		all := make([]LedgerEntry, 0, n)
 		for cur := range money.NumCurrencies {
-			all = ledger[cur].appendTo(all, 0, ledger[cur].Len()) // immutable: no lock needed
+			all = appendValues(all, &ledger[cur], 0, ledger[cur].Len()) // immutable: no lock needed
 		}
 		ch.Ledger, rest.ledger = all[:c.piece], all[c.piece:]
 	}

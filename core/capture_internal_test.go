@@ -19,8 +19,8 @@ func TestCaptureSplitsLongLedgers(t *testing.T) {
 	var bal money.Amount
 	for i := range 10 {
 		bal += 1
-		a.ledger[money.KP].push(LedgerEntry{Seq: uint64(i + 1), Currency: money.KP,
-			Type: TxSignupBonus, Amount: 1, BalanceAfter: bal})
+		a.ledger[money.KP].push(ledgerSlot{LedgerEntry: LedgerEntry{Seq: uint64(i + 1), Currency: money.KP,
+			Type: TxSignupBonus, Amount: 1, BalanceAfter: bal}})
 	}
 	a.balances[money.KP] = bal
 	a.lsn = 10
@@ -90,7 +90,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 		}
 	})
 	la := loaded.account(a.id)
-	if got, want := la.fills.appendTo(nil, 0, la.fills.Len()), a.fills.appendTo(nil, 0, a.fills.Len()); !reflect.DeepEqual(got, want) {
+	if got, want := listValues(&la.fills), listValues(&a.fills); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded fills differ: got %d, want %d", len(got), len(want))
 	}
 	if !reflect.DeepEqual(la.recentTrades(), a.recentTrades()) {

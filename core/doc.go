@@ -87,6 +87,7 @@
 //
 //	account.go             an account in memory: balances, ledger, positions, image
 //	positions.go           an account's positions: one open-addressing table by market and currency
+//	fill.go                fill and ledgerSlot: an account's fills and ledger entries, a cache line each
 //	account_ops.go         CreateAccount, SetReferrer, ValidName
 //	profile.go             Settings and Theme
 //	profile_ops.go         UpdateSettings, SetPersona, AcceptTOS, SetTradingMode, TradingMode

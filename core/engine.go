@@ -335,8 +335,9 @@ func (e *Engine) run(m *market) {
 // serve handles m's commands one at a time until Close closes its inbox
 // (false) or the market is resolved (true). A panic in a handler answers
 // its command (answerPanic) through the one recovery deferred here, not
-// one deferred per command (handle): its setup was about 20 instructions
-// a trade (docs/PERFORMANCE.md, "The actor's own work per trade").
+// one deferred per command (handle), whose closure called recover on
+// every return: about 40 instructions a trade (docs/PERFORMANCE.md, "The
+// actor's own work per trade").
 func (e *Engine) serve(m *market, sc *scratch) (resolved bool) {
 	var cur *command // the command being handled, for the recovery
 	defer func() {

@@ -26,11 +26,11 @@ func (e *Engine) Fills(ctx context.Context, id, market uuid.UUID, offset, limit 
 	fills = []TradeSummary{}
 	for i := all.Len() - 1; i >= 0; i-- {
 		f := all.at(i)
-		if market != uuid.Nil && f.Market != market {
+		if market != uuid.Nil && f.market != market {
 			continue
 		}
 		if total >= offset && len(fills) < limit {
-			fills = append(fills, *f)
+			fills = append(fills, f.value())
 		}
 		total++
 	}
@@ -53,11 +53,11 @@ func (e *Engine) Fill(ctx context.Context, id, trade uuid.UUID) (TradeSummary, b
 	lsn := a.lsn
 	a.mu.Unlock()
 	for i := all.Len() - 1; i >= 0; i-- {
-		if f := all.at(i); f.ID == trade {
+		if f := all.at(i); f.id == trade {
 			if err := e.j.WaitDurable(ctx, lsn); err != nil {
 				return TradeSummary{}, false, err
 			}
-			return *f, true, nil
+			return f.value(), true, nil
 		}
 	}
 	return TradeSummary{}, false, nil

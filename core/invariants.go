@@ -173,7 +173,8 @@ func (c *checker) account(a *account) {
 	for cur := range money.NumCurrencies {
 		c.balances[cur] = c.s.add(c.balances[cur], a.balances[cur])
 		var bal money.Amount
-		for i, l := range a.ledger[cur].all() {
+		led := a.ledger[cur].snapshot()
+		for i, l := range led.all() {
 			bal = c.s.add(bal, l.Amount)
 			if l.BalanceAfter != bal || l.Currency != money.Currency(cur) {
 				c.failf(invLedger, "account %s ledger %s entry %d: balance_after %s, chain gives %s", a.id, money.Currency(cur), i, l.BalanceAfter, bal)
@@ -184,7 +185,8 @@ func (c *checker) account(a *account) {
 			c.failf(invLedger, "account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
 		}
 	}
-	if v, b := ledgerAggregates(&a.ledger[money.KP]); v != a.volumeKP || b != a.bonusesKP {
+	kp := a.ledger[money.KP].snapshot()
+	if v, b := ledgerAggregates(&kp); v != a.volumeKP || b != a.bonusesKP {
 		c.failf(invAggregates, "account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
 	}
 	if err := a.positions.check(); err != nil {
@@ -299,9 +301,9 @@ func (c *checker) stakes(v *MarketView, p *Proposal) {
 }
 
 // ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
-func ledgerAggregates(kp *chunkList[LedgerEntry]) (volume, bonuses money.Amount) {
+func ledgerAggregates(kp *listView[ledgerSlot]) (volume, bonuses money.Amount) {
 	for _, l := range kp.all() {
-		volume, bonuses = addToAggregates(volume, bonuses, *l)
+		volume, bonuses = addToAggregates(volume, bonuses, l.LedgerEntry)
 	}
 	return volume, bonuses
 }

@@ -14,20 +14,20 @@ const ledgerHeadsChunk = 4096
 // array lives while any ledger holds an entry of it.
 var ledgerHeads struct {
 	mu    sync.Mutex
-	chunk []LedgerEntry // len used, cap ledgerHeadsChunk
+	chunk []ledgerSlot // len used, cap ledgerHeadsChunk
 }
 
 // firstLedgerEntry returns a slice of length and capacity 1 holding l, in
 // one of ledgerHeads' arrays: a ledger's second entry, appended to it,
 // moves the list to an array of its own as append always does.
-func firstLedgerEntry(l LedgerEntry) []LedgerEntry {
+func firstLedgerEntry(l LedgerEntry) []ledgerSlot {
 	h := &ledgerHeads
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.chunk) == cap(h.chunk) {
-		h.chunk = make([]LedgerEntry, 0, ledgerHeadsChunk)
+		h.chunk = make([]ledgerSlot, 0, ledgerHeadsChunk)
 	}
 	i := len(h.chunk)
-	h.chunk = append(h.chunk, l)
+	h.chunk = append(h.chunk, ledgerSlot{LedgerEntry: l})
 	return h.chunk[i : i+1 : i+1]
 }

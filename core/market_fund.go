@@ -12,7 +12,7 @@ import (
 // Caller holds house.mu. Runs on the market's goroutine.
 func (e *Engine) fundBook(sc *scratch, m *market, house *account, cur money.Currency, now int64, s *sums) Book {
 	subsidy := pricing.Subsidy(m.info.Alpha, m.info.Q0)
-	hc := sc.account(house)
+	hc := sc.account(house, HouseID)
 	after := s.sub(house.balances[cur], subsidy)
 	sc.credit(hc, cur, TxMarketSubsidy, -subsidy, after, m.id, now)
 	return Book{Currency: cur, Q: [NumSides]money.Amount{m.info.Q0, m.info.Q0}, Subsidy: subsidy, Collateral: subsidy}

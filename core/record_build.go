@@ -80,7 +80,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 			old = &info
 		}
 		a.applyLocked(seq, ch, e.st.idemLimits)
-		e.st.indexAccount(a.id, old, ch)
+		e.st.indexAccount(ch.ID, old, ch)
 	}
 	for i := range rec.Markets {
 		m := p.mkts[i]
@@ -223,13 +223,14 @@ func (sc *scratch) reset(kind Kind, now int64) {
 	sc.pending.mkts = sc.mptrs[:0]
 }
 
-// account adds an account change to the scratch record, keeping the
-// scratch's preallocated slices.
-func (sc *scratch) account(a *account) *AccountChange {
+// account adds a change of account a, whose ID is id, to the scratch
+// record, keeping the scratch's preallocated slices. The caller names the
+// ID: a.id is off the lines a trade touches (account).
+func (sc *scratch) account(a *account, id uuid.UUID) *AccountChange {
 	i := len(sc.rec.Accounts)
 	sc.rec.Accounts = sc.rec.Accounts[:i+1]
 	ch := &sc.rec.Accounts[i]
-	ch.ID, ch.Prev = a.id, a.lsn
+	ch.ID, ch.Prev = id, a.lsn
 	sc.pending.accts = append(sc.pending.accts, a)
 	return ch
 }

@@ -25,7 +25,7 @@ func TestScratchResetAfterBookChange(t *testing.T) {
 		sc.books[0] = Book{Currency: money.KP, Seq: uint64(now)}
 		sc.rec.Markets[0].Books = sc.books[:1]
 		sc.poss[0] = Position{Market: m.id, Currency: money.KP}
-		ac := sc.account(trader)
+		ac := sc.account(trader, trader.id)
 		sc.credit(ac, money.KP, TxTradeBuy, -5, 95, ref, now)
 		ac.Positions = sc.poss[:1]
 		sc.trds[0] = TradeSummary{Market: m.id, Shares: 1, Time: now}
@@ -40,22 +40,22 @@ func TestScratchResetAfterBookChange(t *testing.T) {
 			sc.reset(KindMerge, 2)
 			sc.market(m)
 			sc.rec.Markets[0].Books = sc.books[:1]
-			ac := sc.account(trader)
+			ac := sc.account(trader, trader.id)
 			sc.credit(ac, money.KP, TxMerge, 3, 98, ref, 2)
 			ac.Positions = sc.poss[:1]
 		}},
 		{"a first trade the house funds", func(sc *scratch) {
 			sc.reset(KindTrade, 2)
 			sc.market(m)
-			hc := sc.account(house)
+			hc := sc.account(house, house.id)
 			sc.credit(hc, money.KP, TxMarketSubsidy, -9, 1, m.id, 2)
-			ac := sc.account(trader)
+			ac := sc.account(trader, trader.id)
 			sc.credit(ac, money.KP, TxTradeBuy, -5, 95, ref, 2)
 			ac.Positions = sc.poss[1:2]
 		}},
 		{"a change with an info and notes read", func(sc *scratch) {
 			sc.reset(KindMarketClosed, 2)
-			ac := sc.account(trader)
+			ac := sc.account(trader, trader.id)
 			ac.Info = &AccountInfo{Name: "trader"}
 			ac.NotesRead = []uint64{1}
 		}},

@@ -66,7 +66,7 @@ func TestBookChangeRecordFits(t *testing.T) {
 	sc.rec.Markets[0].Books = sc.books[:1]
 	reasoning := strings.Repeat("\U0001F600", MaxReasoningRunes)
 	for i := range len(sc.accts) {
-		ch := sc.account(&account{id: uuid.New()})
+		ch := sc.account(&account{}, uuid.New())
 		ch.Balances = ch.Balances[:cap(ch.Balances)]
 		ch.Ledger = ch.Ledger[:cap(ch.Ledger)]
 		sc.poss[i] = Position{Market: m.id}

@@ -92,14 +92,21 @@ func foundOr[T any](found []*T, i int, id uuid.UUID, look func(uuid.UUID) *T) *T
 // replayed record.
 func follows(lsn, prev, seq uint64) bool { return lsn >= seq || lsn == prev }
 
-// checkPositionMarkets refuses an account change that gives a position in
-// the nil market: no market has that ID, and an account's position table
-// marks an empty slot with it, so storing one is a BUG panic
-// (positionTable.put). Recovery checks what it read before applying it.
-func checkPositionMarkets(ch *AccountChange) error {
+// checkStorable refuses an account change that the account's state
+// cannot hold, which would be a BUG panic when applied: a position in the
+// nil market (no market has that ID, and an account's position table
+// marks an empty slot with it: positionTable.put), or a trade that does
+// not fit a fill (fillable). Recovery checks what it read before applying
+// it.
+func checkStorable(ch *AccountChange) error {
 	for i := range ch.Positions {
 		if ch.Positions[i].Market == uuid.Nil {
 			return fmt.Errorf("account %s: position in the nil market", ch.ID)
+		}
+	}
+	for i := range ch.Trades {
+		if err := fillable(&ch.Trades[i]); err != nil {
+			return fmt.Errorf("account %s: %w", ch.ID, err)
 		}
 	}
 	return nil
@@ -113,7 +120,7 @@ func notFollowing(what string, id fmt.Stringer, lsn, prev, seq uint64) error {
 func (s *State) checkFollows(seq uint64, rec *Record, accts []*account, mkts []*market) error {
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
-		if err := checkPositionMarkets(ch); err != nil {
+		if err := checkStorable(ch); err != nil {
 			return fmt.Errorf("%w: record %d: %w", ErrCorruptReplay, seq, err)
 		}
 		if a := accts[i]; a != nil {

@@ -47,7 +47,7 @@ func (s *State) loadObjects(rec *Record) error {
 	}
 	for i := range rec.Accounts {
 		ch := &rec.Accounts[i]
-		if err := checkPositionMarkets(ch); err != nil {
+		if err := checkStorable(ch); err != nil {
 			return fmt.Errorf("core: load image: %w", err)
 		}
 		a := s.account(ch.ID)
@@ -64,7 +64,7 @@ func (s *State) loadObjects(rec *Record) error {
 			a = s.newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
 			s.accounts.store(a.id, a) // and its name: indexImage
-		case ch.ID == HouseID && a.lsn == 0 && ledgerEntries(&a.ledger) == 0:
+		case ch.ID == HouseID && a.lsn == 0 && a.ledgerEmpty():
 			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
 			return fmt.Errorf("core: load image: account %s twice", ch.ID)

@@ -72,7 +72,7 @@ func (e *Engine) Ledger(id uuid.UUID, cur money.Currency, offset, limit int) ([]
 	total := l.Len()
 	end := max(total-max(offset, 0), 0)
 	start := max(end-max(limit, 0), 0)
-	out := l.appendTo(make([]LedgerEntry, 0, end-start), start, end)
+	out := appendValues(make([]LedgerEntry, 0, end-start), &l, start, end)
 	slices.Reverse(out)
 	return out, total, true
 }
