@@ -383,25 +383,24 @@ func (lb *leastBench) quote(m *leastMarket, c *leastCall, pos *leastPosition, ba
 func applyLeast(c *leastCall, q *pricing.Quote, book *core.Book, pos *leastPosition, balance money.Amount) (money.Amount, error) {
 	var s leastSums
 	side, cost, vig := int(c.side), q.Amount, q.Vig
+	// Signed by the direction: a buy adds the shares to the position and
+	// to q and moves the cost from the balance to the collateral, a sell
+	// the reverse, and takes the cost basis down pro rata.
+	dq, dc, basis := c.shares, cost, cost
 	if c.sell {
-		basisOut := pos.Cost[side]
+		dq, dc, basis = -dq, -dc, -pos.Cost[side]
 		if c.shares < pos.Shares[side] {
-			basisOut = s.check(pos.Cost[side].MulDivFloor(c.shares, pos.Shares[side]))
+			basis = -s.check(pos.Cost[side].MulDivFloor(c.shares, pos.Shares[side]))
 		}
-		pos.Cost[side] = s.check(pos.Cost[side].Sub(basisOut))
-		pos.Shares[side] = s.check(pos.Shares[side].Sub(c.shares))
 		pos.PaidOut = s.check(pos.PaidOut.Add(cost))
-		balance = s.check(balance.Add(cost))
-		book.Q[side] = s.check(book.Q[side].Sub(c.shares))
-		book.Collateral = s.check(book.Collateral.Sub(cost))
 	} else {
-		pos.Cost[side] = s.check(pos.Cost[side].Add(cost))
-		pos.Shares[side] = s.check(pos.Shares[side].Add(c.shares))
 		pos.PaidIn = s.check(pos.PaidIn.Add(cost))
-		balance = s.check(balance.Sub(cost))
-		book.Q[side] = s.check(book.Q[side].Add(c.shares))
-		book.Collateral = s.check(book.Collateral.Add(cost))
 	}
+	pos.Cost[side] = s.check(pos.Cost[side].Add(basis))
+	pos.Shares[side] = s.check(pos.Shares[side].Add(dq))
+	balance = s.check(balance.Sub(dc))
+	book.Q[side] = s.check(book.Q[side].Add(dq))
+	book.Collateral = s.check(book.Collateral.Add(dc))
 	creatorVig := vig * 3 / 10
 	var refVig money.Amount
 	if pos.Referrer != 0 {
@@ -581,12 +580,7 @@ func runLeast(b *testing.B, level leastLevel, fsync bool, callers int) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
-	if cpu1, ok := cputime.Process(); hasCPU && ok {
-		cpu := cpu1 - cpu0
-		b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "cpu-us/trade")
-		b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores-used")
-	}
+	reportTradeRate(b, cpu0, hasCPU)
 	lb.stop()
 	st := log.Stats()
 	reportFloorCommits(b, int(st.Records), int(st.Batches), st.WriteTotal, st.FsyncTotal)
