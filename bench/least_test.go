@@ -471,7 +471,8 @@ func (lb *leastBench) record(m *leastMarket, a *leastAccount, pos *leastPosition
 // check verifies, after a run, what the row's level promises: money
 // conserved (every balance plus every book's collateral, the vig inside
 // the collateral), the trades counted in the books and in the accounts'
-// lists, and each list's last balance its account's balance.
+// lists, each list's last balance its account's balance, and each book's
+// q and vig against its holders' positions (checkHolders).
 func (lb *leastBench) check(b *testing.B, trades int) {
 	if lb.level < levelPrice {
 		return
@@ -485,6 +486,9 @@ func (lb *leastBench) check(b *testing.B, trades int) {
 	}
 	if books != uint64(trades) {
 		b.Fatalf("%d trades in the books, %d made", books, trades)
+	}
+	for _, m := range lb.markets {
+		m.checkHolders(b)
 	}
 	if lb.level < levelAccount {
 		return
@@ -503,6 +507,28 @@ func (lb *leastBench) check(b *testing.B, trades int) {
 	}
 	if sum != lb.total {
 		b.Fatalf("money not conserved: %d before, %d after", lb.total, sum)
+	}
+}
+
+// checkHolders verifies m's book against its holders' positions (the
+// spare one before accounts): the shares outstanding beyond the initial q
+// are the positions' and the vig accrued is the creator's, the house's and
+// the referrers'.
+func (m *leastMarket) checkHolders(b *testing.B) {
+	var shares [core.NumSides]money.Amount
+	refVig := m.spare.RefVig
+	shares[core.Yes], shares[core.No] = m.spare.Shares[core.Yes], m.spare.Shares[core.No]
+	for _, p := range m.holders {
+		shares[core.Yes] += p.Shares[core.Yes]
+		shares[core.No] += p.Shares[core.No]
+		refVig += p.RefVig
+	}
+	bk := &m.book
+	if bk.Q[core.Yes]-m.q0 != shares[core.Yes] || bk.Q[core.No]-m.q0 != shares[core.No] {
+		b.Fatalf("market %s: q %v from %d, positions hold %v", m.id, bk.Q, m.q0, shares)
+	}
+	if bk.VigCreator+bk.VigHouse+refVig != bk.VigTotal {
+		b.Fatalf("market %s: vig %d, creator %d, house %d, referrers %d", m.id, bk.VigTotal, bk.VigCreator, bk.VigHouse, refVig)
 	}
 }
 
