@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -14,7 +15,7 @@ import (
 // atomics, so every record that writes a key's image, built under mu held
 // exclusively, sees every use counted before it and none during it.
 type authTable struct {
-	mu        shardedRWMutex // AuthenticateKey reads under one shard (shardlock.go)
+	mu        sync.RWMutex
 	keys      map[uuid.UUID]*keyEntry
 	byHash    map[[32]byte]*keyEntry
 	byAccount map[uuid.UUID][]*keyEntry

@@ -40,7 +40,7 @@ func fillable(t *TradeSummary) error {
 	switch {
 	case t.Shares < 0 || t.Shares >= 1<<fillSharesBits:
 		return fmt.Errorf("trade %s: shares %d out of range", t.ID, t.Shares)
-	case !t.Currency.Valid() || t.Currency >= 1<<fillCurrencyBits:
+	case !t.Currency.Valid():
 		return fmt.Errorf("trade %s: unknown currency %d", t.ID, t.Currency)
 	case t.Side != Yes && t.Side != No:
 		return fmt.Errorf("trade %s: unknown side %d", t.ID, t.Side)
@@ -48,10 +48,12 @@ func fillable(t *TradeSummary) error {
 	return nil
 }
 
-// makeFill returns t as a fill; t must be fillable.
+// makeFill returns t as a fill; t must be fillable. It checks that with
+// three compares (a valid currency fits its bits: see below), and
+// asks fillable why only when one fails.
 func makeFill(t *TradeSummary) fill {
-	if err := fillable(t); err != nil {
-		panic(fmt.Sprintf("BUG: core: a trade that cannot be kept: %v", err))
+	if uint64(t.Shares) >= 1<<fillSharesBits || !t.Currency.Valid() || t.Side > No {
+		panic(fmt.Sprintf("BUG: core: a trade that cannot be kept: %v", fillable(t)))
 	}
 	kind := uint64(t.Currency) | uint64(t.Side)<<fillCurrencyBits
 	if t.Sell {
@@ -60,6 +62,10 @@ func makeFill(t *TradeSummary) fill {
 	return fill{id: t.ID, market: t.Market, sharesKind: uint64(t.Shares) | kind<<fillSharesBits,
 		cost: t.Cost, vig: t.Vig, time: t.Time}
 }
+
+// A valid currency fits fillCurrencyBits bits: this does not compile
+// otherwise.
+const _ = uint(1<<fillCurrencyBits - money.NumCurrencies)
 
 // value returns the fill as a TradeSummary without reasoning.
 func (f fill) value() TradeSummary {

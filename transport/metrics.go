@@ -108,9 +108,14 @@ func (rc *routeCounts) observe(shard int, status int, d time.Duration) {
 	if !rc.timed {
 		return
 	}
-	i := 0
-	for i < len(latencyBoundNanos) && int64(d) > latencyBoundNanos[i] {
-		i++
+	// Past the last bound at once, as prometheus' histogram does: a stalled
+	// request, or a benchmark's context timed from its start, walks no list.
+	i := len(latencyBoundNanos)
+	if int64(d) <= latencyBoundNanos[i-1] {
+		i = 0
+		for int64(d) > latencyBoundNanos[i] {
+			i++
+		}
 	}
 	sh.buckets[i].Add(1)
 	sh.sumNanos.Add(uint64(max(d, 0)))

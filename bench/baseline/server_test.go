@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // TestCloseRightAfterServe closes each server as soon as it is made, before
@@ -15,15 +17,21 @@ import (
 // with Close waiting for it (a baseline process whose parent ends at once).
 func TestCloseRightAfterServe(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for _, name := range []string{"noop", "fsync-only"} {
+	for _, name := range []string{"noop", "fsync-only", "least-trade"} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var s *Server
-		if name == "noop" {
+		switch name {
+		case "noop":
 			s = ServeNoop(ln)
-		} else if s, err = ServeFsyncOnly(ln, t.TempDir()); err != nil {
+		case "fsync-only":
+			s, err = ServeFsyncOnly(ln, t.TempDir())
+		default:
+			s, err = ServeLeastTrade(ln, t.TempDir(), LeastSetup{Markets: []uuid.UUID{uuid.New()}})
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		closed := make(chan error, 1)

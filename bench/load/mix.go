@@ -84,6 +84,12 @@ func (m Mix) String() string {
 	return strings.Join(parts, ",")
 }
 
+// TradesOnly reports whether the mix holds only buys and sells, the one
+// request the least-trade baseline serves (bench/baseline).
+func (m Mix) TradesOnly() bool {
+	return m.weights[OpBuy]+m.weights[OpSell] == m.total
+}
+
 // pick draws an op with the mix's weights.
 func (m Mix) pick(r *rand.Rand) Op {
 	n := r.IntN(m.total)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -37,7 +38,10 @@ const (
 
 // baselineNames are the handlers a baseline child serves, in the order of
 // its lines.
-var baselineNames = []string{"noop", "fsync-only"}
+var baselineNames = []string{"noop", "fsync-only", leastTradeName}
+
+// leastTradeName is the least-trade handler's name (bench/baseline).
+const leastTradeName = "least-trade"
 
 // baselineServer is where the baseline handlers are served: their
 // addresses, the process serving them (0: this one), its processors
@@ -49,8 +53,10 @@ type baselineServer struct {
 	close func() error
 }
 
-// serveBaselinesHere serves the no-op and the fsync-only handlers (its
-// file in dataDir) in this process, on loopback ports.
+// serveBaselinesHere serves the no-op, the fsync-only and the least-trade
+// handlers (their files in dataDir, and the least-trade handler's keys
+// and markets from dataDir's baseline.LeastSetupFile) in this process, on
+// loopback ports.
 func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 	var servers []*baseline.Server
 	closeAll := func() error {
@@ -76,6 +82,19 @@ func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 		return nil, errors.Join(err, ln2.Close(), closeAll())
 	}
 	servers = append(servers, fsyncOnly)
+	setup, err := baseline.ReadLeastSetup(filepath.Join(dataDir, baseline.LeastSetupFile))
+	if err != nil {
+		return nil, errors.Join(err, closeAll())
+	}
+	ln3, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
+	}
+	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup)
+	if err != nil {
+		return nil, errors.Join(err, ln3.Close(), closeAll())
+	}
+	servers = append(servers, least)
 	bs := &baselineServer{addrs: make(map[string]string), procs: runtime.GOMAXPROCS(0), close: closeAll}
 	for _, s := range servers {
 		bs.addrs[s.Name()] = s.Addr()

@@ -15,11 +15,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
+
+	"marketd/bench/baseline"
 	"marketd/bench/chart"
 	"marketd/bench/client"
 	"marketd/bench/load"
 	"marketd/bench/populate"
 	"marketd/bench/spawn"
+	"marketd/core/money"
 	"marketd/internal/fstype"
 	"marketd/internal/procs"
 )
@@ -325,10 +329,14 @@ func spawnArgs() []string {
 	}, spawn.UnlimitedClientArgs...)
 }
 
-// baselineTargets serves the no-op and the fsync-only handlers (its file
-// in dataDir) on loopback ports, in a process of their own unless
+// baselineTargets serves the no-op, the fsync-only and the least-trade
+// handlers (their files in dataDir; the last a target only when the mix
+// is buys and sells) on loopback ports, in a process of their own unless
 // -baselines in-process, as targets of the fixture's load.
 func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Target, func() error, error) {
+	if err := writeLeastSetup(fx, dataDir); err != nil {
+		return nil, nil, err
+	}
 	var bs *baselineServer
 	var err error
 	if cfg.baselines == baselinesInProcess {
@@ -343,11 +351,32 @@ func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Targ
 	}
 	var targets []*load.Target
 	for _, name := range baselineNames {
+		if name == leastTradeName && !cfg.mix.TradesOnly() {
+			continue // it answers trades only: against another mix it would only count errors
+		}
 		t := load.NewTarget(name, client.New(bs.addrs[name], cfg.conns, cfg.timeout), fx)
 		t.ServerPid, t.ServerInProcess = bs.pid, bs.pid == 0
 		targets = append(targets, t)
 	}
 	return targets, bs.close, nil
+}
+
+// writeLeastSetup writes the least-trade handler's setup to dataDir: the
+// fixture's keys (by their hashes) and markets, and the balance the
+// spawned marketd gives each bot.
+func writeLeastSetup(fx *load.Fixture, dataDir string) error {
+	setup := baseline.LeastSetup{Balance: money.Units(spawnSignupBonusKP)}
+	for _, b := range fx.Bots {
+		setup.AddKey(b.Key.Key)
+	}
+	for _, m := range fx.Markets {
+		id, err := uuid.Parse(m)
+		if err != nil {
+			return fmt.Errorf("least-trade setup: market %q: %w", m, err)
+		}
+		setup.Markets = append(setup.Markets, id)
+	}
+	return setup.WriteFile(filepath.Join(dataDir, baseline.LeastSetupFile))
 }
 
 func writeJSON(path string, v any) error {

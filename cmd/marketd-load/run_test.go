@@ -122,9 +122,25 @@ func TestCompareBaselinesInProcess(t *testing.T) {
 	bin := buildMarketd(t, dir)
 	jsonPath := filepath.Join(dir, "report.json")
 	rep := runTool(t, []string{"-spawn", bin, "-compare", "-baselines", "in-process", "-rounds", "1", "-duration", "300ms",
-		"-warmup", "0s", "-conns", "4", "-markets", "2", "-json", jsonPath, "-progress", "off"}, jsonPath,
-		"ratio marketd/fsync-only", "load generator with the handler in it")
+		"-warmup", "0s", "-conns", "4", "-markets", "2", "-mix", "buy=1,sell=1", "-json", jsonPath, "-progress", "off"}, jsonPath,
+		"ratio marketd/fsync-only", "ratio marketd/least-trade", "load generator with the handler in it")
 	checkCPU(t, rep, true)
+	checkLeastTrade(t, rep)
+}
+
+// checkLeastTrade checks that a trades-only -compare ran the least-trade
+// handler and that it answered every trade with a 2xx: it knows the run's
+// keys and markets, so any error is the handler's or its setup's.
+func checkLeastTrade(t *testing.T, rep report) {
+	t.Helper()
+	if len(rep.Comparison.Runs) != 4 || len(rep.Comparison.Ratios) != 3 {
+		t.Errorf("JSON report: %d runs, %d ratios; want 4, 3 with the least-trade handler", len(rep.Comparison.Runs), len(rep.Comparison.Ratios))
+	}
+	for _, r := range rep.Comparison.Runs {
+		if r.Target == leastTradeName && (r.Requests == 0 || r.Errors() != 0) {
+			t.Errorf("least-trade run: %d requests, %d not 2xx (%v)", r.Requests, r.Errors(), r.ByStatus)
+		}
+	}
 }
 
 // checkCPU checks that every run of rep reports the load generator's CPU

@@ -1,0 +1,294 @@
+package baseline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"marketd/core"
+	"marketd/transport"
+)
+
+// The least-trade handler: what a correct POST /api/markets/trade under
+// docs/API.md must at least do, served as the no-op and fsync-only
+// handlers are, so that marketd's trade endpoint is measured against the
+// least its request allows and not only against a bare fsync. Per request:
+//   - the request id every answer carries (docs/API.md, "Conventions"):
+//     the client's when valid, else one made of the process's random part
+//     and the connection's id and request count, with no shared counter;
+//   - the route (404, 405);
+//   - the API key (docs/API.md, "Authentication"): the form checked, its
+//     SHA-256 taken (only the hash is stored, so no lookup can do less),
+//     the hash looked up, the scope checked, total_requests counted. The
+//     keys of a run are fixed, so the table is read without a lock; keys
+//     of the unlimited tier (as marketd-load's) have no rate window;
+//   - the body, decoded and checked by marketd's own code
+//     (transport.DecodeTrade: strictjson's flat fast path, Decode for any
+//     other body, both shapes, each field's message);
+//   - the market looked up, and one hand-off to its goroutine, which does
+//     the least trade (leastmarket.go) and hands its record to the group
+//     commit (GroupCommit, the fsync-only handler's own), which answers;
+//   - the 200 answer with every field docs/API.md lists; a refusal is
+//     core's error, answered by transport.ErrorAnswer as marketd does.
+// Idempotency-Key is not served: a load without it need not pay for it.
+
+const (
+	// LeastFileName is the file the least-trade handler appends its
+	// records to, in the directory given.
+	LeastFileName = "least-trade"
+	// LeastTradePath is the one path the least-trade handler serves.
+	LeastTradePath = "/api/markets/trade"
+)
+
+// leastTrade is the least-trade handler's state: read only once made but
+// for the accounts' counters and the markets' goroutines.
+type leastTrade struct {
+	keys     map[[32]byte]int // account index by key hash
+	accounts []leastAccount
+	markets  map[uuid.UUID]*leastMarket
+	idPrefix [17]byte // the request ids' random part and the dash
+	orders   sync.Pool
+}
+
+// ServeLeastTrade serves the least-trade handler of setup on ln until
+// Close, its records appended to dir/LeastFileName (created or truncated)
+// and fsynced by one group commit for all the markets. dir must be on the
+// disk under test, as the fsync-only handler's.
+func ServeLeastTrade(ln net.Listener, dir string, setup LeastSetup) (*Server, error) {
+	f, err := os.Create(filepath.Join(dir, LeastFileName))
+	if err != nil {
+		return nil, fmt.Errorf("baseline: create the least-trade file: %w", err)
+	}
+	return serveLeastTrade(ln, f, setup, func() error { return errors.Join(f.Close(), os.Remove(f.Name())) }), nil
+}
+
+// serveLeastTrade serves the least-trade handler with its records
+// written to f; closeFile runs once the last record is committed.
+func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, closeFile func() error) *Server {
+	h := &leastTrade{
+		keys:     make(map[[32]byte]int, len(setup.KeyHashes)),
+		accounts: make([]leastAccount, len(setup.KeyHashes)),
+		markets:  make(map[uuid.UUID]*leastMarket, len(setup.Markets)),
+	}
+	for i, kh := range setup.KeyHashes {
+		h.keys[kh] = i
+		h.accounts[i].id = uuid.New()
+		h.accounts[i].balance.Store(int64(setup.Balance))
+	}
+	r := uuid.New()
+	hex.Encode(h.idPrefix[:16], r[:8])
+	h.idPrefix[16] = '-'
+	h.orders.New = func() any { return &leastOrder{done: make(chan error, 1)} }
+
+	commits := make(chan *leastOrder, maxWaiting)
+	var writer, markets sync.WaitGroup
+	writer.Go(func() {
+		GroupCommit(f, commits, maxWaiting, true, func(o *leastOrder) []byte { return o.record },
+			func(o *leastOrder, err error) { o.done <- err }, nil)
+	})
+	for _, id := range setup.Markets {
+		m := newLeastMarket(id, len(setup.KeyHashes), commits)
+		h.markets[id] = m
+		markets.Go(m.run)
+	}
+	release := func() error { // after the server's shutdown: no more orders
+		for _, m := range h.markets {
+			close(m.orders)
+		}
+		markets.Wait()
+		close(commits)
+		writer.Wait()
+		return closeFile()
+	}
+	return serve(ln, "least-trade", h.serve, release)
+}
+
+// serve answers one request.
+func (h *leastTrade) serve(ctx *fasthttp.RequestCtx) {
+	h.setRequestID(ctx)
+	if string(ctx.Path()) != LeastTradePath {
+		leastFail(ctx, fasthttp.StatusNotFound, "not_found", "", "Not found")
+		return
+	}
+	if !ctx.IsPost() {
+		ctx.Response.Header.Set(fasthttp.HeaderAllow, fasthttp.MethodPost)
+		leastFail(ctx, fasthttp.StatusMethodNotAllowed, "method_not_allowed", "", "Method not allowed")
+		return
+	}
+	acct, ok := h.authenticate(ctx.Request.Header.Peek(fasthttp.HeaderAuthorization))
+	if !ok {
+		leastFail(ctx, fasthttp.StatusUnauthorized, "authentication_required", "", "Authentication required")
+		return
+	}
+	o := h.orders.Get().(*leastOrder)
+	defer h.orders.Put(o)
+	var err error
+	if o.req, err = transport.DecodeTrade(ctx.PostBody(), uuid.Nil); err != nil {
+		leastError(ctx, err)
+		return
+	}
+	m := h.markets[o.req.Market]
+	if m == nil {
+		leastError(ctx, core.ErrMarketNotFound)
+		return
+	}
+	o.account, o.acctIndex = &h.accounts[acct], acct
+	m.orders <- o
+	if err := <-o.done; err != nil {
+		leastError(ctx, fmt.Errorf("baseline: least-trade: the group commit: %w", err))
+		return
+	}
+	if o.refused != nil {
+		leastError(ctx, o.refused)
+		return
+	}
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetContentType("application/json")
+	buf := ctx.Response.SwapBody(nil)
+	ctx.Response.SwapBody(m.appendAnswer(buf[:0], o))
+}
+
+// authenticate returns the account of the API key in header (docs/API.md,
+// "Authentication"), and whether there is one.
+func (h *leastTrade) authenticate(header []byte) (int, bool) {
+	const prefix, literal = "Bearer ", "svc_live_"
+	if len(header) != len(prefix)+len(literal)+32 || !bytes.EqualFold(header[:len(prefix)], []byte(prefix)) {
+		return 0, false
+	}
+	key := header[len(prefix):]
+	if !bytes.HasPrefix(key, []byte(literal)) {
+		return 0, false
+	}
+	for _, c := range key[len(literal):] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return 0, false
+		}
+	}
+	acct, ok := h.keys[sha256.Sum256(key)]
+	if ok {
+		// Every key of the setup has the trade scope and the unlimited
+		// tier; the count is the key's total_requests.
+		h.accounts[acct].requests.Add(1)
+	}
+	return acct, ok
+}
+
+// headerRequestID is the request id's header.
+const headerRequestID = "X-Request-Id"
+
+// setRequestID sets the answer's X-Request-Id: the request's own when it
+// is 1 to 128 bytes of printable ASCII, else a new one, 32 hex digits
+// around a dash, unique across restarts by the process's random part.
+func (h *leastTrade) setRequestID(ctx *fasthttp.RequestCtx) {
+	if id := ctx.Request.Header.Peek(headerRequestID); len(id) > 0 && len(id) <= 128 {
+		printable := true
+		for _, c := range id {
+			printable = printable && c >= ' ' && c <= '~'
+		}
+		if printable {
+			ctx.Response.Header.SetBytesV(headerRequestID, id)
+			return
+		}
+	}
+	var id [33]byte
+	copy(id[:], h.idPrefix[:])
+	var n [8]byte
+	binaryPutUint32s(&n, uint32(ctx.ConnID()), uint32(ctx.ConnRequestNum()))
+	hex.Encode(id[17:], n[:])
+	ctx.Response.Header.SetBytesV(headerRequestID, id[:])
+}
+
+// binaryPutUint32s puts a and b into n, big-endian.
+func binaryPutUint32s(n *[8]byte, a, b uint32) {
+	n[0], n[1], n[2], n[3] = byte(a>>24), byte(a>>16), byte(a>>8), byte(a)
+	n[4], n[5], n[6], n[7] = byte(b>>24), byte(b>>16), byte(b>>8), byte(b)
+}
+
+// leastError answers err as marketd answers it (transport.ErrorAnswer);
+// an error that is not a client's is a 500, logged with its cause.
+func leastError(ctx *fasthttp.RequestCtx, err error) {
+	status, code, field, msg, ok := transport.ErrorAnswer(err)
+	if !ok {
+		slog.Error("least-trade: a trade failed", "err", err, "request_id", string(ctx.Response.Header.Peek(headerRequestID)))
+	}
+	leastFail(ctx, status, code, field, msg)
+}
+
+// errorBody is an error answer's body (docs/API.md, "Errors").
+type errorBody struct {
+	Error     string `json:"error"`
+	Code      string `json:"code"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"request_id"`
+}
+
+// leastFail answers an error.
+func leastFail(ctx *fasthttp.RequestCtx, status int, code, field, message string) {
+	body, err := json.Marshal(errorBody{Error: message, Code: code, Field: field,
+		RequestID: string(ctx.Response.Header.Peek(headerRequestID))})
+	if err != nil {
+		panic(fmt.Sprintf("BUG: encode an error answer: %v", err))
+	}
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(append(body, '\n'))
+}
+
+// appendAnswer appends the 200 answer of o's trade on m (docs/API.md,
+// "POST /api/markets/trade").
+func (m *leastMarket) appendAnswer(b []byte, o *leastOrder) []byte {
+	side, typ := o.req.Side.String(), "buy"
+	if o.req.Sell {
+		typ = "sell"
+	}
+	b = append(b, `{"trade_id":"`...)
+	b = appendUUID(b, o.tradeID)
+	b = append(b, `","market_id":"`...)
+	b = appendUUID(b, m.id)
+	b = append(b, `","side":"`...)
+	b = append(b, side...)
+	b = append(b, `","type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","currency":"kp","shares":`...)
+	b = o.req.Shares.AppendText(b)
+	b = append(b, `,"cost":`...)
+	b = o.quote.Amount.AppendText(b)
+	b = append(b, `,"vig":`...)
+	b = o.quote.Vig.AppendText(b)
+	b = append(b, `,"balance_after":`...)
+	b = o.balanceAfter.AppendText(b)
+	b = append(b, `,"price_yes_after":`...)
+	b = strconv.AppendFloat(b, o.quote.PricesAfter[0], 'g', -1, 64)
+	b = append(b, `,"price_no_after":`...)
+	b = strconv.AppendFloat(b, o.quote.PricesAfter[1], 'g', -1, 64)
+	b = append(b, `,"created_at":"`...)
+	b = time.Unix(0, o.at).UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","market_seq":`...)
+	b = strconv.AppendUint(b, o.seq, 10)
+	return append(b, "}\n"...)
+}
+
+// appendUUID appends id's canonical text form.
+func appendUUID(b []byte, id uuid.UUID) []byte {
+	var s [36]byte
+	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
+	hex.Encode(s[0:8], id[0:4])
+	hex.Encode(s[9:13], id[4:6])
+	hex.Encode(s[14:18], id[6:8])
+	hex.Encode(s[19:23], id[8:10])
+	hex.Encode(s[24:], id[10:])
+	return append(b, s[:]...)
+}
