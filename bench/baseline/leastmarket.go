@@ -93,16 +93,18 @@ type leastMarket struct {
 	fills     []*leastFillList  // by account; made at its first fill
 	orders    chan *leastOrder
 	commit    chan<- *leastOrder
+	// recordBytes pads each record to it (LeastSetup.RecordBytes).
+	recordBytes int
 }
 
-func newLeastMarket(id uuid.UUID, accounts int, commit chan<- *leastOrder) *leastMarket {
+func newLeastMarket(id uuid.UUID, accounts, recordBytes int, commit chan<- *leastOrder) *leastMarket {
 	q0 := money.Units(core.DefaultLiquidityUnit)
 	m := &leastMarket{
 		id: id, alpha: core.DefaultAlpha, q0: q0, q: [2]money.Amount{q0, q0},
 		positions: make([][2]money.Amount, accounts),
 		fills:     make([]*leastFillList, accounts),
 		orders:    make(chan *leastOrder, maxWaiting),
-		commit:    commit,
+		commit:    commit, recordBytes: recordBytes,
 	}
 	r := uuid.New()
 	copy(m.idPrefix[:], r[:8])
@@ -199,7 +201,8 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 // appendRecord appends o's record: its length and CRC-32C, then the kind,
 // the flags (side, sell), the trade, account and market ids, shares,
-// amount, vig, time, market_seq and the reasoning with its length.
+// amount, vig, time, market_seq and the reasoning with its length (100
+// bytes without a reasoning), padded with zeros to m.recordBytes.
 func (m *leastMarket) appendRecord(b []byte, o *leastOrder, flags uint8) []byte {
 	start := len(b)
 	b = append(b, make([]byte, 8)...) // the length and the checksum, below
@@ -214,6 +217,9 @@ func (m *leastMarket) appendRecord(b []byte, o *leastOrder, flags uint8) []byte 
 	b = binary.LittleEndian.AppendUint64(b, o.seq)
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(o.req.Reasoning)))
 	b = append(b, o.req.Reasoning...)
+	for len(b)-start < m.recordBytes {
+		b = append(b, 0)
+	}
 	body := b[start+8:]
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(body)))
 	binary.LittleEndian.PutUint32(b[start+4:], crc32.Checksum(body, crc32c))

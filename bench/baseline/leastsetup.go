@@ -21,6 +21,9 @@ import (
 // process its keys and markets (LeastSetup.WriteFile).
 const LeastSetupFile = "least-trade-setup"
 
+// maxRecordBytes bounds LeastSetup.RecordBytes.
+const maxRecordBytes = 64 << 10
+
 // LeastSetup is what the least-trade handler serves: the API keys, each of
 // an account of its own with Balance to trade with, and the markets, each
 // at marketd's defaults (core.DefaultAlpha, core.DefaultLiquidityUnit).
@@ -30,6 +33,11 @@ type LeastSetup struct {
 	KeyHashes [][32]byte
 	Markets   []uuid.UUID
 	Balance   money.Amount
+	// RecordBytes, when larger than a trade's record, pads each record to
+	// it: a run that compares the least record with a larger one (the
+	// fsync-only handler's RecordBytes, marketd's frame) writes as many
+	// bytes per trade as the other.
+	RecordBytes int
 }
 
 // AddKey adds the key whose literal is key (svc_live_...).
@@ -41,7 +49,7 @@ func (s *LeastSetup) AddKey(key string) {
 // line of the balance: no key itself.
 func (s *LeastSetup) WriteFile(path string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "balance %d\n", s.Balance)
+	fmt.Fprintf(&b, "balance %d\nrecord-bytes %d\n", s.Balance, s.RecordBytes)
 	for _, h := range s.KeyHashes {
 		fmt.Fprintf(&b, "key %x\n", h)
 	}
@@ -75,6 +83,11 @@ func ReadLeastSetup(path string) (LeastSetup, error) {
 			var v int64
 			v, err = strconv.ParseInt(value, 10, 64)
 			s.Balance = money.Amount(v)
+		case "record-bytes":
+			s.RecordBytes, err = strconv.Atoi(value)
+			if err == nil && (s.RecordBytes < 0 || s.RecordBytes > maxRecordBytes) {
+				err = fmt.Errorf("out of range 0-%d", maxRecordBytes)
+			}
 		case "key":
 			var h [32]byte
 			var raw []byte

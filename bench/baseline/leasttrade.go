@@ -100,7 +100,7 @@ func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, closeFile fu
 			func(o *leastOrder, err error) { o.done <- err }, nil)
 	})
 	for _, id := range setup.Markets {
-		m := newLeastMarket(id, len(setup.KeyHashes), commits)
+		m := newLeastMarket(id, len(setup.KeyHashes), setup.RecordBytes, commits)
 		h.markets[id] = m
 		markets.Go(m.run)
 	}
@@ -128,7 +128,7 @@ func (h *leastTrade) serve(ctx *fasthttp.RequestCtx) {
 		leastFail(ctx, fasthttp.StatusMethodNotAllowed, "method_not_allowed", "", "Method not allowed")
 		return
 	}
-	acct, ok := h.authenticate(ctx.Request.Header.Peek(fasthttp.HeaderAuthorization))
+	acct, ok := h.authenticate(ctx.Request.Header.PeekCanonical(headerAuthorization))
 	if !ok {
 		leastFail(ctx, fasthttp.StatusUnauthorized, "authentication_required", "", "Authentication required")
 		return
@@ -186,20 +186,25 @@ func (h *leastTrade) authenticate(header []byte) (int, bool) {
 	return acct, ok
 }
 
-// headerRequestID is the request id's header.
-const headerRequestID = "X-Request-Id"
+// headerRequestID and headerAuthorization are the headers' canonical
+// names: fasthttp normalizes a request's names as it parses them, so a
+// lookup or a set by the canonical name skips normalizing it again.
+var (
+	headerRequestID     = []byte("X-Request-Id")
+	headerAuthorization = []byte(fasthttp.HeaderAuthorization)
+)
 
 // setRequestID sets the answer's X-Request-Id: the request's own when it
 // is 1 to 128 bytes of printable ASCII, else a new one, 32 hex digits
 // around a dash, unique across restarts by the process's random part.
 func (h *leastTrade) setRequestID(ctx *fasthttp.RequestCtx) {
-	if id := ctx.Request.Header.Peek(headerRequestID); len(id) > 0 && len(id) <= 128 {
+	if id := ctx.Request.Header.PeekCanonical(headerRequestID); len(id) > 0 && len(id) <= 128 {
 		printable := true
 		for _, c := range id {
 			printable = printable && c >= ' ' && c <= '~'
 		}
 		if printable {
-			ctx.Response.Header.SetBytesV(headerRequestID, id)
+			ctx.Response.Header.SetCanonical(headerRequestID, id)
 			return
 		}
 	}
@@ -208,7 +213,7 @@ func (h *leastTrade) setRequestID(ctx *fasthttp.RequestCtx) {
 	var n [8]byte
 	binaryPutUint32s(&n, uint32(ctx.ConnID()), uint32(ctx.ConnRequestNum()))
 	hex.Encode(id[17:], n[:])
-	ctx.Response.Header.SetBytesV(headerRequestID, id[:])
+	ctx.Response.Header.SetCanonical(headerRequestID, id[:])
 }
 
 // binaryPutUint32s puts a and b into n, big-endian.
@@ -222,7 +227,7 @@ func binaryPutUint32s(n *[8]byte, a, b uint32) {
 func leastError(ctx *fasthttp.RequestCtx, err error) {
 	status, code, field, msg, ok := transport.ErrorAnswer(err)
 	if !ok {
-		slog.Error("least-trade: a trade failed", "err", err, "request_id", string(ctx.Response.Header.Peek(headerRequestID)))
+		slog.Error("least-trade: a trade failed", "err", err, "request_id", string(ctx.Response.Header.PeekCanonical(headerRequestID)))
 	}
 	leastFail(ctx, status, code, field, msg)
 }
@@ -238,7 +243,7 @@ type errorBody struct {
 // leastFail answers an error.
 func leastFail(ctx *fasthttp.RequestCtx, status int, code, field, message string) {
 	body, err := json.Marshal(errorBody{Error: message, Code: code, Field: field,
-		RequestID: string(ctx.Response.Header.Peek(headerRequestID))})
+		RequestID: string(ctx.Response.Header.PeekCanonical(headerRequestID))})
 	if err != nil {
 		panic(fmt.Sprintf("BUG: encode an error answer: %v", err))
 	}

@@ -28,14 +28,14 @@ const (
 
 // leastServer serves the least-trade handler of one key (testKey), one
 // market and a balance of 1000 units, its records in f.
-func leastServer(t *testing.T, f *os.File) (*Server, uuid.UUID) {
+func leastServer(t *testing.T, f *os.File, recordBytes int) (*Server, uuid.UUID) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	market := uuid.New()
-	setup := LeastSetup{Markets: []uuid.UUID{market}, Balance: money.Units(1000)}
+	setup := LeastSetup{Markets: []uuid.UUID{market}, Balance: money.Units(1000), RecordBytes: recordBytes}
 	setup.AddKey(testKey)
 	s := serveLeastTrade(ln, f, setup, f.Close)
 	return s, market
@@ -79,7 +79,7 @@ func TestLeastTradeAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, market := leastServer(t, f)
+	s, market := leastServer(t, f, 0)
 	defer func() {
 		if err := s.Close(context.Background()); err != nil {
 			t.Error(err)
@@ -202,6 +202,9 @@ func TestLeastTradeAnswers(t *testing.T) {
 		if got := uuid.UUID(body[34:50]); got != market {
 			t.Errorf("record %d: market %s, want %s", records, got, market)
 		}
+		if records == 0 && 8+n != 100 {
+			t.Errorf("the first record (no reasoning) is %d bytes, want 100", 8+n)
+		}
 		raw, records = raw[8+n:], records+1
 	}
 	if records != seq+1 {
@@ -224,7 +227,7 @@ func TestLeastTradeFailedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, market := leastServer(t, f)
+	s, market := leastServer(t, f, 0)
 	defer func() {
 		if err := s.Close(context.Background()); err != nil {
 			t.Error(err)
@@ -243,7 +246,7 @@ func TestLeastSetupFile(t *testing.T) {
 	if s, err := ReadLeastSetup(path); err != nil || len(s.KeyHashes)+len(s.Markets) != 0 {
 		t.Fatalf("no file: %+v, %v", s, err)
 	}
-	want := LeastSetup{Markets: []uuid.UUID{uuid.New(), uuid.New()}, Balance: 1_000_000}
+	want := LeastSetup{Markets: []uuid.UUID{uuid.New(), uuid.New()}, Balance: 1_000_000, RecordBytes: 300}
 	want.AddKey(testKey)
 	if err := want.WriteFile(path); err != nil {
 		t.Fatal(err)
@@ -256,7 +259,7 @@ func TestLeastSetupFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Balance != want.Balance || len(got.KeyHashes) != 1 || got.KeyHashes[0] != want.KeyHashes[0] ||
+	if got.Balance != want.Balance || got.RecordBytes != want.RecordBytes || len(got.KeyHashes) != 1 || got.KeyHashes[0] != want.KeyHashes[0] ||
 		len(got.Markets) != 2 || got.Markets[1] != want.Markets[1] {
 		t.Errorf("read back %+v, want %+v", got, want)
 	}
@@ -265,5 +268,29 @@ func TestLeastSetupFile(t *testing.T) {
 	}
 	if _, err := ReadLeastSetup(path); err == nil {
 		t.Error("a short key hash was read without an error")
+	}
+}
+
+// TestLeastTradeRecordBytes pads the records to 300 bytes, as the
+// fsync-only handler writes per request.
+func TestLeastTradeRecordBytes(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), LeastFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, market := leastServer(t, f, RecordBytes)
+	code, ans, _ := post(t, s.Addr(), "POST", LeastTradePath, testKey, `{"market_id":"`+market.String()+`","side":"no","shares":1}`)
+	if code != 200 {
+		t.Fatalf("%d %v", code, ans)
+	}
+	st, err := os.Stat(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Error(err)
+	}
+	if st.Size() != RecordBytes {
+		t.Errorf("one trade wrote %d bytes, want %d", st.Size(), RecordBytes)
 	}
 }

@@ -27,7 +27,7 @@ type Server struct {
 // Addr returns the host:port the server listens on.
 func (s *Server) Addr() string { return s.addr }
 
-// Name returns the handler's name: "noop" or "fsync-only".
+// Name returns the handler's name: "noop", "fsync-only" or "least-trade".
 func (s *Server) Name() string { return s.name }
 
 // Close shuts the server down, waiting for the requests in flight until

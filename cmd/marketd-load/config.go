@@ -33,16 +33,18 @@ type config struct {
 	seed          uint64
 	timeout       time.Duration
 	compare       bool
-	rounds        int
-	jsonPath      string
-	plotDir       string
-	plotName      string
-	progress      string
-	accounts      int
-	snapshotEvery time.Duration
-	tracePrefix   string
-	baselines     string
-	profilePrefix string
+	// leastRecordBytes pads the least-trade handler's records (-compare).
+	leastRecordBytes int
+	rounds           int
+	jsonPath         string
+	plotDir          string
+	plotName         string
+	progress         string
+	accounts         int
+	snapshotEvery    time.Duration
+	tracePrefix      string
+	baselines        string
+	profilePrefix    string
 	// serveBaselines, when set, makes this process the baselines' child
 	// of another marketd-load (-serve-baselines DIR) and nothing else.
 	serveBaselines string
@@ -77,6 +79,7 @@ func parseConfig(args []string) (config, error) {
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the requests' PCG (default: random, printed)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "a request unanswered after this counts as failed")
 	fs.BoolVar(&c.compare, "compare", false, "alternate the load between marketd, a no-op handler, an fsync-only handler and, when -mix is only buy and sell, a least-trade handler (docs/PERFORMANCE.md), and print the ratios")
+	fs.IntVar(&c.leastRecordBytes, "least-record-bytes", 0, "with -compare: pad each record of the least-trade handler to this many bytes (0: its own 100; 300: as many as the fsync-only handler writes)")
 	fs.IntVar(&c.rounds, "rounds", 3, "with -compare: rounds of the targets")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file")
 	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
@@ -138,6 +141,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-duration must be positive and -warmup not negative")
 	case c.rate < 0:
 		return fmt.Errorf("-rate: %v is negative", c.rate)
+	case c.leastRecordBytes < 0 || c.leastRecordBytes > 65536:
+		return fmt.Errorf("-least-record-bytes: %d is out of range 0-65536", c.leastRecordBytes)
 	case c.rounds < 1 || c.rounds > 100:
 		return fmt.Errorf("-rounds: %d is out of range 1-100", c.rounds)
 	case c.compare && c.spawn == "" && c.dataDir == "":

@@ -334,7 +334,7 @@ func spawnArgs() []string {
 // is buys and sells) on loopback ports, in a process of their own unless
 // -baselines in-process, as targets of the fixture's load.
 func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Target, func() error, error) {
-	if err := writeLeastSetup(fx, dataDir); err != nil {
+	if err := writeLeastSetup(fx, dataDir, cfg.leastRecordBytes); err != nil {
 		return nil, nil, err
 	}
 	var bs *baselineServer
@@ -363,9 +363,9 @@ func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Targ
 
 // writeLeastSetup writes the least-trade handler's setup to dataDir: the
 // fixture's keys (by their hashes) and markets, and the balance the
-// spawned marketd gives each bot.
-func writeLeastSetup(fx *load.Fixture, dataDir string) error {
-	setup := baseline.LeastSetup{Balance: money.Units(spawnSignupBonusKP)}
+// spawned marketd gives each bot, and recordBytes (-least-record-bytes).
+func writeLeastSetup(fx *load.Fixture, dataDir string, recordBytes int) error {
+	setup := baseline.LeastSetup{Balance: money.Units(spawnSignupBonusKP), RecordBytes: recordBytes}
 	for _, b := range fx.Bots {
 		setup.AddKey(b.Key.Key)
 	}

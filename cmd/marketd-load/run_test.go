@@ -51,6 +51,8 @@ func TestParseConfig(t *testing.T) {
 		{"no spare processors", []string{"-spawn", "m", "-spare-procs", "0"}, ""},
 		{"negative spare processors", []string{"-spawn", "m", "-spare-procs", "-1"}, "-spare-procs"},
 		{"baselines in process", []string{"-spawn", "m", "-compare", "-baselines", "in-process"}, ""},
+		{"least record bytes", []string{"-spawn", "m", "-compare", "-least-record-bytes", "300"}, ""},
+		{"bad least record bytes", []string{"-spawn", "m", "-compare", "-least-record-bytes", "-1"}, "-least-record-bytes"},
 		{"bad baselines", []string{"-spawn", "m", "-compare", "-baselines", "thread"}, "-baselines"},
 		{"serve baselines", []string{"-serve-baselines", "/tmp"}, ""},
 		{"serve baselines with more", []string{"-serve-baselines", "/tmp", "-conns", "3"}, "-serve-baselines"},
