@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-http fuzz load load-snapshot drill bench-metrics scale fsync-floor
+.PHONY: build run test vet unit bench bench-core bench-floor bench-least bench-http fuzz load load-snapshot drill bench-metrics scale fsync-floor
 
 # The server binary, left at bin/marketd.
 build:
@@ -83,7 +83,7 @@ lint:
 # Benchmarks of the core, the log and the snapshots (docs/PERFORMANCE.md,
 # "Against the targets"), the bounds of the trade pipeline's shape, and the
 # HTTP path (docs/PERFORMANCE.md, "HTTP path").
-bench: bench-core bench-floor bench-http
+bench: bench-core bench-floor bench-least bench-http
 
 bench-core:
 	$(GO) test -run '^$$' -bench . -benchmem -count=6 ./core/... ./wal/... ./snapshot/...
@@ -100,6 +100,12 @@ scale:
 # the log): what core's trade benchmarks cannot exceed here.
 bench-floor:
 	$(GO) test -run '^$$' -bench BenchmarkPipelineFloor -benchmem -benchtime 2s -count=6 ./bench/
+
+# The floor's shape with the least work a trade must do, one part per row,
+# beside the floor's two rows in the same run (docs/PERFORMANCE.md, "The
+# least a trade must cost").
+bench-least:
+	$(GO) test -run '^$$' -bench 'PipelineFloor/^fsync-o[nf]+$$|PipelineLeast' -benchmem -benchtime 2s -count=6 ./bench/
 
 # The HTTP path: a no-op fasthttp handler; two bounds (a handler that only
 # waits for a group-committed fsync of a plain file, and one that only

@@ -45,7 +45,10 @@
 // BenchmarkPipelineFloor runs the shape of core's trade path (callers,
 // actor goroutines fed by channels, the log's writer acknowledging) with no
 // trading in it, the bound of core's trade benchmarks.
+// BenchmarkPipelineLeast runs the same shape with actors that also do the
+// least work a correct trade must do, one part more per row, the bound of
+// what core's trade path can reach against that floor.
 //
-// Run with `make bench-http` and `make bench-floor`; docs/PERFORMANCE.md
+// Run with `make bench-http`, `make bench-floor` and `make bench-least`; docs/PERFORMANCE.md
 // has the figures.
 package bench

@@ -91,12 +91,7 @@ func BenchmarkPipelineFloor(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
-			if cpu1, ok := cputime.Process(); hasCPU && ok {
-				cpu := cpu1 - cpu0
-				b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "cpu-us/trade")
-				b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores-used")
-			}
+			reportTradeRate(b, cpu0, hasCPU)
 			for _, in := range inboxes {
 				close(in)
 			}
@@ -112,6 +107,18 @@ func BenchmarkPipelineFloor(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// reportTradeRate reports the trades a second of a stopped benchmark, b.N
+// of them, and, when cpu0 (the process's CPU time at the start) was read,
+// the CPU time per trade and how many cores were busy on average.
+func reportTradeRate(b *testing.B, cpu0 time.Duration, hasCPU bool) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "trades/s")
+	if cpu1, ok := cputime.Process(); hasCPU && ok {
+		cpu := cpu1 - cpu0
+		b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "cpu-us/trade")
+		b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores-used")
 	}
 }
 
