@@ -217,8 +217,8 @@ func (m *leastMarket) appendRecord(b []byte, o *leastOrder, flags uint8) []byte 
 	b = binary.LittleEndian.AppendUint64(b, o.seq)
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(o.req.Reasoning)))
 	b = append(b, o.req.Reasoning...)
-	for len(b)-start < m.recordBytes {
-		b = append(b, 0)
+	if pad := m.recordBytes - (len(b) - start); pad > 0 {
+		b = append(b, make([]byte, pad)...)
 	}
 	body := b[start+8:]
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(body)))
