@@ -2,7 +2,6 @@ package core
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -15,7 +14,7 @@ import (
 // atomics, so every record that writes a key's image, built under mu held
 // exclusively, sees every use counted before it and none during it.
 type authTable struct {
-	mu        sync.RWMutex
+	mu        shardedRWMutex // AuthenticateKey reads under one shard (shardlock.go)
 	keys      map[uuid.UUID]*keyEntry
 	byHash    map[[32]byte]*keyEntry
 	byAccount map[uuid.UUID][]*keyEntry
