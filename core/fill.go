@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/google/uuid"
 
@@ -90,7 +91,7 @@ func (f fill) value() TradeSummary {
 // (docs/PERFORMANCE.md, "The account's cold lines").
 type ledgerSlot struct {
 	LedgerEntry
-	_ [64 - 56]byte
+	_ [cacheLineBytes - unsafe.Sizeof(LedgerEntry{})]byte
 }
 
 // value returns the entry.

@@ -11,8 +11,10 @@ import (
 const readShards = 16
 
 // shardedRWMutex is a reader/writer lock whose readers lock one of
-// readShards read locks, each on a cache line of its own, and whose
-// writers lock them all. A sync.RWMutex's RLock and RUnlock write its
+// readShards read locks, each a cache line's length from the next (on a
+// line of its own when the first starts a line; nothing aligns the state,
+// so otherwise a lock may share part of a line with a neighbour), and
+// whose writers lock them all. A sync.RWMutex's RLock and RUnlock write its
 // reader count, one cache line that every reader on every core shares:
 // the auth table's lock, taken by every request made with an API key, so
 // moved that line between the cores twice per request

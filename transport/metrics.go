@@ -235,7 +235,8 @@ func (m *httpMetrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// count records one answered request of rc, which took d (0: not timed).
+// count records one answered request of rc, which took d (ignored for a
+// route that is not timed).
 func (m *httpMetrics) count(rc *routeCounts, ctx *fasthttp.RequestCtx, shard int, d time.Duration) {
 	status := ctx.Response.StatusCode()
 	rc.observe(shard, status, d)

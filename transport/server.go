@@ -228,6 +228,9 @@ func withDefaults(cfg Config) Config {
 		cfg.PasswordCost = DefaultPasswordCost
 	}
 	if cfg.PasswordWorkers <= 0 {
+		// marketd makes its server while it recovers, on the count
+		// without the spare processors (cmd/marketd, procs.ForRecovery):
+		// half of that is half the CPUs.
 		cfg.PasswordWorkers = max(1, runtime.GOMAXPROCS(0)/2)
 	}
 	if cfg.PasswordQueue <= 0 {

@@ -32,18 +32,7 @@ type tradeRequest struct {
 }
 
 func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
-	// The body's strings point into it, which made it escape: a pooled
-	// one costs no allocation (pools.go). They may also point into the
-	// request's bytes (tradeBody.fromFlat), which fasthttp reuses once
-	// this handler returns: req copies what it keeps, and the body goes
-	// back to the pool, zeroed, before anything else.
-	body := s.tradeBodies.get()
-	err := body.decode(ctx.PostBody())
-	var req core.TradeRequest
-	if err == nil {
-		req, err = body.toCore(c.account)
-	}
-	s.tradeBodies.put(body)
+	req, err := decodeTrade(&s.tradeBodies, ctx.PostBody(), c.account)
 	if err != nil {
 		return err
 	}

@@ -18,15 +18,34 @@ var tradeDecodeBodies requestPool[tradeBody]
 // baseline that must check a trade body as marketd does (bench/baseline's
 // least-trade handler) runs the same code.
 func DecodeTrade(body []byte, account uuid.UUID) (core.TradeRequest, error) {
-	t := tradeDecodeBodies.get()
+	return decodeTrade(&tradeDecodeBodies, body, account)
+}
+
+// decodeTrade decodes and checks body with a tradeBody from pool and
+// returns the request for account. The body's strings point into it,
+// which made it escape: a pooled one costs no allocation (pools.go). They
+// may also point into body (tradeBody.fromFlat), which fasthttp reuses
+// once the handler returns: the request copies what it keeps, and the
+// tradeBody goes back to the pool, zeroed, before anything else.
+func decodeTrade(pool *requestPool[tradeBody], body []byte, account uuid.UUID) (core.TradeRequest, error) {
+	t := pool.get()
 	err := t.decode(body)
 	var req core.TradeRequest
 	if err == nil {
 		req, err = t.toCore(account)
 	}
-	tradeDecodeBodies.put(t)
+	pool.put(t)
 	return req, err
 }
+
+// ValidKeyLiteral reports whether b has the form of an API key (svc_live_
+// and 32 lowercase hex digits), as the server checks it before hashing
+// (docs/API.md, "Authentication").
+func ValidKeyLiteral(b []byte) bool { return validKeyLiteral(b) }
+
+// ValidRequestID reports whether a client's X-Request-Id is kept as the
+// server keeps it (docs/API.md, "Conventions").
+func ValidRequestID(id []byte) bool { return validRequestID(id) }
 
 // ErrorAnswer returns the answer docs/API.md, "Errors", gives for err: its
 // status, code, field ("" for none) and message; ok is false for an error

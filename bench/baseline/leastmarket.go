@@ -57,9 +57,9 @@ type leastFillList struct {
 // leastAccount is an account with its one API key.
 type leastAccount struct {
 	id       uuid.UUID
-	balance  atomic.Int64 // money.Amount, changed by every market's goroutine
-	requests atomic.Int64 // the key's total_requests
-	_        [40]byte     // a line of its own: other accounts' trades run on the other core
+	balance  atomic.Int64  // money.Amount, changed by every market's goroutine
+	requests atomic.Int64  // the key's total_requests
+	_        [64 - 32]byte // a line of its own: other accounts' trades run on the other core
 }
 
 // leastOrder is one trade request handed to a market's goroutine, and its

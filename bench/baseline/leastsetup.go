@@ -21,8 +21,8 @@ import (
 // process its keys and markets (LeastSetup.WriteFile).
 const LeastSetupFile = "least-trade-setup"
 
-// maxRecordBytes bounds LeastSetup.RecordBytes.
-const maxRecordBytes = 64 << 10
+// MaxRecordBytes bounds LeastSetup.RecordBytes.
+const MaxRecordBytes = 64 << 10
 
 // LeastSetup is what the least-trade handler serves: the API keys, each of
 // an account of its own with Balance to trade with, and the markets, each
@@ -85,8 +85,8 @@ func ReadLeastSetup(path string) (LeastSetup, error) {
 			s.Balance = money.Amount(v)
 		case "record-bytes":
 			s.RecordBytes, err = strconv.Atoi(value)
-			if err == nil && (s.RecordBytes < 0 || s.RecordBytes > maxRecordBytes) {
-				err = fmt.Errorf("out of range 0-%d", maxRecordBytes)
+			if err == nil && (s.RecordBytes < 0 || s.RecordBytes > MaxRecordBytes) {
+				err = fmt.Errorf("out of range 0-%d", MaxRecordBytes)
 			}
 		case "key":
 			var h [32]byte

@@ -3,6 +3,7 @@ package baseline
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -165,18 +166,13 @@ func (h *leastTrade) serve(ctx *fasthttp.RequestCtx) {
 // authenticate returns the account of the API key in header (docs/API.md,
 // "Authentication"), and whether there is one.
 func (h *leastTrade) authenticate(header []byte) (int, bool) {
-	const prefix, literal = "Bearer ", "svc_live_"
-	if len(header) != len(prefix)+len(literal)+32 || !bytes.EqualFold(header[:len(prefix)], []byte(prefix)) {
+	const prefix = "Bearer "
+	if len(header) < len(prefix) || !bytes.EqualFold(header[:len(prefix)], []byte(prefix)) {
 		return 0, false
 	}
 	key := header[len(prefix):]
-	if !bytes.HasPrefix(key, []byte(literal)) {
+	if !transport.ValidKeyLiteral(key) {
 		return 0, false
-	}
-	for _, c := range key[len(literal):] {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return 0, false
-		}
 	}
 	acct, ok := h.keys[sha256.Sum256(key)]
 	if ok {
@@ -191,36 +187,26 @@ func (h *leastTrade) authenticate(header []byte) (int, bool) {
 // names: fasthttp normalizes a request's names as it parses them, so a
 // lookup or a set by the canonical name skips normalizing it again.
 var (
-	headerRequestID     = []byte("X-Request-Id")
+	headerRequestID     = []byte(transport.HeaderRequestID)
 	headerAuthorization = []byte(fasthttp.HeaderAuthorization)
 )
 
-// setRequestID sets the answer's X-Request-Id: the request's own when it
-// is 1 to 128 bytes of printable ASCII, else a new one, 32 hex digits
-// around a dash, unique across restarts by the process's random part.
+// setRequestID sets the answer's X-Request-Id: the request's own when
+// marketd keeps it (transport.ValidRequestID), else a new one, 32 hex
+// digits around a dash, unique across restarts by the process's random
+// part.
 func (h *leastTrade) setRequestID(ctx *fasthttp.RequestCtx) {
-	if id := ctx.Request.Header.PeekCanonical(headerRequestID); len(id) > 0 && len(id) <= 128 {
-		printable := true
-		for _, c := range id {
-			printable = printable && c >= ' ' && c <= '~'
-		}
-		if printable {
-			ctx.Response.Header.SetCanonical(headerRequestID, id)
-			return
-		}
+	if id := ctx.Request.Header.PeekCanonical(headerRequestID); transport.ValidRequestID(id) {
+		ctx.Response.Header.SetCanonical(headerRequestID, id)
+		return
 	}
 	var id [33]byte
 	copy(id[:], h.idPrefix[:])
 	var n [8]byte
-	binaryPutUint32s(&n, uint32(ctx.ConnID()), uint32(ctx.ConnRequestNum()))
+	binary.BigEndian.PutUint32(n[:4], uint32(ctx.ConnID()))
+	binary.BigEndian.PutUint32(n[4:], uint32(ctx.ConnRequestNum()))
 	hex.Encode(id[17:], n[:])
 	ctx.Response.Header.SetCanonical(headerRequestID, id[:])
-}
-
-// binaryPutUint32s puts a and b into n, big-endian.
-func binaryPutUint32s(n *[8]byte, a, b uint32) {
-	n[0], n[1], n[2], n[3] = byte(a>>24), byte(a>>16), byte(a>>8), byte(a)
-	n[4], n[5], n[6], n[7] = byte(b>>24), byte(b>>16), byte(b>>8), byte(b)
 }
 
 // leastError answers err as marketd answers it (transport.ErrorAnswer);

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"marketd/bench/baseline"
 	"marketd/bench/load"
 	"marketd/bench/populate"
 	"marketd/internal/procs"
@@ -64,7 +65,7 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.spawn, "spawn", "", "path of a marketd binary to start on a loopback port and a temporary data directory")
 	fs.StringVar(&serverArgs, "server-args", "", "more flags for the spawned marketd, space-separated")
 	fs.StringVar(&c.serverLog, "server-log", "", "file the spawned marketd's output is appended to (default: in its data directory)")
-	fs.StringVar(&c.dataDir, "data", "", "with -spawn: its data directory (default: a new temporary one, removed after); with -addr and -compare: the directory of the fsync-only handler's file, on the server's disk")
+	fs.StringVar(&c.dataDir, "data", "", "with -spawn: its data directory (default: a new temporary one, removed after); with -addr and -compare: the directory of the fsync-only and least-trade handlers' files, on the server's disk")
 	fs.StringVar(&c.adminPassword, "admin-password", "", "the admin's password (default: $MARKETD_ADMIN_PASSWORD; with -spawn, a generated one)")
 	fs.IntVar(&c.bots, "bots", 0, "simulated bots (default: -conns); at least -conns")
 	fs.IntVar(&c.markets, "markets", 8, "markets the admin creates")
@@ -141,8 +142,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-duration must be positive and -warmup not negative")
 	case c.rate < 0:
 		return fmt.Errorf("-rate: %v is negative", c.rate)
-	case c.leastRecordBytes < 0 || c.leastRecordBytes > 65536:
-		return fmt.Errorf("-least-record-bytes: %d is out of range 0-65536", c.leastRecordBytes)
+	case c.leastRecordBytes < 0 || c.leastRecordBytes > baseline.MaxRecordBytes:
+		return fmt.Errorf("-least-record-bytes: %d is out of range 0-%d", c.leastRecordBytes, baseline.MaxRecordBytes)
 	case c.rounds < 1 || c.rounds > 100:
 		return fmt.Errorf("-rounds: %d is out of range 1-100", c.rounds)
 	case c.compare && c.spawn == "" && c.dataDir == "":

@@ -346,6 +346,14 @@ func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Targ
 		// (run's nprocs).
 		bs, err = startBaselineProcess(dataDir, runtime.GOMAXPROCS(0))
 	}
+	// The handlers have read their setup once started (or failed): it is
+	// not left in dataDir, which with -spawn -data is marketd's own.
+	if rmErr := os.Remove(filepath.Join(dataDir, baseline.LeastSetupFile)); rmErr != nil {
+		err = errors.Join(err, fmt.Errorf("remove the least-trade setup: %w", rmErr))
+		if bs != nil {
+			err = errors.Join(err, bs.close())
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,11 +31,11 @@ type memoEntry struct {
 	prices [2]float64
 }
 
-// curve returns the curve at (alpha, q): the memo's entry, evaluated into
-// it on a miss. A hit keeps its entry and makes the other the next to go,
-// so that a quote refused at the state before (a slippage limit, a
-// balance) still finds it. The entry is read in place rather than copied
-// out (72 bytes, twice a quote): a quote's two calls never replace each
+// curve returns the memo's entry at (alpha, q), its curve and its prices
+// evaluated into it on a miss. A hit keeps its entry and makes the other
+// the next to go, so that a quote refused at the state before (a slippage
+// limit, a balance) still finds it. The entry is read in place rather than
+// copied out (twice a quote): a quote's two calls never replace each
 // other's entry, since a miss replaces the one the call before did not
 // return, and the pointer is used only until the quote returns.
 func (m *Memo) curve(alpha float64, q [2]money.Amount) *memoEntry {
