@@ -153,9 +153,14 @@ func (rc *routeCounts) histogram(desc *prometheus.Desc) prometheus.Metric {
 	return prometheus.MustNewConstHistogram(desc, total, float64(sum)/1e9, cumulative, rc.route, rc.method)
 }
 
-// httpMetrics are the server's request metrics; nil when Config.Metrics is
-// nil, and then no request pays for them.
+// httpMetrics are the server's request metrics; nil when Config.Metrics and
+// Config.SlowRequest are nil, and then no request pays for them.
 type httpMetrics struct {
+	// slow is Config.SlowRequest, told of a request that took longer than
+	// slowAfter.
+	slow      func(route string, took time.Duration)
+	slowAfter time.Duration
+
 	routes   []*routeCounts // every route of the table, then the extra ones
 	none     *routeCounts   // unknown paths and methods, malformed requests
 	inFlight [connShards]struct {
@@ -246,7 +251,7 @@ func (m *httpMetrics) count(rc *routeCounts, ctx *fasthttp.RequestCtx, shard int
 }
 
 // instrument wraps one route's handler: requests in flight, the count by
-// status code, and the duration from the moment the request was read whole
+// status code, the slow request's report, and the duration from the moment the request was read whole
 // (fasthttp reads the clock then, before calling the handler, so this costs
 // one clock read). A panic is recovered here,
 // by onPanic, rather than by the router around this handler, so that its
@@ -265,7 +270,11 @@ func (m *httpMetrics) instrument(path, method string, h fasthttp.RequestHandler,
 				onPanic(ctx, v)
 			}
 			inFlight.Add(-1)
-			m.count(rc, ctx, shard, time.Since(ctx.Time()))
+			took := time.Since(ctx.Time())
+			m.count(rc, ctx, shard, took)
+			if m.slow != nil && took > m.slowAfter {
+				m.slow(path, took)
+			}
 		}()
 		h(ctx)
 	}

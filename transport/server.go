@@ -80,6 +80,14 @@ type Config struct {
 	// listener, without credentials or rate limit, like Prometheus' own
 	// exporters.
 	ServeMetrics prometheus.Gatherer
+	// SlowRequest, when set, is told of every routed request that took
+	// longer than SlowRequestAfter, from read whole to answer ready (what
+	// marketd_http_request_duration_seconds measures), with its route
+	// pattern: cmd/marketd's stall recorder (docs/OPERATIONS.md, "Stall
+	// traces"). It runs on the request's goroutine after the answer is
+	// ready, so it must not block.
+	SlowRequest      func(route string, took time.Duration)
+	SlowRequestAfter time.Duration
 	// LogErr reports the log's sticky failure; /readyz is 503 once it
 	// returns an error. Nil: never failed.
 	LogErr func() error
@@ -175,8 +183,9 @@ func New(eng *core.Engine, cfg Config) *Server {
 	if eng != nil {
 		s.phase.Store(int32(PhaseServing))
 	}
-	if cfg.Metrics != nil {
+	if cfg.Metrics != nil || cfg.SlowRequest != nil {
 		s.metrics = newHTTPMetrics()
+		s.metrics.slow, s.metrics.slowAfter = cfg.SlowRequest, cfg.SlowRequestAfter
 	}
 	s.router = s.newRouter()
 	if cfg.Metrics != nil {

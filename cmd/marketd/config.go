@@ -12,6 +12,7 @@ import (
 	"marketd/core/eip55"
 	"marketd/core/money"
 	"marketd/internal/procs"
+	"marketd/internal/stall"
 	"marketd/snapshot"
 	"marketd/transport"
 )
@@ -54,6 +55,12 @@ type config struct {
 	minVoters            int
 	gcHeadroomMiB        int
 	spareProcs           int
+	// The stall recorder's flags (stall.go); stallDir empty: off.
+	stallDir       string
+	stallThreshold time.Duration
+	stallWindow    time.Duration
+	stallFiles     int
+	stallMaxMiB    int
 	// servingProcs is the processor count main set for serving, put in
 	// force once recovery is done; 0 (run called by a test): leave it.
 	servingProcs int
@@ -98,6 +105,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", transport.DefaultMaxConnsPerClient, "open connections one client address (IPv6: /64) may hold (negative: no limit)")
 	fs.IntVar(&c.gcHeadroomMiB, "gc-headroom-mib", DefaultGCHeadroomMiB, "MiB the heap may grow past what the last garbage collection left live before the next one, at least (the collector's GOGC target applies above it; 0: GOGC alone)")
 	fs.IntVar(&c.spareProcs, "spare-procs", procs.DefaultSpare, "processors the Go runtime runs goroutines on beyond one per CPU, so that one held by the log's fsync leaves every core in use (0: one per CPU; the GOMAXPROCS environment variable, when set, wins)")
+	fs.StringVar(&c.stallDir, "stall-dir", "", "keep the last -stall-window of execution trace in memory and write it to this directory when a request or a log commit takes longer than -stall-threshold (docs/OPERATIONS.md, \"Stall traces\"; empty: off)")
+	fs.DurationVar(&c.stallThreshold, "stall-threshold", stall.DefaultThreshold, "with -stall-dir: the duration of a request or a log commit past which a trace is written")
+	fs.DurationVar(&c.stallWindow, "stall-window", stall.DefaultWindow, "with -stall-dir: the trace kept, and the least time between two traces written")
+	fs.IntVar(&c.stallFiles, "stall-files", stall.DefaultFiles, "with -stall-dir: traces kept in it; writing one more removes the oldest")
+	fs.IntVar(&c.stallMaxMiB, "stall-max-mib", stall.DefaultMaxFileBytes>>20, "with -stall-dir: MiB one trace may take; a larger one is not kept (the recorder holds about half of it in memory)")
 	fs.BoolVar(&c.resetAdminPassword, "reset-admin-password", false, "set the existing admin account's password to -admin-password and end its sessions (without it, -admin-password only creates the account)")
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -172,6 +184,9 @@ func (c *config) validate() error {
 		return fmt.Errorf("-spare-procs: %d is out of range 0-%d", c.spareProcs, procs.MaxSpare)
 	case c.maxConnsPerClient == 0:
 		return fmt.Errorf("-max-conns-per-client: 0 would refuse every connection; use a negative value for no limit")
+	}
+	if err := c.validateStall(); err != nil {
+		return err
 	}
 	if _, err := transport.ParseTrustedProxies(c.trustedProxies); err != nil {
 		return fmt.Errorf("-trusted-proxies: %w", err)

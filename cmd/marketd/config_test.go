@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"marketd/internal/procs"
+	"marketd/internal/stall"
 	"marketd/snapshot"
 	"marketd/transport"
 )
@@ -40,6 +41,10 @@ func TestParseConfig(t *testing.T) {
 		minVoters:            5,
 		gcHeadroomMiB:        DefaultGCHeadroomMiB,
 		spareProcs:           procs.DefaultSpare,
+		stallThreshold:       stall.DefaultThreshold,
+		stallWindow:          stall.DefaultWindow,
+		stallFiles:           stall.DefaultFiles,
+		stallMaxMiB:          stall.DefaultMaxFileBytes >> 20,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -67,7 +72,8 @@ func TestParseConfig(t *testing.T) {
 				"-custody", "record",
 				"-deposit-address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", "-oracle-vote-stake", "3",
 				"-oracle-vote-quorum", "400", "-oracle-min-voters", "2", "-backup-dir", "/b", "-gc-headroom-mib", "64",
-				"-spare-procs", "2"},
+				"-spare-procs", "2", "-stall-dir", "/s", "-stall-threshold", "10ms", "-stall-window", "3s",
+				"-stall-files", "4", "-stall-max-mib", "32"},
 			want: config{addr: "127.0.0.1:0", dataDir: "/d", adminPassword: "secret-pw", fsync: "off",
 				defaultTier: "premium", signupBonusKP: 5, anonRatePerMinute: -1, snapshotEvery: 2 * time.Minute,
 				snapshotEveryRecords: 10, snapshotCPUShare: 0.5, passwordCost: 4, oracleBondKP: 7, challengeWindow: 2 * time.Second,
@@ -76,7 +82,8 @@ func TestParseConfig(t *testing.T) {
 				trustedProxies: "10.0.0.0/8", registrationsPerHour: 2, keyChangesPerHour: 3, passwordChecksPerMin: -1,
 				maxConnsPerClient: 5000,
 				custody:           "record", depositAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2, backupDir: "/b", gcHeadroomMiB: 64, spareProcs: 2},
+				voteStakeKP: 3, voteQuorumKP: 400, minVoters: 2, backupDir: "/b", gcHeadroomMiB: 64, spareProcs: 2,
+				stallDir: "/s", stallThreshold: 10 * time.Millisecond, stallWindow: 3 * time.Second, stallFiles: 4, stallMaxMiB: 32},
 		},
 		{name: "reset without a password", args: []string{"-reset-admin-password"}, wantErr: "-reset-admin-password"},
 		{name: "reset", args: []string{"-reset-admin-password", "-admin-password", "new-admin-pw"},
@@ -155,6 +162,19 @@ func TestParseConfig(t *testing.T) {
 		{name: "spare processors from env", env: map[string]string{"MARKETD_SPARE_PROCS": "0"}, want: with(func(c *config) { c.spareProcs = 0 })},
 		{name: "negative spare processors", args: []string{"-spare-procs=-1"}, wantErr: "-spare-procs"},
 		{name: "too many spare processors", args: []string{"-spare-procs=257"}, wantErr: "-spare-procs"},
+		{name: "stall recorder on", args: []string{"-stall-dir=/s"}, want: with(func(c *config) { c.stallDir = "/s" })},
+		{name: "stall recorder from env", env: map[string]string{"MARKETD_STALL_DIR": "/s", "MARKETD_STALL_THRESHOLD": "5ms"},
+			want: with(func(c *config) { c.stallDir, c.stallThreshold = "/s", 5*time.Millisecond })},
+		{name: "stall threshold without dir", args: []string{"-stall-threshold=5ms"}, wantErr: "-stall-threshold: needs -stall-dir"},
+		{name: "stall files without dir", env: map[string]string{"MARKETD_STALL_FILES": "3"}, wantErr: "-stall-files: needs -stall-dir"},
+		{name: "zero stall threshold", args: []string{"-stall-dir=/s", "-stall-threshold=0s"}, wantErr: "-stall-threshold"},
+		{name: "stall threshold too long", args: []string{"-stall-dir=/s", "-stall-threshold=2m"}, wantErr: "-stall-threshold"},
+		{name: "stall window too short", args: []string{"-stall-dir=/s", "-stall-window=10ms"}, wantErr: "-stall-window"},
+		{name: "stall window too long", args: []string{"-stall-dir=/s", "-stall-window=2m"}, wantErr: "-stall-window"},
+		{name: "zero stall files", args: []string{"-stall-dir=/s", "-stall-files=0"}, wantErr: "-stall-files"},
+		{name: "too many stall files", args: []string{"-stall-dir=/s", "-stall-files=1001"}, wantErr: "-stall-files"},
+		{name: "zero stall size", args: []string{"-stall-dir=/s", "-stall-max-mib=0"}, wantErr: "-stall-max-mib"},
+		{name: "stall size too large", args: []string{"-stall-dir=/s", "-stall-max-mib=4097"}, wantErr: "-stall-max-mib"},
 		{name: "not a number", args: []string{"-signup-bonus=many"}, wantErr: "invalid value"},
 		{name: "unknown flag", args: []string{"-verbose"}, wantErr: "not defined"},
 		{name: "extra argument", args: []string{"serve"}, wantErr: "unexpected arguments"},

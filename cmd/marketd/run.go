@@ -21,6 +21,7 @@ import (
 	"marketd/core"
 	"marketd/internal/dirlock"
 	"marketd/internal/metrics"
+	"marketd/internal/stall"
 	"marketd/snapshot"
 	"marketd/transport"
 	"marketd/wal"
@@ -56,6 +57,10 @@ type node struct {
 // (docs/API.md, "Health").
 func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) error {
 	started := time.Now()
+	rec, err := cfg.newStallRecorder(logger)
+	if err != nil {
+		return err
+	}
 	reg := newRegistry()
 	pos := &positions{}
 	tc := cfg.transportConfig()
@@ -64,6 +69,9 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	tc.Metrics = reg
 	if cfg.metricsAddr == "" {
 		tc.ServeMetrics = reg
+	}
+	if rec != nil {
+		tc.SlowRequest, tc.SlowRequestAfter = rec.ObserveRequest, rec.Threshold()
 	}
 	var failed func() error // set before the server opens; see transport.Server.Open
 	tc.LogErr = func() error { return failed() }
@@ -98,7 +106,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return side.shutdown()
 	}
 
-	n, err = start(cfg, logger, reg, srv, started)
+	n, err = start(cfg, logger, reg, srv, started, rec)
 	if err != nil {
 		return errors.Join(err, stopSrv(), stopSide())
 	}
@@ -108,6 +116,16 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	failed = n.log.Err
 	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, cfg.resetAdminPassword, out, n.srv, logger); err != nil {
 		return errors.Join(err, n.shutdown(logger, 0), stopSide())
+	}
+	if rec != nil {
+		// Started once recovery is done: its commits and requests are the
+		// ones a stall of serving would hold.
+		if err := rec.Start(); err != nil {
+			return errors.Join(err, n.shutdown(logger, 0), stopSide())
+		}
+		defer rec.Close()
+		logger.Info("stall recorder on", "dir", cfg.stallDir, "threshold", cfg.stallThreshold,
+			"window", cfg.stallWindow, "files", cfg.stallFiles, "max_mib", cfg.stallMaxMiB)
 	}
 	srv.Open()
 	logger.Info("ready", "took", time.Since(started), "gomaxprocs", runtime.GOMAXPROCS(0))
@@ -184,7 +202,9 @@ func newRegistry() *prometheus.Registry {
 
 // start opens the log, recovers the state and builds the engine and the
 // snapshot manager, and attaches the engine to srv.
-func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *transport.Server, started time.Time) (n *node, err error) {
+//
+// stalls, when not nil, is told of every commit of the log.
+func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *transport.Server, started time.Time, stalls *stall.Recorder) (n *node, err error) {
 	// The lock comes first: nothing in the directory may be touched (a torn
 	// tail cut, a snapshot set aside) while another process owns it.
 	lock, err := dirlock.Exclusive(cfg.dataDir)
@@ -198,6 +218,10 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	}()
 	logMetrics := metrics.NewLog(reg)
 	opts := wal.Options{NoFsync: cfg.fsync == "off", Logger: logger, Observer: logMetrics}
+	if stalls != nil {
+		opts.Observer = commitObservers{logMetrics, stalls}
+		metrics.RegisterStall(reg, stalls)
+	}
 	// wal.Open and snapshot.Recover create their directories.
 	log, err := wal.Open(filepath.Join(cfg.dataDir, "wal"), opts)
 	if err != nil {

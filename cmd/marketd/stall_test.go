@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStallRecorder runs a server with the stall recorder on and a
+// threshold every request and commit passes, and checks that it writes
+// execution traces named for their trigger, keeps no more than
+// -stall-files of them, counts them in its metrics, logs each, and that
+// no secret of the workload is in them (docs/OPERATIONS.md, "Stall
+// traces").
+func TestStallRecorder(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "stalls")
+	p := startProc(t, "stall recorder", procOptions{dataDir: t.TempDir(), args: []string{
+		"-stall-dir", dir, "-stall-threshold", "1us", "-stall-window", "100ms", "-stall-files", "3"}})
+	c := p.client(nil)
+	res := runWorkload(t, c)
+
+	// Every request and commit passed the threshold: the traces follow
+	// one per window while the workload runs.
+	var names []string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = names[:0]
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if len(names) >= 3 || time.Now().After(deadline) {
+			break
+		}
+		// Requests keep the triggers coming after the workload.
+		c.do(http.MethodGet, "/healthz", cred{}, nil)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(names) != 3 {
+		t.Fatalf("%d files in %s, want -stall-files=3: %q\n%s", len(names), dir, names, p.output())
+	}
+	kinds := map[string]bool{}
+	for _, name := range names {
+		if !strings.HasPrefix(name, "stall-") || !strings.HasSuffix(name, ".trace") {
+			t.Fatalf("file %s in %s is not a trace", name, dir)
+		}
+		kinds[name[strings.LastIndexByte(name, '-')+1:len(name)-len(".trace")]] = true
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte("go 1.")) || !bytes.Contains(b[:16], []byte(" trace")) {
+			t.Fatalf("%s begins %q, not an execution trace", name, b[:min(16, len(b))])
+		}
+		for _, s := range res.secrets {
+			if bytes.Contains(b, []byte(s)) {
+				t.Fatalf("%s holds a secret of the workload (%d bytes long)", name, len(s))
+			}
+		}
+	}
+	for k := range kinds {
+		if k != "request" && k != "commit" && k != "held" {
+			t.Fatalf("trace kind %q, want request, commit or held: %q", k, names)
+		}
+	}
+	m, _ := scrape(t, c.base+"/metrics")
+	if m[`marketd_stall_traces_total{result="written"}`] < 3 || m[`marketd_stall_triggers_total{kind="request"}`] == 0 ||
+		m[`marketd_stall_triggers_total{kind="commit"}`] == 0 {
+		t.Fatalf("stall metrics: written %v, request triggers %v, commit triggers %v; want >= 3 traces and both kinds",
+			m[`marketd_stall_traces_total{result="written"}`], m[`marketd_stall_triggers_total{kind="request"}`],
+			m[`marketd_stall_triggers_total{kind="commit"}`])
+	}
+	if !p.stderr.contains("stall recorder on") || !p.stderr.contains("stall: trace written") {
+		t.Fatalf("no log line of the stall recorder:\n%s", p.output())
+	}
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM, want 0\n%s", code, p.output())
+	}
+}
+
+// TestStallDirRefused checks that a -stall-dir that cannot be made stops
+// the server at start with an error naming it.
+func TestStallDirRefused(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startProc(t, "bad stall dir", procOptions{dataDir: t.TempDir(), mayDie: true,
+		args: []string{"-stall-dir", filepath.Join(file, "stalls")}})
+	if code := p.wait(); code == 0 || !p.stderr.contains("stall: make directory") {
+		t.Fatalf("exit code %d, want a failure naming the stall directory:\n%s", code, p.output())
+	}
+}
