@@ -20,6 +20,9 @@ const (
 	fileSuffix = ".trace"
 	tmpSuffix  = ".tmp"
 	timeLayout = "20060102T150405.000Z"
+	// timeLayoutLog is the log line's time of the first trigger, to the
+	// microsecond, to find the stall in the trace's timeline.
+	timeLayoutLog = "15:04:05.000000Z"
 )
 
 // errTooLarge reports a trace that reached Config.MaxFileBytes.
@@ -74,7 +77,7 @@ func (r *Recorder) write(t trigger, now time.Time, triggers uint64) {
 	}
 	r.written.Add(1)
 	log.Warn("stall: trace written", "file", path, "bytes", n, "trigger", t.kind.String(), "took", t.took,
-		"what", t.what, "triggers", triggers, "window", r.cfg.Window)
+		"ended", t.at.UTC().Format(timeLayoutLog), "what", t.what, "triggers", triggers, "window", r.cfg.Window)
 }
 
 // writeFile makes room for one more trace and writes it, returning its

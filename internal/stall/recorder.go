@@ -111,7 +111,8 @@ func (k Kind) String() string {
 type trigger struct {
 	kind Kind
 	took time.Duration
-	what string // the route, or the commit's records
+	what string    // the route, or the commit's records
+	at   time.Time // when it was seen: the stall ended then
 }
 
 // Recorder keeps the flight recorder and writes its window when told of
@@ -224,6 +225,7 @@ func (r *Recorder) fire(t trigger) {
 		return
 	}
 	r.seen[t.kind].Add(1)
+	t.at = time.Now()
 	select {
 	case r.triggers <- t:
 	default:
