@@ -1,6 +1,7 @@
 package stall
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,18 +56,10 @@ type Config struct {
 // withDefaults returns c with zero fields set to their defaults, or an
 // error naming the field out of range.
 func (c Config) withDefaults() (Config, error) {
-	if c.Threshold == 0 {
-		c.Threshold = DefaultThreshold
-	}
-	if c.Window == 0 {
-		c.Window = DefaultWindow
-	}
-	if c.Files == 0 {
-		c.Files = DefaultFiles
-	}
-	if c.MaxFileBytes == 0 {
-		c.MaxFileBytes = DefaultMaxFileBytes
-	}
+	c.Threshold = cmp.Or(c.Threshold, DefaultThreshold)
+	c.Window = cmp.Or(c.Window, DefaultWindow)
+	c.Files = cmp.Or(c.Files, DefaultFiles)
+	c.MaxFileBytes = cmp.Or(c.MaxFileBytes, DefaultMaxFileBytes)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
