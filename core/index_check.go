@@ -19,12 +19,10 @@ func (s *State) checkIndexes(c *checker) {
 	want.codes = make(map[codeKey]uuid.UUID, len(s.idx.codes))
 	want.wallets = make(map[string]uuid.UUID, len(s.idx.wallets))
 	s.idx.mu.Unlock()
-	s.rangeAccounts(func(a *account) bool {
-		a.mu.Lock()
+	var none AccountInfo // every account's info is new to want
+	s.eachAccountLocked(0, 1, func(a *account) {
 		ch := AccountChange{Info: &a.info, Transfers: a.transfers}
-		want.account(a.id, new(AccountInfo), &ch)
-		a.mu.Unlock()
-		return true
+		want.account(a.id, &none, &ch)
 	})
 	s.rangeMarkets(func(m *market) bool {
 		v := m.view.Load()
