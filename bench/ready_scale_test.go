@@ -33,8 +33,8 @@ import (
 // state's check), and the replay's rate in records a second. The setup
 // writes with fsync off; the restart opens the log as marketd does.
 // SCALE_READY_PROFILE names a file for a CPU profile of the restart;
-// SCALE_READY_GOGC sets the collector's target during it (default 400, as
-// cmd/marketd).
+// SCALE_READY_GOGC sets the collector's target during it (default
+// snapshot.RecoveryGCPercent, as cmd/marketd).
 func TestScaleTimeToReady(t *testing.T) {
 	accounts := scaleCount("SCALE_READY_ACCOUNTS", 1_000_000)
 	records := scaleCount("SCALE_READY_RECORDS", 1_000_000)
@@ -141,8 +141,8 @@ func TestScaleTimeToReady(t *testing.T) {
 		}()
 	}
 	resetPeakRSS(t)
-	// As cmd/marketd does during recovery (its recoveryGCPercent).
-	gcPercent := debug.SetGCPercent(scaleCount("SCALE_READY_GOGC", 400))
+	// As cmd/marketd does during recovery.
+	gcPercent := debug.SetGCPercent(scaleCount("SCALE_READY_GOGC", snapshot.RecoveryGCPercent))
 	cpu0, _ := cputime.Process()
 	began = time.Now()
 	log, err = wal.Open(walPath, wal.Options{Logger: quietLogger})

@@ -71,11 +71,17 @@ func prefaulted(n int) []account {
 // each calls fn for every account allocated before it was called, in
 // memory order, until fn returns false. It holds no lock while fn runs.
 // Some of them may never have been stored in the state (stored says).
-func (r *accountArena) each(fn func(*account) bool) {
+func (r *accountArena) each(fn func(*account) bool) { r.eachPart(0, 1, fn) }
+
+// eachPart is each over part of the arrays, those whose index is part
+// modulo parts: parts goroutines, one for each part, see every account
+// once between them, each in memory order.
+func (r *accountArena) eachPart(part, parts int, fn func(*account) bool) {
 	r.mu.Lock()
 	chunks := append(r.chunks[:len(r.chunks):len(r.chunks)], r.chunk)
 	r.mu.Unlock()
-	for _, c := range chunks {
+	for j := part; j < len(chunks); j += parts {
+		c := chunks[j]
 		for i := range c {
 			if !fn(&c[i]) {
 				return

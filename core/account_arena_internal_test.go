@@ -44,3 +44,38 @@ func TestAccountArenaKeepsAccountsInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountArenaPartsSeeEachAccountOnce: eachPart's parts, for several
+// counts of parts, see every account allocated exactly once between them,
+// each part in memory order.
+func TestAccountArenaPartsSeeEachAccountOnce(t *testing.T) {
+	var r accountArena
+	const n = 5*arenaMaxChunk + 3
+	index := make(map[*account]int, n)
+	for i := range n {
+		index[r.alloc(uuid.UUID{byte(i), byte(i >> 8), 2})] = i
+	}
+	for _, parts := range []int{1, 2, 3, 7} {
+		seen := make(map[*account]int, n)
+		for part := range parts {
+			last := -1
+			r.eachPart(part, parts, func(a *account) bool {
+				if i := index[a]; i <= last {
+					t.Fatalf("%d parts, part %d: account %d after %d", parts, part, i, last)
+				} else {
+					last = i
+				}
+				seen[a]++
+				return true
+			})
+		}
+		if len(seen) != n {
+			t.Errorf("%d parts saw %d accounts, want %d", parts, len(seen), n)
+		}
+		for a, k := range seen {
+			if k != 1 {
+				t.Errorf("%d parts saw account %d %d times", parts, index[a], k)
+			}
+		}
+	}
+}

@@ -295,15 +295,12 @@ func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
 // rebuildHolders derives every market's holder set from the accounts'
 // positions: derived state is not logged.
 func (e *Engine) rebuildHolders() {
-	e.st.rangeAccounts(func(a *account) bool {
-		a.mu.Lock()
+	e.st.eachAccountLocked(0, 1, func(a *account) {
 		for p := range a.positions.all() {
 			if m := e.st.market(p.Market); m != nil {
 				m.holders[a.id] = struct{}{}
 			}
 		}
-		a.mu.Unlock()
-		return true
 	})
 }
 

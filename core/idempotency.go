@@ -136,8 +136,7 @@ func (k *idemKey) put(ie IdemEntry) {
 // entries are neither dropped with the expired ones nor answered with them.
 func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
 	nowNanos := now.UnixNano()
-	s.rangeAccounts(func(a *account) bool {
-		a.mu.Lock()
+	s.eachAccountLocked(0, 1, func(a *account) {
 		for key, k := range a.idem {
 			k = k.lastRequest(l)
 			a.idem[key] = k
@@ -145,8 +144,6 @@ func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
 				delete(a.idem, key)
 			}
 		}
-		a.mu.Unlock()
-		return true
 	})
 }
 

@@ -171,13 +171,8 @@ func (m *idMap[T]) reserve(n int) {
 // rangeValues calls fn for every value until fn returns false. fn runs with
 // no lock held, so it may take other locks; values stored during the walk
 // may or may not be seen, values stored before it are.
-func (m *idMap[T]) rangeValues(fn func(*T) bool) { m.rangePart(0, 1, fn) }
-
-// rangePart is rangeValues over part of the shards, those whose index is
-// part modulo parts: parts goroutines, one for each part, see every value
-// once between them.
-func (m *idMap[T]) rangePart(part, parts int, fn func(*T) bool) {
-	for i := part; i < len(m.shards); i += parts {
+func (m *idMap[T]) rangeValues(fn func(*T) bool) {
+	for i := range m.shards {
 		t := m.shards[i].tab.Load()
 		if t == nil {
 			continue
