@@ -313,7 +313,7 @@ func (c *checker) stakes(v *MarketView, p *Proposal) {
 // ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
 func ledgerAggregates(kp *listView[ledgerSlot]) (volume, bonuses money.Amount) {
 	for _, l := range kp.all() {
-		volume, bonuses = addToAggregates(volume, bonuses, l.LedgerEntry)
+		volume, bonuses = addToAggregates(volume, bonuses, l.Type, l.Amount)
 	}
 	return volume, bonuses
 }
