@@ -43,7 +43,10 @@ func (s *Server) newRouter() *router.Router {
 	r.PanicHandler = s.recoverPanic
 	for _, rt := range s.routes() {
 		h := s.observe(rt.path, rt.method, s.serve(&rt))
-		if rt.method == fasthttp.MethodPost && rt.path == pathTrade {
+		// route bypasses the router's PanicHandler: only a handler that
+		// recovers its own panics, as the metrics' wrapper does, may be
+		// handed the trade there. A server without metrics routes it.
+		if rt.method == fasthttp.MethodPost && rt.path == pathTrade && s.metrics != nil {
 			s.tradeRoute = h
 		}
 		r.Handle(rt.method, rt.path, h)
@@ -66,7 +69,7 @@ func (s *Server) newRouter() *router.Router {
 // of the 25,000 instructions of a trade request (docs/PERFORMANCE.md, "The
 // trade request's handler, instruction by instruction"). A panic in the
 // handler is recovered by its metrics' wrapper (observe), as under the
-// router.
+// router; without metrics tradeRoute is nil and the router serves all.
 func (s *Server) route(ctx *fasthttp.RequestCtx) {
 	if s.tradeRoute != nil && ctx.IsPost() && string(ctx.Request.URI().PathOriginal()) == pathTrade {
 		s.tradeRoute(ctx)

@@ -3,9 +3,13 @@ package transport
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
+
+	"marketd/core"
 )
 
 // TestTradeRouteAsRouter: Server.route, which hands POST
@@ -15,8 +19,11 @@ import (
 // elsewhere (a trailing slash, a doubled or escaped slash, another
 // method, the batch route, a query).
 func TestTradeRouteAsRouter(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, Config{Metrics: prometheus.NewRegistry()}) // route's shortcut needs them
 	s := ts.srv
+	if s.tradeRoute == nil {
+		t.Fatal("no trade route to hand POST /api/markets/trade to")
+	}
 	adm := ts.admin()
 	market := ts.createMarket(adm, nil).ID.String()
 	key := ts.newKey(ts.register("router"), "trade")
@@ -67,5 +74,27 @@ func TestTradeRouteAsRouter(t *testing.T) {
 		if a, b := fmt.Sprint(answers[0]), fmt.Sprint(answers[1]); a != b || allow[0] != allow[1] {
 			t.Errorf("%s %s: route answered %s (Allow %q), the router %s (Allow %q)", c.method, c.uri, a, allow[0], b, allow[1])
 		}
+	}
+}
+
+// TestTradeRoutePanicAnswered: a panic in the trade route's handler is a
+// logged 500 internal_error with the request's id (docs/API.md, "Errors"),
+// as under the router, also on a server without metrics, whose route
+// handlers have no metrics' wrapper to recover it. An engine with nothing
+// in it makes admission panic.
+func TestTradeRoutePanicAnswered(t *testing.T) {
+	for _, withMetrics := range []bool{false, true} {
+		t.Run(fmt.Sprintf("metrics %v", withMetrics), func(t *testing.T) {
+			var cfg Config
+			if withMetrics {
+				cfg.Metrics = prometheus.NewRegistry()
+			}
+			ts := startTestServer(t, cfg, nil, func(s *Server) { s.eng = new(core.Engine) })
+			r := ts.doHeaders("POST", "/api/markets/trade", auth{key: keyLiteralPrefix + strings.Repeat("0", keyHexLen)}, `{}`, map[string]string{HeaderRequestID: "panic-7"})
+			if r.status != fasthttp.StatusInternalServerError || !strings.Contains(string(r.body), `"code":"internal_error"`) ||
+				!strings.Contains(string(r.body), `"request_id":"panic-7"`) {
+				t.Fatalf("status %d, body %s; want 500 internal_error with the request's id", r.status, r.body)
+			}
+		})
 	}
 }
