@@ -69,7 +69,7 @@ func TestFillsAndLedgerEntriesOneLineEach(t *testing.T) {
 	}
 	var a account
 	for i := range 3*listChunkLen + 1 {
-		a.appendLedger(LedgerEntry{Currency: money.KP, Type: TxTradeBuy, Amount: -1, BalanceAfter: money.Amount(-i - 1)})
+		a.appendLedger(&LedgerEntry{Currency: money.KP, Type: TxTradeBuy, Amount: -1, BalanceAfter: money.Amount(-i - 1)})
 		a.fills.push(fill{})
 		led, fills := a.ledger[money.KP].snapshot(), a.fills.snapshot()
 		for _, e := range []unsafe.Pointer{unsafe.Pointer(led.at(i)), unsafe.Pointer(fills.at(i))} {

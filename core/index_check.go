@@ -1,44 +1,93 @@
 package core
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/google/uuid"
 )
 
-// checkIndexes rebuilds the derived lookups from the accounts and markets
-// and reports where the kept ones differ: a lookup that drifted from the
-// state would answer for objects that are not there.
-func (s *State) checkIndexes(c *checker) {
-	var want indexes // built from scratch, as if every object were new
-	want.init()
-	// Sized as the kept lookups: growing a map of 1,000,000 codes one
-	// insert at a time was most of the rebuild's time.
+// lookupParts are the derived lookups rebuilt from the state, as if every
+// object were new, in parts: each account part of the check (runChecks)
+// rebuilds those of its own accounts while it walks them, so that each
+// account is visited once and the rebuild is shared by the cores; the
+// markets' go into the first part.
+type lookupParts [checkParts]indexes
+
+// init makes the parts' maps, the codes' and wallets' sized as a part of
+// the kept ones: growing a map of 1,000,000 codes one insert at a time was
+// most of the rebuild's time.
+func (w *lookupParts) init(s *State) {
 	s.idx.mu.Lock()
-	want.codes = make(map[codeKey]uuid.UUID, len(s.idx.codes))
-	want.wallets = make(map[string]uuid.UUID, len(s.idx.wallets))
+	codes, wallets := len(s.idx.codes), len(s.idx.wallets)
 	s.idx.mu.Unlock()
-	var none AccountInfo // every account's info is new to want
-	s.eachAccountLocked(0, 1, func(a *account) {
-		ch := AccountChange{Info: &a.info, Transfers: a.transfers}
-		want.account(a.id, &none, &ch)
-	})
+	for i := range w {
+		w[i].init()
+		w[i].codes = make(map[codeKey]uuid.UUID, codes/len(w)+1)
+		w[i].wallets = make(map[string]uuid.UUID, wallets/len(w)+1)
+	}
+}
+
+// noInfo is the info every account has before its first change.
+var noInfo AccountInfo
+
+// addAccount adds what account a files in the lookups. Caller holds a.mu.
+func (x *indexes) addAccount(a *account) {
+	ch := AccountChange{Info: &a.info, Transfers: a.transfers}
+	x.account(a.id, &noInfo, &ch)
+}
+
+// checkIndexes compares the kept lookups with the parts rebuilt from the
+// accounts (want, by runChecks' walk) and the markets, and reports where
+// they differ: a lookup that drifted from the state would answer for
+// objects that are not there.
+func (s *State) checkIndexes(c *checker, want *lookupParts) {
 	s.rangeMarkets(func(m *market) bool {
 		v := m.view.Load()
-		want.market(v.ID, true, &MarketChange{Info: v.Info, Proposals: v.Proposals})
+		want[0].market(v.ID, true, &MarketChange{Info: v.Info, Proposals: v.Proposals})
 		return true
 	})
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
 	got := &s.idx
-	if !maps.Equal(got.codes, want.codes) || !maps.Equal(got.wallets, want.wallets) ||
-		!maps.Equal(got.txs, want.txs) || !maps.Equal(got.proposals, want.proposals) || !maps.Equal(got.open, want.open) {
+	if !unionEqual(got.codes, want, func(x *indexes) map[codeKey]uuid.UUID { return x.codes }) ||
+		!unionEqual(got.wallets, want, func(x *indexes) map[string]uuid.UUID { return x.wallets }) ||
+		!unionEqual(got.txs, want, func(x *indexes) map[string]txRef { return x.txs }) ||
+		!unionEqual(got.proposals, want, func(x *indexes) map[uuid.UUID]uuid.UUID { return x.proposals }) ||
+		!unionEqual(got.open, want, func(x *indexes) map[uuid.UUID]uuid.UUID { return x.open }) {
 		c.failf(invLookups, "lookups of codes, wallets, deposits or proposals differ from the state")
 	}
-	if !sameSets(got.referees, want.referees) || !sameSets(got.created, want.created) {
+	if !sameSets(got.referees, joinSets(want, func(x *indexes) map[uuid.UUID][]uuid.UUID { return x.referees })) ||
+		!sameSets(got.created, joinSets(want, func(x *indexes) map[uuid.UUID][]uuid.UUID { return x.created })) {
 		c.failf(invLookups, "lookups of referees or created markets differ from the state")
 	}
+}
+
+// unionEqual reports whether got holds exactly the entries of the parts'
+// maps (of(part)) together. A key in two parts (two accounts with one
+// referral code) counts twice, so that the union's size cannot match.
+func unionEqual[K, V comparable](got map[K]V, parts *lookupParts, of func(*indexes) map[K]V) bool {
+	n := 0
+	for i := range parts {
+		part := of(&parts[i])
+		n += len(part)
+		for k, v := range part {
+			if g, ok := got[k]; !ok || g != v {
+				return false
+			}
+		}
+	}
+	return n == len(got)
+}
+
+// joinSets joins the parts' multimaps (of(part)) into one.
+func joinSets(parts *lookupParts, of func(*indexes) map[uuid.UUID][]uuid.UUID) map[uuid.UUID][]uuid.UUID {
+	out := of(&parts[0])
+	for i := 1; i < len(parts); i++ {
+		for k, ids := range of(&parts[i]) {
+			out[k] = append(out[k], ids...)
+		}
+	}
+	return out
 }
 
 // sameSets reports whether two multimaps hold the same IDs per key,

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,3 +33,66 @@ func TestCheckFindsDriftedLookups(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckFindsDriftedLookupsOfAccounts: with accounts in every part of
+// the check's walk (arrays of the arena in both parts), a lookup entry
+// that names the wrong account, one missing, and two accounts given one
+// referral code (each part's rebuild right on its own) are all reported.
+func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
+	const n = 3 * arenaFirstChunk // the first array in one part, the next in the other
+	tests := []struct {
+		name  string
+		drift func(s *State, ids []uuid.UUID)
+	}{
+		{"none", nil},
+		{"code names another account", func(s *State, ids []uuid.UUID) {
+			s.idx.codes[testCodeKey(n-1)] = ids[0]
+		}},
+		{"code missing", func(s *State, ids []uuid.UUID) { delete(s.idx.codes, testCodeKey(1)) }},
+		{"wallet missing", func(s *State, ids []uuid.UUID) { delete(s.idx.wallets, testWallet(n-1)) }},
+		{"referee missing", func(s *State, ids []uuid.UUID) { delete(s.idx.referees, ids[0]) }},
+		{"one code, two accounts", func(s *State, ids []uuid.UUID) {
+			a := s.account(ids[n-1])
+			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
+			delete(s.idx.codes, testCodeKey(n-1))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewState()
+			ids := make([]uuid.UUID, n)
+			for i := range ids {
+				ids[i] = uuid.New()
+				info := AccountInfo{Name: fmt.Sprint("a", i), ReferralCode: fmt.Sprintf("C%07d", i), Wallet: testWallet(i)}
+				if i > 0 {
+					info.Referrer = ids[0]
+				}
+				ch := AccountChange{ID: ids[i], Info: &info}
+				a := s.newAccount(ids[i])
+				a.applyLocked(uint64(i+1), &ch, IdempotencyLimits{})
+				s.addAccount(a)
+				s.indexAccount(ids[i], nil, &ch)
+			}
+			if err := s.Check(); err != nil {
+				t.Fatalf("before the drift: %v", err)
+			}
+			if tc.drift == nil {
+				return
+			}
+			tc.drift(s, ids)
+			if err := s.Check(); err == nil || !strings.Contains(err.Error(), "lookups") {
+				t.Fatalf("Check = %v, want a lookup violation", err)
+			}
+		})
+	}
+}
+
+// testCodeKey is the key of account i's referral code in the test above.
+func testCodeKey(i int) codeKey {
+	k, _ := codeKeyOf(fmt.Sprintf("C%07d", i))
+	return k
+}
+
+// testWallet is account i's wallet in the test above, lower-cased as the
+// lookup keys it.
+func testWallet(i int) string { return fmt.Sprintf("0x%040d", i) }

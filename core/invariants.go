@@ -51,23 +51,29 @@ func (s *State) Check() error {
 // runChecks runs every check of Check and returns the checker holding its
 // findings.
 //
-// The accounts are checked in checkParts parts at once, and the lookups'
-// rebuild beside them, each part with a checker of its own merged at the
-// end: at recovery the check of 1,000,000 accounts ran on one goroutine
-// for 1.2 s (CPU profile of TestScaleTimeToReady, a third of it the
-// lookups' rebuild), on a machine whose other cores were idle by then.
+// The accounts are checked in checkParts parts at once, each part with a
+// checker of its own merged at the end, and each rebuilding the lookups of
+// its accounts as it walks them: at recovery the check of 1,000,000
+// accounts ran on one goroutine for 1.2 s (CPU profile of
+// TestScaleTimeToReady, a third of it the lookups' rebuild), on a machine
+// whose other cores were idle by then, and later the lookups' rebuild on a
+// goroutine of its own beside the parts was the longest of them
+// (docs/PERFORMANCE.md, "The time to ready's walks over the accounts").
 func (s *State) runChecks() *checker {
 	s.publishDirty()
 	c := newChecker()
-	lookups := newChecker()
 	var parts [checkParts]*checker
+	var want lookupParts
+	want.init(s)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.checkIndexes(lookups) })
 	for i := range parts {
-		p := newChecker()
+		p, w := newChecker(), &want[i]
 		parts[i] = p
 		wg.Go(func() {
-			s.eachAccountLocked(i, len(parts), p.account)
+			s.eachAccountLocked(i, len(parts), func(a *account) {
+				p.account(a)
+				w.addAccount(a)
+			})
 		})
 	}
 	wg.Wait()
@@ -78,7 +84,7 @@ func (s *State) runChecks() *checker {
 		c.market(m.freshView())
 		return true
 	})
-	c.merge(lookups)
+	s.checkIndexes(c, &want)
 	// The walks above go over the accounts' memory, not the map that
 	// finds them by ID: an account findable but never stored by a change
 	// (its LSN 0) would be left out of every check.
@@ -307,7 +313,7 @@ func (c *checker) stakes(v *MarketView, p *Proposal) {
 // ledgerAggregates recomputes from a KP ledger what appendLedger keeps.
 func ledgerAggregates(kp *listView[ledgerSlot]) (volume, bonuses money.Amount) {
 	for _, l := range kp.all() {
-		volume, bonuses = addToAggregates(volume, bonuses, l.LedgerEntry)
+		volume, bonuses = addToAggregates(volume, bonuses, l.Type, l.Amount)
 	}
 	return volume, bonuses
 }

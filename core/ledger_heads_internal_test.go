@@ -12,11 +12,11 @@ import (
 func TestLedgerFirstEntriesShareArrays(t *testing.T) {
 	accts := make([]account, 3)
 	for i := range accts {
-		accts[i].appendLedger(LedgerEntry{Seq: uint64(i + 1), Currency: money.KP, Type: TxSignupBonus, Amount: 1})
+		accts[i].appendLedger(&LedgerEntry{Seq: uint64(i + 1), Currency: money.KP, Type: TxSignupBonus, Amount: 1})
 	}
 	// The middle one grows past its first entry, the others do not.
 	for j := range 300 {
-		accts[1].appendLedger(LedgerEntry{Seq: uint64(100 + j), Currency: money.KP, Type: TxTradeBuy, Amount: -1})
+		accts[1].appendLedger(&LedgerEntry{Seq: uint64(100 + j), Currency: money.KP, Type: TxTradeBuy, Amount: -1})
 	}
 	for i, want := range []int{1, 301, 1} {
 		led := accts[i].ledger[money.KP].snapshot()

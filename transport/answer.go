@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/google/uuid"
 
 	"marketd/core"
 	"marketd/core/money"
-	"marketd/transport/wire"
 )
 
 // The stored answer of an idempotent request is opaque to core: transport
@@ -94,7 +94,7 @@ func renderStored(b []byte) ([]byte, error) {
 	}
 	d := answerDecoder{b: b}
 	kind, fl := d.byte(), d.byte()
-	var v any
+	var out []byte
 	switch kind {
 	case answerTrade:
 		var r core.TradeResult
@@ -102,11 +102,17 @@ func renderStored(b []byte) ([]byte, error) {
 		r.Side, r.Sell, r.Currency = core.Side(d.byte()), d.byte() == 1, money.Currency(d.byte())
 		r.Shares, r.Cost, r.Vig, r.BalanceAfter = d.amount(), d.amount(), d.amount(), d.amount()
 		r.PriceYesAfter, r.PriceNoAfter = d.float(), d.float()
-		t := d.varint()
+		r.Time = time.Unix(0, d.varint())
 		r.MarketSeq = d.uvarint()
-		ans := tradeAnswer(&r)
-		ans.CreatedAt = wire.Timestamp(t)
-		v = ans
+		if err := d.done(kind); err != nil {
+			return nil, err
+		}
+		// As the trade handler writes it (WriteTrade).
+		var err error
+		if out, err = appendTradeJSON(nil, &r); err != nil {
+			return nil, fmt.Errorf("%w: %w", errBadAnswer, err)
+		}
+		out = append(out, '\n')
 	case answerSplit:
 		var r core.SplitResult
 		r.Market = d.uuid()
@@ -114,23 +120,12 @@ func renderStored(b []byte) ([]byte, error) {
 		r.Amount, r.Cost, r.Vig, r.BalanceAfter, r.YesShares, r.NoShares = d.amount(), d.amount(), d.amount(), d.amount(), d.amount(), d.amount()
 		r.PriceYesAfter, r.PriceNoAfter = d.float(), d.float()
 		r.MarketSeq = d.uvarint()
-		v = splitMergeAnswer(&r)
+		if err := d.done(kind); err != nil {
+			return nil, err
+		}
+		out = encodeAnswer(splitMergeAnswer(&r))
 	default:
 		return nil, fmt.Errorf("%w: kind %d", errBadAnswer, kind)
-	}
-	if d.err != nil || d.off != len(b) {
-		return nil, fmt.Errorf("%w: kind %c, %d of %d bytes read", errBadAnswer, kind, d.off, len(b))
-	}
-	var out []byte
-	if ans, ok := v.(wire.Trade); ok {
-		// As the trade handler writes it (writeTrade).
-		var err error
-		if out, err = appendTradeJSON(nil, &ans); err != nil {
-			return nil, fmt.Errorf("%w: %w", errBadAnswer, err)
-		}
-		out = append(out, '\n')
-	} else {
-		out = encodeAnswer(v)
 	}
 	if fl&answerNewline != 0 {
 		return out, nil
@@ -153,6 +148,15 @@ func (d *answerDecoder) take(n int) []byte {
 	p := d.b[d.off : d.off+n]
 	d.off += n
 	return p
+}
+
+// done returns the error of a stored answer of kind that did not read
+// whole: a decoding error, or bytes left over.
+func (d *answerDecoder) done(kind byte) error {
+	if d.err != nil || d.off != len(d.b) {
+		return fmt.Errorf("%w: kind %c, %d of %d bytes read", errBadAnswer, kind, d.off, len(d.b))
+	}
+	return nil
 }
 
 func (d *answerDecoder) byte() byte { return d.take(1)[0] }

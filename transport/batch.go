@@ -140,10 +140,9 @@ func (s *Server) batchResults(ctx *fasthttp.RequestCtx, c *caller, items []core.
 		case it.Err != nil:
 			results[index[j]] = s.batchError(ctx, it.Err)
 		default:
-			ans := tradeAnswer(&it.Result)
 			start := len(answers)
 			var err error
-			if answers, err = appendTradeJSON(answers, &ans); err != nil {
+			if answers, err = appendTradeJSON(answers, &it.Result); err != nil {
 				return err
 			}
 			results[index[j]] = answers[start:len(answers):len(answers)]

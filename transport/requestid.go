@@ -2,6 +2,7 @@ package transport
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"sync/atomic"
 
@@ -59,13 +60,13 @@ func (g *requestIDs) set(ctx *fasthttp.RequestCtx) {
 	var id [len(g.prefix) + 1 + 16]byte
 	copy(id[:], g.prefix[:])
 	id[len(g.prefix)] = '-'
-	var n [8]byte
 	shard := connShard(ctx)
 	v := uint64(shard)<<idShardShift | g.shards[shard].next.Add(1)
-	for i := range n {
-		n[7-i] = byte(v >> (8 * i))
+	// The counter's 8 bytes, most significant first, two digits each from
+	// hexPairs: about 100 instructions fewer than hex.Encode of a copy.
+	for i := range 8 {
+		binary.LittleEndian.PutUint16(id[len(g.prefix)+1+2*i:], hexPairs[byte(v>>(56-8*i))])
 	}
-	hex.Encode(id[len(g.prefix)+1:], n[:])
 	ctx.Response.Header.SetCanonical(headerRequestID, id[:])
 }
 

@@ -147,6 +147,7 @@ func TestRequestIDsUniqueAcrossConnections(t *testing.T) {
 	g := newRequestIDs()
 	form := regexp.MustCompile(`^[0-9a-f]{16}-[0-9a-f]{16}$`)
 	seen := map[string]bool{}
+	counts := map[int]uint64{}
 	for range 4 * connShards {
 		var ctx fasthttp.RequestCtx
 		ctx.Init(&fasthttp.Request{}, nil, nil) // a connection id of its own
@@ -156,6 +157,12 @@ func TestRequestIDsUniqueAcrossConnections(t *testing.T) {
 			id := requestID(&ctx)
 			if !form.MatchString(id) {
 				t.Fatalf("id %q: want 32 hex digits around a dash", id)
+			}
+			// The second half is the shard's number and its count, in hex.
+			shard := connShard(&ctx)
+			counts[shard]++
+			if want := fmt.Sprintf("%s-%016x", g.prefix[:], uint64(shard)<<idShardShift|counts[shard]); id != want {
+				t.Fatalf("id %q, want %q", id, want)
 			}
 			if seen[id] {
 				t.Fatalf("id %q generated twice", id)

@@ -143,9 +143,11 @@ type Server struct {
 	hasher  *password.Hasher
 	devices *deviceSigner
 	router  *router.Router
-	http    *fasthttp.Server
-	ids     *requestIDs
-	metrics *httpMetrics // nil when Config.Metrics is
+	// tradeRoute is the handler the router holds for POST pathTrade (route).
+	tradeRoute fasthttp.RequestHandler
+	http       *fasthttp.Server
+	ids        *requestIDs
+	metrics    *httpMetrics // nil when Config.Metrics is
 
 	// phase is a Phase: recovering until Open, then serving until Drain
 	// or Fail. eng is set before it leaves recovering and never after.
@@ -193,7 +195,7 @@ func New(eng *core.Engine, cfg Config) *Server {
 		// that no scrape reads the list while it grows.
 		cfg.Metrics.MustRegister(s.metrics, newPhaseCollector(s))
 	}
-	s.http = NewHTTPServer("marketd", s.withRequestID(s.router.Handler), cfg.MaxBodyBytes)
+	s.http = NewHTTPServer("marketd", s.withRequestID(s.route), cfg.MaxBodyBytes)
 	s.http.ErrorHandler = s.transportError
 	s.http.HeaderReceived = s.headerReceived
 	s.http.Logger = fasthttpLogger{s.log}

@@ -44,7 +44,7 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 		if err != nil {
 			return err
 		}
-		return writeTrade(ctx, &r)
+		return WriteTrade(ctx, &r)
 	}
 	// The answer's fields go into the record (answer.go); a replay
 	// renders the same JSON from them.
@@ -54,32 +54,11 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	if err != nil {
 		return s.idemFailure(ctx, c, err)
 	}
-	return writeTrade(ctx, &r)
+	return WriteTrade(ctx, &r)
 }
 
 // storeSingleTrade is the stored answer of a trade that is not a batch's.
 func storeSingleTrade(r *core.TradeResult) []byte { return storeTrade(r, true) }
-
-// tradeAnswer is the answer to a trade.
-func tradeAnswer(r *core.TradeResult) wire.Trade {
-	return wire.Trade{
-		TradeFields: wire.TradeFields{
-			TradeID:  r.TradeID,
-			MarketID: r.Market,
-			Side:     r.Side.String(),
-			Type:     tradeType(r.Sell),
-			Currency: r.Currency.String(),
-			Shares:   r.Shares,
-			Cost:     r.Cost,
-		},
-		Vig:           r.Vig,
-		BalanceAfter:  r.BalanceAfter,
-		PriceYesAfter: r.PriceYesAfter,
-		PriceNoAfter:  r.PriceNoAfter,
-		CreatedAt:     wire.Timestamp(r.Time.UnixNano()),
-		MarketSeq:     r.MarketSeq,
-	}
-}
 
 // mixedShapes is the reason given for a reference-shape field in a
 // workflow-shape body.

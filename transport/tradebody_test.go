@@ -314,3 +314,21 @@ func TestTradeBodyKeepsNoBodyBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestTradeMemberIndex: tradeMember finds each of tradeMembers at its
+// index, and no other name, near misses included.
+func TestTradeMemberIndex(t *testing.T) {
+	for i, name := range tradeMembers {
+		if got := tradeMember(name); got != i {
+			t.Errorf("tradeMember(%q) = %d, want %d", name, got, i)
+		}
+		for _, other := range []string{name[1:], name[:len(name)-1], name + "x", strings.ToUpper(name)} {
+			if got := tradeMember(other); got != -1 {
+				t.Errorf("tradeMember(%q) = %d, want -1", other, got)
+			}
+		}
+	}
+	if got := tradeMember(""); got != -1 {
+		t.Errorf(`tradeMember("") = %d, want -1`, got)
+	}
+}

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
 
 	"marketd/core"
 )
@@ -13,7 +14,7 @@ var tradeDecodeBodies requestPool[tradeBody]
 // DecodeTrade decodes and checks the body of POST /api/markets/trade as
 // the endpoint does (docs/API.md, "POST /api/markets/trade": both shapes,
 // strictjson's rules, the fields' messages) and returns the request it
-// hands the engine for account. An error is the endpoint's 400; ErrorAnswer
+// hands the engine for account. An error is the endpoint's 400; WriteError
 // gives its answer. It is the trade handler's own decoding, so that a
 // baseline that must check a trade body as marketd does (bench/baseline's
 // least-trade handler) runs the same code.
@@ -47,10 +48,22 @@ func ValidKeyLiteral(b []byte) bool { return validKeyLiteral(b) }
 // server keeps it (docs/API.md, "Conventions").
 func ValidRequestID(id []byte) bool { return validRequestID(id) }
 
-// ErrorAnswer returns the answer docs/API.md, "Errors", gives for err: its
-// status, code, field ("" for none) and message; ok is false for an error
-// that is not a client's, answered 500 internal_error (and logged).
-func ErrorAnswer(err error) (status int, code, field, msg string, ok bool) {
+// The answers of the router and of admission, for a handler served
+// beside marketd's (bench/baseline's least-trade handler) that answers as
+// it does: 404 not_found, 405 method_not_allowed, 401
+// authentication_required (docs/API.md, "Errors").
+var (
+	ErrRouteNotFound          error = errNotFound
+	ErrMethodNotAllowed       error = errMethod
+	ErrAuthenticationRequired error = errAuthRequired
+)
+
+// WriteError answers err as marketd answers it (docs/API.md, "Errors"):
+// its status and the error body, whose request_id is the one already set
+// on the response. ok is false for an error that is not a client's,
+// answered 500 internal_error, which the caller logs with its cause.
+func WriteError(ctx *fasthttp.RequestCtx, err error) (ok bool) {
 	ae, ok := toAPIError(err)
-	return ae.status, ae.code, ae.field, ae.msg, ok
+	writeError(ctx, ae)
+	return ok
 }

@@ -1,18 +1,16 @@
 package transport
 
 import (
-	"encoding/hex"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
-	"marketd/transport/wire"
 )
 
 // The trade answer is the one answer on the hot path: encoding/json's
@@ -28,15 +26,16 @@ import (
 // is about 400 bytes.
 const tradeAnswerBytes = 512
 
-// writeTrade answers 200 with a trade's answer, the bytes writeJSON
-// would write for tradeAnswer(r). The answer is encoded straight into the
-// response's body buffer, which fasthttp keeps from one request of a
-// connection to the next, instead of into a buffer of its own that
-// SetBody then copies.
-func writeTrade(ctx *fasthttp.RequestCtx, r *core.TradeResult) error {
-	ans := tradeAnswer(r)
+// WriteTrade answers 200 with a trade's answer (docs/API.md, "POST
+// /api/markets/trade"), the bytes writeJSON would write for tradeAnswer(r).
+// The answer is encoded straight into the response's body buffer, which
+// fasthttp keeps from one request of a connection to the next, instead of
+// into a buffer of its own that SetBody then copies. It is exported for
+// bench/baseline's least-trade handler, so that the least a trade request
+// does and marketd answer with one writer at one cost.
+func WriteTrade(ctx *fasthttp.RequestCtx, r *core.TradeResult) error {
 	buf := ctx.Response.SwapBody(nil)
-	b, err := appendTradeJSON(buf[:0], &ans)
+	b, err := appendTradeJSON(buf[:0], r)
 	if err != nil {
 		ctx.Response.SwapBody(buf[:0])
 		return err
@@ -48,53 +47,73 @@ func writeTrade(ctx *fasthttp.RequestCtx, r *core.TradeResult) error {
 	return nil
 }
 
-// appendTradeJSON appends a as json.Marshal encodes it. The error is
-// json.Marshal's for a price that is not a finite number.
-func appendTradeJSON(b []byte, a *wire.Trade) ([]byte, error) {
+// appendTradeJSON appends r's answer as json.Marshal encodes
+// tradeAnswer(r), written from r itself: building the wire.Trade first
+// copied its 13 fields and named its side, type and currency through
+// their tables. The error is json.Marshal's for a price that is not a
+// finite number.
+func appendTradeJSON(b []byte, r *core.TradeResult) ([]byte, error) {
 	b = append(b, `{"trade_id":`...)
-	b = appendJSONUUID(b, a.TradeID)
+	b = appendJSONUUID(b, r.TradeID)
 	b = append(b, `,"market_id":`...)
-	b = appendJSONUUID(b, a.MarketID)
+	b = appendJSONUUID(b, r.Market)
 	b = append(b, `,"side":`...)
-	b = appendJSONString(b, a.Side)
+	b = appendJSONString(b, r.Side.String())
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, a.Type)
+	b = appendJSONString(b, tradeType(r.Sell))
 	b = append(b, `,"currency":`...)
-	b = appendJSONString(b, a.Currency)
+	b = appendJSONString(b, r.Currency.String())
 	b = append(b, `,"shares":`...)
-	b = a.Shares.AppendText(b)
+	b = r.Shares.AppendText(b)
 	b = append(b, `,"cost":`...)
-	b = a.Cost.AppendText(b)
+	b = r.Cost.AppendText(b)
 	b = append(b, `,"vig":`...)
-	b = a.Vig.AppendText(b)
+	b = r.Vig.AppendText(b)
 	b = append(b, `,"balance_after":`...)
-	b = a.BalanceAfter.AppendText(b)
+	b = r.BalanceAfter.AppendText(b)
 	b = append(b, `,"price_yes_after":`...)
 	var err error
-	if b, err = appendJSONFloat(b, a.PriceYesAfter); err != nil {
+	if b, err = appendJSONFloat(b, r.PriceYesAfter); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"price_no_after":`...)
-	if b, err = appendJSONFloat(b, a.PriceNoAfter); err != nil {
+	if b, err = appendJSONFloat(b, r.PriceNoAfter); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"created_at":"`...)
-	b = time.Unix(0, int64(a.CreatedAt)).UTC().AppendFormat(b, time.RFC3339Nano)
+	b = appendTimestamp(b, r.Time.UnixNano())
 	b = append(b, `","market_seq":`...)
-	b = strconv.AppendUint(b, a.MarketSeq, 10)
+	b = strconv.AppendUint(b, r.MarketSeq, 10)
 	return append(b, '}'), nil
 }
 
+// hexPairs holds each byte's two lowercase hex digits, as uuid.UUID's
+// text form writes them, the first in the low byte: stored little-endian,
+// they are the text.
+var hexPairs = func() (t [256]uint16) {
+	const digits = "0123456789abcdef"
+	for c := range t {
+		t[c] = uint16(digits[c>>4]) | uint16(digits[c&0xf])<<8
+	}
+	return t
+}()
+
+// uuidDigits is where the two digits of each of a UUID's 16 bytes go in
+// its quoted canonical text ("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx").
+var uuidDigits = [16]uint8{1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35}
+
 // appendJSONUUID appends id as a JSON string in its canonical text form
-// (uuid.UUID's MarshalText).
+// (uuid.UUID's MarshalText). One loop over the 16 bytes, each byte's two
+// digits copied from a table: five hex.Encode calls, one per group, took
+// about 385 instructions a UUID, twice per trade answer
+// (docs/PERFORMANCE.md, "The trade request's handler, instruction by
+// instruction").
 func appendJSONUUID(b []byte, id uuid.UUID) []byte {
 	var s [38]byte
 	s[0], s[9], s[14], s[19], s[24], s[37] = '"', '-', '-', '-', '-', '"'
-	hex.Encode(s[1:9], id[0:4])
-	hex.Encode(s[10:14], id[4:6])
-	hex.Encode(s[15:19], id[6:8])
-	hex.Encode(s[20:24], id[8:10])
-	hex.Encode(s[25:37], id[10:16])
+	for i, c := range id {
+		binary.LittleEndian.PutUint16(s[uuidDigits[i]:], hexPairs[c])
+	}
 	return append(b, s[:]...)
 }
 

@@ -5,14 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"marketd/core"
+	"marketd/core/money"
 	"marketd/transport"
 )
 
@@ -43,8 +42,9 @@ import (
 //   - the market looked up, and one hand-off to its goroutine, which does
 //     the least trade (leastmarket.go) and hands its record to the group
 //     commit (GroupCommit, the fsync-only handler's own), which answers;
-//   - the 200 answer with every field docs/API.md lists; a refusal is
-//     core's error, answered by transport.ErrorAnswer as marketd does.
+//   - the 200 answer with every field docs/API.md lists, written by
+//     marketd's own writer (transport.WriteTrade); a refusal is core's
+//     error, answered by transport.WriteError as marketd answers it.
 // Idempotency-Key is not served: a load without it need not pay for it.
 
 const (
@@ -122,17 +122,17 @@ func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, closeFile fu
 func (h *leastTrade) serve(ctx *fasthttp.RequestCtx) {
 	h.setRequestID(ctx)
 	if string(ctx.Path()) != LeastTradePath {
-		leastFail(ctx, fasthttp.StatusNotFound, "not_found", "", "Not found")
+		leastError(ctx, transport.ErrRouteNotFound)
 		return
 	}
 	if !ctx.IsPost() {
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, fasthttp.MethodPost)
-		leastFail(ctx, fasthttp.StatusMethodNotAllowed, "method_not_allowed", "", "Method not allowed")
+		leastError(ctx, transport.ErrMethodNotAllowed)
 		return
 	}
 	acct, ok := h.authenticate(ctx.Request.Header.PeekCanonical(headerAuthorization))
 	if !ok {
-		leastFail(ctx, fasthttp.StatusUnauthorized, "authentication_required", "", "Authentication required")
+		leastError(ctx, transport.ErrAuthenticationRequired)
 		return
 	}
 	o := h.orders.Get().(*leastOrder)
@@ -157,10 +157,10 @@ func (h *leastTrade) serve(ctx *fasthttp.RequestCtx) {
 		leastError(ctx, o.refused)
 		return
 	}
-	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.SetContentType("application/json")
-	buf := ctx.Response.SwapBody(nil)
-	ctx.Response.SwapBody(m.appendAnswer(buf[:0], o))
+	r := m.result(o)
+	if err := transport.WriteTrade(ctx, &r); err != nil {
+		leastError(ctx, fmt.Errorf("baseline: least-trade: the answer: %w", err))
+	}
 }
 
 // authenticate returns the account of the API key in header (docs/API.md,
@@ -209,78 +209,30 @@ func (h *leastTrade) setRequestID(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.SetCanonical(headerRequestID, id[:])
 }
 
-// leastError answers err as marketd answers it (transport.ErrorAnswer);
+// leastError answers err as marketd answers it (transport.WriteError);
 // an error that is not a client's is a 500, logged with its cause.
 func leastError(ctx *fasthttp.RequestCtx, err error) {
-	status, code, field, msg, ok := transport.ErrorAnswer(err)
-	if !ok {
+	if !transport.WriteError(ctx, err) {
 		slog.Error("least-trade: a trade failed", "err", err, "request_id", string(ctx.Response.Header.PeekCanonical(headerRequestID)))
 	}
-	leastFail(ctx, status, code, field, msg)
 }
 
-// errorBody is an error answer's body (docs/API.md, "Errors").
-type errorBody struct {
-	Error     string `json:"error"`
-	Code      string `json:"code"`
-	Field     string `json:"field,omitempty"`
-	RequestID string `json:"request_id"`
-}
-
-// leastFail answers an error.
-func leastFail(ctx *fasthttp.RequestCtx, status int, code, field, message string) {
-	body, err := json.Marshal(errorBody{Error: message, Code: code, Field: field,
-		RequestID: string(ctx.Response.Header.PeekCanonical(headerRequestID))})
-	if err != nil {
-		panic(fmt.Sprintf("BUG: encode an error answer: %v", err))
+// result is o's trade on m as core reports a trade, for the answer
+// (docs/API.md, "POST /api/markets/trade").
+func (m *leastMarket) result(o *leastOrder) core.TradeResult {
+	return core.TradeResult{
+		TradeID:       o.tradeID,
+		Market:        m.id,
+		Currency:      money.KP,
+		Side:          o.req.Side,
+		Sell:          o.req.Sell,
+		Shares:        o.req.Shares,
+		Cost:          o.quote.Amount,
+		Vig:           o.quote.Vig,
+		BalanceAfter:  o.balanceAfter,
+		PriceYesAfter: o.quote.PricesAfter[0],
+		PriceNoAfter:  o.quote.PricesAfter[1],
+		Time:          time.Unix(0, o.at),
+		MarketSeq:     o.seq,
 	}
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(append(body, '\n'))
-}
-
-// appendAnswer appends the 200 answer of o's trade on m (docs/API.md,
-// "POST /api/markets/trade").
-func (m *leastMarket) appendAnswer(b []byte, o *leastOrder) []byte {
-	side, typ := o.req.Side.String(), "buy"
-	if o.req.Sell {
-		typ = "sell"
-	}
-	b = append(b, `{"trade_id":"`...)
-	b = appendUUID(b, o.tradeID)
-	b = append(b, `","market_id":"`...)
-	b = appendUUID(b, m.id)
-	b = append(b, `","side":"`...)
-	b = append(b, side...)
-	b = append(b, `","type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","currency":"kp","shares":`...)
-	b = o.req.Shares.AppendText(b)
-	b = append(b, `,"cost":`...)
-	b = o.quote.Amount.AppendText(b)
-	b = append(b, `,"vig":`...)
-	b = o.quote.Vig.AppendText(b)
-	b = append(b, `,"balance_after":`...)
-	b = o.balanceAfter.AppendText(b)
-	b = append(b, `,"price_yes_after":`...)
-	b = strconv.AppendFloat(b, o.quote.PricesAfter[0], 'g', -1, 64)
-	b = append(b, `,"price_no_after":`...)
-	b = strconv.AppendFloat(b, o.quote.PricesAfter[1], 'g', -1, 64)
-	b = append(b, `,"created_at":"`...)
-	b = time.Unix(0, o.at).UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","market_seq":`...)
-	b = strconv.AppendUint(b, o.seq, 10)
-	return append(b, "}\n"...)
-}
-
-// appendUUID appends id's canonical text form.
-func appendUUID(b []byte, id uuid.UUID) []byte {
-	var s [36]byte
-	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
-	hex.Encode(s[0:8], id[0:4])
-	hex.Encode(s[9:13], id[4:6])
-	hex.Encode(s[14:18], id[6:8])
-	hex.Encode(s[19:23], id[8:10])
-	hex.Encode(s[24:], id[10:])
-	return append(b, s[:]...)
 }

@@ -66,9 +66,12 @@ func BenchmarkLeastTradeParts(b *testing.B) {
 		}
 	})
 	b.Run("answer", func(b *testing.B) {
-		buf := make([]byte, 0, 512)
+		ctx := new(fasthttp.RequestCtx)
 		for b.Loop() {
-			buf = m.appendAnswer(buf[:0], o)
+			r := m.result(o)
+			if err := transport.WriteTrade(ctx, &r); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package strictjson
 
 import (
-	"strings"
 	"unicode/utf8"
 )
 
@@ -144,38 +143,58 @@ func scanObject(body string, i int, dst []Member) (members []Member, next int, o
 
 // scanString reads the JSON string at body[i], which must have no escape,
 // no control character and valid UTF-8 (RFC 8259, section 7), and returns
-// its content and the index after its closing quote. The closing quote and
-// any backslash are found by strings.IndexByte's vector search, and the
-// rest takes one comparison a byte: a byte-by-byte loop testing each byte
-// for a quote, a backslash, a control and a non-ASCII byte was about 1,100
-// of the 27,000 instructions of a trade request (docs/PERFORMANCE.md, "The
-// HTTP path's own CPU per trade request"). A backslash before the first
-// quote means an escape, perhaps of that quote: Decode's either way.
+// its content and the index after its closing quote. One pass, one table
+// lookup a byte (stringByte): a byte-by-byte loop of four comparisons a
+// byte was about 1,100 of the 27,000 instructions of a trade request
+// (docs/PERFORMANCE.md, "The HTTP path's own CPU per trade request"), and
+// two strings.IndexByte searches (the quote, a backslash) and a loop for
+// controls after them about 1,200 of 25,000 ("The trade request's handler,
+// instruction by instruction"): a trade body's strings are 3 to 36 bytes,
+// too short for the vector search to pay for its calls. A backslash
+// before the first quote means an escape, perhaps of that quote: Decode's
+// either way.
 func scanString(body string, i int) (s string, next int, ok bool) {
 	if i == len(body) || body[i] != '"' {
 		return "", i, false
 	}
-	n := strings.IndexByte(body[i+1:], '"')
-	if n < 0 {
-		return "", len(body), false
-	}
-	s = body[i+1 : i+1+n]
-	if strings.IndexByte(s, '\\') >= 0 {
-		return "", i, false
-	}
 	ascii := true
-	for j := 0; j < len(s); j++ {
-		// One unsigned comparison for both ends: below 0x20 (a control
-		// character) or from 0x80 (a byte of a non-ASCII character).
-		if c := s[j]; c-0x20 >= utf8.RuneSelf-0x20 {
-			if c < 0x20 {
-				return "", i, false
-			}
+	for j := i + 1; j < len(body); j++ {
+		switch stringByte[body[j]] {
+		case plain:
+		case quote:
+			s = body[i+1 : j]
+			return s, j + 1, ascii || utf8.ValidString(s)
+		case nonASCII:
 			ascii = false
+		default: // a backslash or a control character
+			return "", i, false
 		}
 	}
-	return s, i + 2 + n, ascii || utf8.ValidString(s)
+	return "", len(body), false
 }
+
+// The kinds of byte inside a JSON string, for scanString.
+const (
+	plain = iota
+	quote
+	nonASCII
+	refused // a backslash (an escape: Decode's) or a control character
+)
+
+// stringByte is each byte's kind inside a JSON string.
+var stringByte = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '"':
+			t[c] = quote
+		case c == '\\' || c < 0x20:
+			t[c] = refused
+		case c >= utf8.RuneSelf:
+			t[c] = nonASCII
+		}
+	}
+	return t
+}()
 
 // scanNumber reads the JSON number at body[i] (RFC 8259, section 6:
 // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?) and returns its literal

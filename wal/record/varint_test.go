@@ -1,9 +1,12 @@
 package record
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
+
+	"marketd/core/money"
 )
 
 // TestUvarintMatchesByteAtATime compares uvarint, which reads up to 9
@@ -50,6 +53,48 @@ func TestUvarintMatchesByteAtATime(t *testing.T) {
 				if gv != wv || got.off != want.off || (got.err == nil) != (want.err == nil) {
 					t.Fatalf("input %x cut at %d: uvarint %d at %d, err %v; byte at a time %d at %d, err %v",
 						b, cut, gv, got.off, got.err, wv, want.off, want.err)
+				}
+			}
+		}
+	}
+}
+
+// TestAppendAmountsMatchesBinary compares appendAmounts with
+// binary.AppendVarint, whose bytes the format is defined by, on runs of
+// amounts of every bit length and both signs, from none to a book's
+// nine, appended after some bytes to slices with no spare capacity and
+// with some: the bytes before the run must stay, and the run's bytes and
+// length must be AppendVarint's.
+func TestAppendAmountsMatchesBinary(t *testing.T) {
+	const seed = 20261127
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	var vals []money.Amount
+	for bitsLen := 0; bitsLen <= 64; bitsLen++ {
+		for range 20 {
+			v := r.Uint64()
+			if bitsLen < 64 {
+				v &= 1<<bitsLen - 1
+			}
+			vals = append(vals, money.Amount(v), -money.Amount(v))
+		}
+		vals = append(vals, money.Amount(uint64(1)<<bitsLen-1)) // all ones; -1 at 64
+	}
+	for start := range vals {
+		for size := range 10 {
+			run := make([]money.Amount, size)
+			for k := range run {
+				run[k] = vals[(start+k*37)%len(vals)]
+			}
+			for _, spare := range []int{0, 1, 9, 10 * size, 100} {
+				dst := make([]byte, 3, 3+spare)
+				copy(dst, "abc")
+				want := []byte("abc")
+				for _, v := range run {
+					want = binary.AppendVarint(want, int64(v))
+				}
+				if got := appendAmounts(dst, run); !bytes.Equal(got, want) {
+					t.Fatalf("appendAmounts(%d bytes spare, %v) = %x, want %x", spare, run, got, want)
 				}
 			}
 		}
