@@ -191,9 +191,10 @@ func (a *account) appendLedger(l *LedgerEntry) {
 	}
 }
 
-// addToAggregates adds a KP entry of type t and amount to the leaderboard's aggregates: trades
-// count their |amount| in the volume, signup and referral bonuses in the
-// bonuses. Both saturate instead of overflowing.
+// addToAggregates adds a KP entry of type t and amount to the
+// leaderboard's aggregates: trades count their |amount| in the volume,
+// signup and referral bonuses in the bonuses. Both saturate instead of
+// overflowing.
 func addToAggregates(volume, bonuses money.Amount, t TxType, amount money.Amount) (money.Amount, money.Amount) {
 	switch t {
 	case TxTradeBuy, TxTradeSell:

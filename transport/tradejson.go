@@ -27,7 +27,8 @@ import (
 const tradeAnswerBytes = 512
 
 // WriteTrade answers 200 with a trade's answer (docs/API.md, "POST
-// /api/markets/trade"), the bytes writeJSON would write for tradeAnswer(r).
+// /api/markets/trade"), the bytes writeJSON would write for r's
+// wire.Trade (TestTradeAnswerJSON holds the two equal).
 // The answer is encoded straight into the response's body buffer, which
 // fasthttp keeps from one request of a connection to the next, instead of
 // into a buffer of its own that SetBody then copies. It is exported for
