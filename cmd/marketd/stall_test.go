@@ -72,10 +72,10 @@ func TestStallRecorder(t *testing.T) {
 		}
 	}
 	m, _ := scrape(t, c.base+"/metrics")
-	if m[`marketd_stall_traces_total{result="written"}`] < 3 || m[`marketd_stall_triggers_total{kind="request"}`] == 0 ||
+	if m[`marketd_stall_traces_written_total`] < 3 || m[`marketd_stall_triggers_total{kind="request"}`] == 0 ||
 		m[`marketd_stall_triggers_total{kind="commit"}`] == 0 {
 		t.Fatalf("stall metrics: written %v, request triggers %v, commit triggers %v; want >= 3 traces and both kinds",
-			m[`marketd_stall_traces_total{result="written"}`], m[`marketd_stall_triggers_total{kind="request"}`],
+			m[`marketd_stall_traces_written_total`], m[`marketd_stall_triggers_total{kind="request"}`],
 			m[`marketd_stall_triggers_total{kind="commit"}`])
 	}
 	if !p.stderr.contains("stall recorder on") || !p.stderr.contains("stall: trace written") {
