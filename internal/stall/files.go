@@ -72,12 +72,12 @@ func (r *Recorder) write(t trigger, now time.Time, triggers uint64) {
 	path, n, err := r.writeFile(t, now)
 	if err != nil {
 		r.dropped.Add(1)
-		log.Error("stall: trace not kept", "trigger", t.kind.String(), "took", t.took, "what", t.what, "err", err)
+		log.Error("stall: trace not kept", "trigger", t.kind.String(), "took", t.took, "what", t.what(), "err", err)
 		return
 	}
 	r.written.Add(1)
 	log.Warn("stall: trace written", "file", path, "bytes", n, "trigger", t.kind.String(), "took", t.took,
-		"ended", t.at.UTC().Format(timeLayoutLog), "what", t.what, "triggers", triggers, "window", r.cfg.Window)
+		"ended", t.at.UTC().Format(timeLayoutLog), "what", t.what(), "triggers", triggers, "window", r.cfg.Window)
 }
 
 // writeFile makes room for one more trace and writes it, returning its

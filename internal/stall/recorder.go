@@ -102,10 +102,21 @@ func (k Kind) String() string {
 // trigger is one duration past the threshold, as the recorder's goroutine
 // is told of it.
 type trigger struct {
-	kind Kind
-	took time.Duration
-	what string    // the route, or the commit's records
-	at   time.Time // when it was seen: the stall ended then
+	kind   Kind
+	took   time.Duration
+	route  string     // a request's route pattern
+	commit wal.Commit // a commit's figures, formatted by the writer
+	at     time.Time  // when it was seen: the stall ended then
+}
+
+// what describes t for the log line of its trace: the request's route,
+// or the commit's figures.
+func (t trigger) what() string {
+	if t.kind == KindRequest {
+		return t.route
+	}
+	c := t.commit
+	return fmt.Sprintf("records=%d write=%v fsync=%v held=%v", c.Records, c.Write, c.Fsync, c.Held)
 }
 
 // Recorder keeps the flight recorder and writes its window when told of
@@ -190,7 +201,7 @@ func (r *Recorder) Close() {
 // threshold it triggers a trace.
 func (r *Recorder) ObserveRequest(route string, took time.Duration) {
 	if took > r.cfg.Threshold {
-		r.fire(trigger{kind: KindRequest, took: took, what: route})
+		r.fire(trigger{kind: KindRequest, took: took, route: route})
 	}
 }
 
@@ -201,15 +212,10 @@ func (r *Recorder) ObserveRequest(route string, took time.Duration) {
 func (r *Recorder) ObserveCommit(c wal.Commit) {
 	switch {
 	case c.Took > r.cfg.Threshold:
-		r.fire(trigger{kind: KindCommit, took: c.Took, what: commitWhat(c)})
+		r.fire(trigger{kind: KindCommit, took: c.Took, commit: c})
 	case c.Held > r.cfg.Threshold:
-		r.fire(trigger{kind: KindHeld, took: c.Held, what: commitWhat(c)})
+		r.fire(trigger{kind: KindHeld, took: c.Held, commit: c})
 	}
-}
-
-// commitWhat describes c for the log line of its trace.
-func commitWhat(c wal.Commit) string {
-	return fmt.Sprintf("records=%d write=%v fsync=%v held=%v", c.Records, c.Write, c.Fsync, c.Held)
 }
 
 // fire counts t and hands it to the writer unless one waits already.
