@@ -56,6 +56,16 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
 			delete(s.idx.codes, testCodeKey(n-1))
 		}},
+		// Accounts 1 and 10 are in different parts (the first array holds
+		// the house and accounts 0-6, the second 7-22), and the kept
+		// lookup names the one a single rebuild in memory order would
+		// keep, the later: only the parts' count finds it.
+		{"one code, two accounts in two parts, the later kept", func(s *State, ids []uuid.UUID) {
+			a := s.account(ids[10])
+			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
+			delete(s.idx.codes, testCodeKey(10))
+			s.idx.codes[testCodeKey(1)] = ids[10]
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -251,11 +251,12 @@ func (m *httpMetrics) count(rc *routeCounts, ctx *fasthttp.RequestCtx, shard int
 }
 
 // instrument wraps one route's handler: requests in flight, the count by
-// status code, the slow request's report, and the duration from the moment the request was read whole
-// (fasthttp reads the clock then, before calling the handler, so this costs
-// one clock read). A panic is recovered here,
-// by onPanic, rather than by the router around this handler, so that its
-// 500 is counted with its route.
+// status code, the slow request's report, and the duration from the
+// moment the request was read whole (fasthttp reads the clock then, before
+// calling the handler, so this costs one clock read). A panic is recovered
+// here, by onPanic, rather than by the router around this handler, so that
+// its 500 is counted with its route. A nil m returns h as it is: only the
+// router recovers its panics then, and Server.route leaves it the trade.
 func (m *httpMetrics) instrument(path, method string, h fasthttp.RequestHandler, onPanic func(*fasthttp.RequestCtx, any)) fasthttp.RequestHandler {
 	if m == nil {
 		return h
