@@ -66,6 +66,16 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 			delete(s.idx.codes, testCodeKey(10))
 			s.idx.codes[testCodeKey(1)] = ids[10]
 		}},
+		// Accounts 1 and 5 are both in the first array, so in one part,
+		// 5 the later: that part's rebuild keeps 5, as the kept lookup
+		// does, and the parts' count is one short on both sides. Only the
+		// rebuild's noticing a code filed twice finds it.
+		{"one code, two accounts in one part, the later kept", func(s *State, ids []uuid.UUID) {
+			a := s.account(ids[5])
+			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
+			delete(s.idx.codes, testCodeKey(5))
+			s.idx.codes[testCodeKey(1)] = ids[5]
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -72,7 +72,9 @@ func (s *State) runChecks() *checker {
 		wg.Go(func() {
 			s.eachAccountLocked(i, len(parts), func(a *account) {
 				p.account(a)
-				w.addAccount(a)
+				if w.addAccount(a) {
+					p.failf(invLookups, "lookups: account %s's referral code %s is another account's too", a.id, a.info.ReferralCode)
+				}
 			})
 		})
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,10 +62,18 @@ func TestSignupBonusFromEnv(t *testing.T) {
 	}
 }
 
-// TestInvalidConfigExits checks that a bad flag or environment value stops
-// the server before it touches anything, with a message naming it.
+// TestInvalidConfigExits checks that a bad flag or environment value, or
+// an address in use, stops the server before it touches anything, with a
+// message naming it: the listeners open before the data directory is
+// locked and recovered (run).
 func TestInvalidConfigExits(t *testing.T) {
 	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = taken.Close() }) // after the parallel cases, unlike a defer
+	addr := taken.Addr().String()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -79,6 +88,9 @@ func TestInvalidConfigExits(t *testing.T) {
 		{"extra argument", []string{"serve"}, nil, "unexpected arguments"},
 		{"bad env", nil, []string{"MARKETD_SIGNUP_BONUS=lots"}, "MARKETD_SIGNUP_BONUS"},
 		{"env out of range", nil, []string{"MARKETD_ANON_RATE=0"}, "-anon-rate"},
+		{"address in use", []string{"-addr", addr}, nil, "listen on " + addr},
+		// After the API server listens, which is stopped again.
+		{"metrics address in use", []string{"-metrics-addr", addr}, nil, "listen on -metrics-addr " + addr},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -62,7 +62,40 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 		return err
 	}
 	reg := newRegistry()
-	pos := &positions{}
+	pos, late := &positions{}, &lateNode{}
+	sv, err := startServers(cfg, newAPIServer(cfg, logger, reg, pos, late, rec), reg, logger)
+	if err != nil {
+		return err
+	}
+	n, err := start(cfg, logger, reg, sv.api, started, rec)
+	if err != nil {
+		return errors.Join(err, sv.stopAPI(), sv.stopSide())
+	}
+	pos.log, pos.snaps = n.log, n.snaps
+	gcTarget := serveRuntime(cfg)
+	defer gcTarget.Stop()
+	late.n = n
+	if err := n.open(ctx, cfg, logger, out, rec, started); err != nil {
+		return errors.Join(err, n.shutdown(logger, 0), sv.stopSide())
+	}
+	if rec != nil {
+		defer rec.Close()
+	}
+	return n.serveUntilStop(ctx, cfg, logger, sv)
+}
+
+// lateNode hands the node to the callbacks the transport is given before
+// recovery builds it (Config.LogErr, Config.Backup). n is set once
+// recovery is done, before the server opens its routes, and only those
+// routes call the callbacks (transport.Server.Open).
+type lateNode struct {
+	n *node
+}
+
+// newAPIServer makes the API server, without an engine: it answers
+// /healthz, /readyz and /metrics, and 503 Recovering on every other route,
+// until start attaches the engine and open opens its routes.
+func newAPIServer(cfg config, logger *slog.Logger, reg *prometheus.Registry, pos *positions, late *lateNode, rec *stall.Recorder) *transport.Server {
 	tc := cfg.transportConfig()
 	tc.Logger = logger
 	tc.Status = pos
@@ -73,63 +106,86 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	if rec != nil {
 		tc.SlowRequest, tc.SlowRequestAfter = rec.ObserveRequest, rec.Threshold()
 	}
-	var failed func() error // set before the server opens; see transport.Server.Open
-	tc.LogErr = func() error { return failed() }
-	var n *node // set before the server opens, like failed
+	tc.LogErr = func() error { return late.n.log.Err() }
 	tc.Backup = func(ctx context.Context, name string) (transport.BackupResult, error) {
-		return n.backup(ctx, cfg, name)
+		return late.n.backup(ctx, cfg, name)
 	}
-	srv := transport.New(nil, tc)
+	return transport.New(nil, tc)
+}
+
+// servers are the HTTP servers that answer from before recovery: the API
+// server on its listener, and the side server of /metrics when it has an
+// address of its own (-metrics-addr).
+type servers struct {
+	api      *transport.Server
+	serveErr chan error  // what api's Serve returned, once
+	side     *sideServer // nil without -metrics-addr
+}
+
+// startServers listens on cfg.addr and serves api there, then starts the
+// side server. When the side server cannot start, the API server is
+// stopped before the error is returned.
+func startServers(cfg config, api *transport.Server, reg *prometheus.Registry, logger *slog.Logger) (*servers, error) {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+		return nil, fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	logger.Info("listening", "addr", ln.Addr().String(), "phase", srv.Phase().String())
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	stopSrv := func() error {
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	}
-	var side *sideServer
+	logger.Info("listening", "addr", ln.Addr().String(), "phase", api.Phase().String())
+	sv := &servers{api: api, serveErr: make(chan error, 1)}
+	go func() { sv.serveErr <- api.Serve(ln) }()
 	if cfg.metricsAddr != "" {
-		side, err = startSideServer(cfg.metricsAddr, reg, logger)
+		sv.side, err = startSideServer(cfg.metricsAddr, reg, logger)
 		if err != nil {
-			return errors.Join(err, stopSrv())
+			return nil, errors.Join(err, sv.stopAPI())
 		}
 	}
-	stopSide := func() error {
-		if side == nil {
-			return nil
-		}
-		return side.shutdown()
-	}
+	return sv, nil
+}
 
-	n, err = start(cfg, logger, reg, srv, started, rec)
-	if err != nil {
-		return errors.Join(err, stopSrv(), stopSide())
+// stopAPI stops the API server, answering the requests in flight within
+// shutdownTimeout; for a start-up that fails before the node exists (once
+// it does, node.shutdown stops the server).
+func (sv *servers) stopAPI() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	return sv.api.Shutdown(ctx)
+}
+
+// stopSide stops the side server, if there is one.
+func (sv *servers) stopSide() error {
+	if sv.side == nil {
+		return nil
 	}
-	pos.log, pos.snaps = n.log, n.snaps
-	gcTarget := serveRuntime(cfg)
-	defer gcTarget.Stop()
-	failed = n.log.Err
+	return sv.side.shutdown()
+}
+
+// open makes the recovered node serve: it makes sure of the admin account,
+// starts the stall recorder (when there is one), then opens the server's
+// routes. rec, when not nil, must be closed by the caller once open
+// returns nil.
+func (n *node) open(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, rec *stall.Recorder, started time.Time) error {
 	if err := ensureAdmin(ctx, n.eng, cfg.adminPassword, cfg.resetAdminPassword, out, n.srv, logger); err != nil {
-		return errors.Join(err, n.shutdown(logger, 0), stopSide())
+		return err
 	}
 	if rec != nil {
 		// Started once recovery is done: its commits and requests are the
 		// ones a stall of serving would hold.
 		if err := rec.Start(); err != nil {
-			return errors.Join(err, n.shutdown(logger, 0), stopSide())
+			return err
 		}
-		defer rec.Close()
 		logger.Info("stall recorder on", "dir", cfg.stallDir, "threshold", cfg.stallThreshold,
 			"window", cfg.stallWindow, "files", cfg.stallFiles, "max_mib", cfg.stallMaxMiB)
 	}
-	srv.Open()
+	n.srv.Open()
 	logger.Info("ready", "took", time.Since(started), "gomaxprocs", runtime.GOMAXPROCS(0))
+	return nil
+}
 
+// serveUntilStop runs the snapshot manager while the node serves, until
+// ctx is done, the API server stops on its own, or the log fails; then it
+// stops the snapshot manager and the node (failStop after a failed log,
+// shutdown otherwise) and the side server.
+func (n *node) serveUntilStop(ctx context.Context, cfg config, logger *slog.Logger, sv *servers) error {
 	snapCtx, cancelSnaps := context.WithCancel(context.Background())
 	snapsDone := make(chan struct{})
 	go func() {
@@ -140,16 +196,16 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer) er
 	select {
 	case <-ctx.Done():
 		logger.Info("stopping", "reason", context.Cause(ctx), "drain_delay", cfg.drainDelay)
-	case err := <-serveErr:
+	case err := <-sv.serveErr:
 		cause = err
 	case <-n.log.Failed():
 		cancelSnaps()
 		<-snapsDone
-		return errors.Join(n.failStop(logger), stopSide())
+		return errors.Join(n.failStop(logger), sv.stopSide())
 	}
 	cancelSnaps()
 	<-snapsDone
-	return errors.Join(cause, n.shutdown(logger, cfg.drainDelay), stopSide())
+	return errors.Join(cause, n.shutdown(logger, cfg.drainDelay), sv.stopSide())
 }
 
 // serveRuntime puts the runtime's settings for serving in force once
