@@ -12,7 +12,6 @@ type Stats struct {
 	Bytes           uint64        // frame bytes written (without tidwall's length prefixes)
 	MaxBatchRecords uint64        // records in the largest commit
 	Fsyncs          uint64        // segment file fsyncs, one per commit
-	HeldFsyncs      uint64        // of Fsyncs, those made keeping the writer's processor (tailsync.go)
 	DirFsyncs       uint64        // directory fsyncs: after Open, a truncation, or a commit that wrote to a new segment
 	WriteTotal      time.Duration // time spent in the writes of all commits (tidwall's WriteBatch, with a new segment's fsync and creation)
 	FsyncTotal      time.Duration // time spent in the fsyncs of all commits
@@ -27,7 +26,7 @@ type Stats struct {
 // them; atomics let Stats read them from any goroutine.
 type counters struct {
 	records, batches, bytes, maxBatch atomic.Uint64
-	fsyncs, heldFsyncs, dirFsyncs     atomic.Uint64
+	fsyncs, dirFsyncs                 atomic.Uint64
 	writeNanos                        atomic.Int64
 	fsyncNanos, fsyncMaxNanos         atomic.Int64
 	tornRepairs, tornBytesCut         atomic.Uint64
@@ -57,7 +56,6 @@ func (l *Log) Stats() Stats {
 		Bytes:           c.bytes.Load(),
 		MaxBatchRecords: c.maxBatch.Load(),
 		Fsyncs:          c.fsyncs.Load(),
-		HeldFsyncs:      c.heldFsyncs.Load(),
 		DirFsyncs:       c.dirFsyncs.Load(),
 		WriteTotal:      time.Duration(c.writeNanos.Load()),
 		FsyncTotal:      time.Duration(c.fsyncNanos.Load()),

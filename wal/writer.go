@@ -186,14 +186,10 @@ func (l *Log) commit() (int, error) {
 	if !l.opts.NoFsync {
 		start := time.Now()
 		if !synced {
-			held, err := l.syncTail() // tailsync.go
-			if err != nil {
+			if err := l.tw.Sync(); err != nil {
 				return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
 			}
 			l.counters.fsyncs.Add(1)
-			if held {
-				l.counters.heldFsyncs.Add(1)
-			}
 		}
 		if !l.seg.unchanged(stored) { // see segtrack.go
 			if err := l.dirFile.Sync(); err != nil {
