@@ -1,11 +1,9 @@
 package wal
 
 import (
-	"fmt"
 	"os"
 	"reflect"
 	"runtime"
-	"syscall"
 	"unsafe"
 
 	tidwall "github.com/tidwall/wal"
@@ -29,8 +27,9 @@ import (
 // The cost of keeping the processor: a stop-the-world (the collector's
 // start and end) waits for the fsync in flight to return, since the writer
 // cannot be preempted inside it; every trade waits for that fsync anyway.
-// Without a spare processor (GOMAXPROCS at most the CPUs), or when
-// tidwall's Log is not laid out as expected, the fsync is tidwall's Sync.
+// Without a spare processor (GOMAXPROCS at most the CPUs), when tidwall's
+// Log is not laid out as expected, or outside Linux (rawFsync, in
+// tailsync_linux.go and tailsync_other.go), the fsync is tidwall's Sync.
 
 // tailFileOffset is the offset of tidwall's Log.sfile (the tail segment's
 // file), or -1 when it has no such field of type *os.File.
@@ -64,32 +63,8 @@ func spareProcessor() bool {
 // the writer's processor (Stats.HeldFsyncs).
 func (l *Log) syncTail() (held bool, err error) {
 	f := tailFile(l.tw)
-	if f == nil || !spareProcessor() {
+	if !rawFsync || f == nil || !spareProcessor() {
 		return false, l.tw.Sync()
 	}
 	return true, fsyncHolding(f)
-}
-
-// fsyncHolding fsyncs f with a raw system call, one the scheduler does not
-// see (see above), retried on EINTR.
-func fsyncHolding(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("fsync %s: %w", f.Name(), err)
-	}
-	var errno syscall.Errno
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			_, _, errno = syscall.RawSyscall(syscall.SYS_FSYNC, fd, 0, 0)
-			if errno != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return fmt.Errorf("fsync %s: %w", f.Name(), err)
-	}
-	if errno != 0 {
-		return &os.PathError{Op: "fsync", Path: f.Name(), Err: errno}
-	}
-	return nil
 }
