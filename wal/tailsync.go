@@ -59,12 +59,21 @@ func spareProcessor() bool {
 	return runtime.GOMAXPROCS(0) > runtime.NumCPU()
 }
 
-// syncTail fsyncs the tail segment file. It reports whether the fsync held
-// the writer's processor (Stats.HeldFsyncs).
-func (l *Log) syncTail() (held bool, err error) {
+// syncTail fsyncs the tail segment file and counts it in Stats.Fsyncs,
+// and in Stats.HeldFsyncs when it held the writer's processor.
+func (l *Log) syncTail() error {
 	f := tailFile(l.tw)
 	if !rawFsync || f == nil || !spareProcessor() {
-		return false, l.tw.Sync()
+		if err := l.tw.Sync(); err != nil {
+			return err
+		}
+		l.counters.fsyncs.Add(1)
+		return nil
 	}
-	return true, fsyncHolding(f)
+	if err := fsyncHolding(f); err != nil {
+		return err
+	}
+	l.counters.fsyncs.Add(1)
+	l.counters.heldFsyncs.Add(1)
+	return nil
 }

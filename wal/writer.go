@@ -186,13 +186,8 @@ func (l *Log) commit() (int, error) {
 	if !l.opts.NoFsync {
 		start := time.Now()
 		if !synced {
-			held, err := l.syncTail() // tailsync.go
-			if err != nil {
+			if err := l.syncTail(); err != nil { // tailsync.go
 				return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
-			}
-			l.counters.fsyncs.Add(1)
-			if held {
-				l.counters.heldFsyncs.Add(1)
 			}
 		}
 		if !l.seg.unchanged(stored) { // see segtrack.go
