@@ -3,8 +3,10 @@ package record
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"marketd/core/money"
 )
@@ -96,6 +98,51 @@ func TestAppendAmountsMatchesBinary(t *testing.T) {
 				if got := appendAmounts(dst, run); !bytes.Equal(got, want) {
 					t.Fatalf("appendAmounts(%d bytes spare, %v) = %x, want %x", spare, run, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestAppendTimeMatchesBinary compares appendTime with
+// binary.AppendVarint: random values of every bit length and both signs,
+// the edges of the nine-byte case (a zig-zag of 2^56 and of 2^63, each
+// side), the int64 ends and times of this century, after a prefix, with
+// no spare capacity and with some.
+func TestAppendTimeMatchesBinary(t *testing.T) {
+	const seed = 20261127
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	var vals []int64
+	for bitsLen := 0; bitsLen <= 64; bitsLen++ {
+		for range 50 {
+			v := r.Uint64()
+			if bitsLen < 64 {
+				v &= 1<<bitsLen - 1
+			}
+			vals = append(vals, int64(v), -int64(v))
+		}
+		all := uint64(1)<<bitsLen - 1 // all ones; -1 at 64
+		vals = append(vals, int64(all), -int64(all), int64(all+1), -int64(all+1))
+	}
+	for _, edge := range []int64{1 << 55, 1 << 62} { // zig-zag 2^56 and 2^63
+		for d := int64(-3); d <= 3; d++ {
+			vals = append(vals, edge+d, -edge+d)
+		}
+	}
+	vals = append(vals, math.MaxInt64, math.MinInt64, 0, 1, -1,
+		time.Date(2026, 11, 27, 5, 0, 0, 123456789, time.UTC).UnixNano(),
+		time.Date(1970, 1, 1, 0, 0, 0, 1, time.UTC).UnixNano(),
+		time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	for k := range 1000 {
+		vals = append(vals, time.Date(2000+k%260, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()+r.Int64N(int64(365*24*time.Hour)))
+	}
+	for _, v := range vals {
+		for _, spare := range []int{0, 1, 8, 9, 10, 100} {
+			dst := make([]byte, 3, 3+spare)
+			copy(dst, "abc")
+			want := binary.AppendVarint([]byte("abc"), v)
+			if got := appendTime(dst, v); !bytes.Equal(got, want) {
+				t.Fatalf("appendTime(%d bytes spare, %d) = %x, want %x", spare, v, got, want)
 			}
 		}
 	}
