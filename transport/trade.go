@@ -39,9 +39,9 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	// The caller's trading mode chooses the currency (docs/API.md, "POST
 	// /api/profile/trading-mode"), read by the trade with its account.
 	req.TradingMode = true
+	var r core.TradeResult
 	if c.idem == nil {
-		r, err := s.eng.Trade(ctx, req)
-		if err != nil {
+		if err := s.eng.TradeInto(ctx, &req, &r); err != nil {
 			return err
 		}
 		return WriteTrade(ctx, &r)
@@ -50,8 +50,7 @@ func (s *Server) trade(ctx *fasthttp.RequestCtx, c *caller) error {
 	// renders the same JSON from them.
 	req.Idem = c.idem.core(0)
 	req.Answer = storeSingleTrade
-	r, err := s.eng.Trade(ctx, req)
-	if err != nil {
+	if err := s.eng.TradeInto(ctx, &req, &r); err != nil {
 		return s.idemFailure(ctx, c, err)
 	}
 	return WriteTrade(ctx, &r)
