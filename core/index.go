@@ -94,11 +94,20 @@ func (x *indexes) account(id uuid.UUID, old *AccountInfo, ch *AccountChange) {
 // transaction is taken unless the deposit was rejected, which frees it
 // (docs/API.md, "Custody"); a pending deposit or queued withdrawal is open
 // for an admin. The caller holds x.mu or owns x alone.
-func (x *indexes) transfer(id uuid.UUID, t Transfer) {
+//
+// It reports whether the transfer is a deposit, not rejected, whose
+// transaction the lookup held already: live, that is the deposit's own
+// entry when an update files it again, which no caller minds; in the
+// check's rebuild, which files each transfer once, it is another deposit's
+// (addAccount). A length compared around the one insert, so that no
+// transaction is hashed twice; no delete falls between the two.
+func (x *indexes) transfer(id uuid.UUID, t Transfer) (taken bool) {
 	if t.Kind == TransferDeposit {
 		hash := strings.ToLower(t.TxHash)
 		if t.Status != TransferRejected {
+			n := len(x.txs)
 			x.txs[hash] = txRef{id, t.ID}
+			taken = len(x.txs) == n
 		} else if r, ok := x.txs[hash]; ok && r.transfer == t.ID {
 			delete(x.txs, hash)
 		}
@@ -108,6 +117,7 @@ func (x *indexes) transfer(id uuid.UUID, t Transfer) {
 	} else {
 		delete(x.open, t.ID)
 	}
+	return taken
 }
 
 // indexMarket updates the lookups for a change applied to market id;

@@ -30,26 +30,41 @@ func (w *lookupParts) init(s *State) {
 // noInfo is the info every account has before its first change.
 var noInfo AccountInfo
 
-// addAccount adds what account a files in the lookups, and reports
-// whether its referral code was filed already, for another account of the
-// same part. Caller holds a.mu.
+// addAccount adds what account a files in the lookups, and reports to c
+// a referral code or wallet filed already for another account of the same
+// part, and a deposit's transaction filed already for another deposit,
+// not rejected, of the same part. Caller holds a.mu.
 //
-// Such a code is a drift the comparison with the kept lookup cannot see:
-// the part's map keeps the later account, and a kept lookup naming it too
-// matches entry for entry and in count (unionEqual counts a code in two
-// parts twice, but one part's map holds it once). Nothing is deleted from
-// the codes here (noInfo has none), so a code that leaves their count as
-// it was is a duplicate: a length compared, where a lookup before the
-// insert would hash every code twice over 1,000,000 accounts at recovery.
-func (x *indexes) addAccount(a *account) (dupCode bool) {
-	n := len(x.codes)
-	ch := AccountChange{Info: &a.info, Transfers: a.transfers}
+// Such a key is a drift the comparison with the kept lookup cannot see:
+// the part's map keeps the later account or deposit, and a kept lookup
+// naming it too matches entry for entry and in count (unionEqual counts a
+// key in two parts twice, but one part's map holds it once). An address
+// is linked to one account at a time, and a transaction is taken by one
+// deposit until a rejection frees it (docs/ARCHITECTURE.md, "Custody:
+// wallets, deposits and withdrawals"): a rejected deposit is never filed,
+// so it and a later deposit of its transaction are not reported. Nothing
+// is deleted from the codes or wallets here (noInfo has none), so one
+// that leaves their count as it was is a duplicate: a length compared,
+// where a lookup before the insert would hash every code and wallet twice
+// over 1,000,000 accounts at recovery; transfer compares the deposits'
+// the same way, one insert at a time, since a rejection can delete.
+func (x *indexes) addAccount(a *account, c *checker) {
+	codes, wallets := len(x.codes), len(x.wallets)
+	ch := AccountChange{Info: &a.info}
 	x.account(a.id, &noInfo, &ch)
-	if len(x.codes) > n {
-		return false
+	if len(x.codes) == codes {
+		if _, ok := codeKeyOf(a.info.ReferralCode); ok { // the house has none
+			c.failf(invLookups, "lookups: account %s's referral code %s is another account's too", a.id, a.info.ReferralCode)
+		}
 	}
-	_, hasCode := codeKeyOf(a.info.ReferralCode) // the house has none
-	return hasCode
+	if len(x.wallets) == wallets && a.info.Wallet != "" {
+		c.failf(invLookups, "lookups: account %s's wallet %s is another account's too", a.id, a.info.Wallet)
+	}
+	for _, t := range a.transfers {
+		if x.transfer(a.id, t) {
+			c.failf(invLookups, "lookups: account %s's deposit %s has tx hash %s, another deposit's too", a.id, t.ID, t.TxHash)
+		}
+	}
 }
 
 // checkIndexes compares the kept lookups with the parts rebuilt from the

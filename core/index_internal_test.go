@@ -37,25 +37,29 @@ func TestCheckFindsDriftedLookups(t *testing.T) {
 // TestCheckFindsDriftedLookupsOfAccounts: with accounts in every part of
 // the check's walk (arrays of the arena in both parts), a lookup entry
 // that names the wrong account, one missing, and two accounts given one
-// referral code (each part's rebuild right on its own) are all reported.
+// referral code or wallet, or two deposits given one transaction (each
+// part's rebuild right on its own), are all reported; a rejected deposit's
+// transaction taken again by a new deposit (docs/API.md, "Custody") is not.
 func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 	const n = 3 * arenaFirstChunk // the first array in one part, the next in the other
+	const hash = "0xAB12"         // mixed case: the lookup keys it lower-cased
 	tests := []struct {
 		name  string
 		drift func(s *State, ids []uuid.UUID)
+		legal bool // the change is no drift: Check must still pass
 	}{
-		{"none", nil},
+		{"none", nil, false},
 		{"code names another account", func(s *State, ids []uuid.UUID) {
 			s.idx.codes[testCodeKey(n-1)] = ids[0]
-		}},
-		{"code missing", func(s *State, ids []uuid.UUID) { delete(s.idx.codes, testCodeKey(1)) }},
-		{"wallet missing", func(s *State, ids []uuid.UUID) { delete(s.idx.wallets, testWallet(n-1)) }},
-		{"referee missing", func(s *State, ids []uuid.UUID) { delete(s.idx.referees, ids[0]) }},
+		}, false},
+		{"code missing", func(s *State, ids []uuid.UUID) { delete(s.idx.codes, testCodeKey(1)) }, false},
+		{"wallet missing", func(s *State, ids []uuid.UUID) { delete(s.idx.wallets, testWallet(n-1)) }, false},
+		{"referee missing", func(s *State, ids []uuid.UUID) { delete(s.idx.referees, ids[0]) }, false},
 		{"one code, two accounts", func(s *State, ids []uuid.UUID) {
 			a := s.account(ids[n-1])
 			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
 			delete(s.idx.codes, testCodeKey(n-1))
-		}},
+		}, false},
 		// Accounts 1 and 10 are in different parts (the first array holds
 		// the house and accounts 0-6, the second 7-22), and the kept
 		// lookup names the one a single rebuild in memory order would
@@ -65,7 +69,7 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
 			delete(s.idx.codes, testCodeKey(10))
 			s.idx.codes[testCodeKey(1)] = ids[10]
-		}},
+		}, false},
 		// Accounts 1 and 5 are both in the first array, so in one part,
 		// 5 the later: that part's rebuild keeps 5, as the kept lookup
 		// does, and the parts' count is one short on both sides. Only the
@@ -75,7 +79,41 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
 			delete(s.idx.codes, testCodeKey(5))
 			s.idx.codes[testCodeKey(1)] = ids[5]
-		}},
+		}, false},
+		// The same for a wallet, account 5's written in upper case: the
+		// lookup, and the rebuild, key it lower-cased.
+		{"one wallet, two accounts in one part, the later kept", func(s *State, ids []uuid.UUID) {
+			s.account(ids[5]).info.Wallet = strings.ToUpper(testWallet(1))
+			delete(s.idx.wallets, testWallet(5))
+			s.idx.wallets[testWallet(1)] = ids[5]
+		}, false},
+		// Deposits of accounts 1 and 5 with one transaction, both credited,
+		// the kept lookup naming 5's, as that part's rebuild does.
+		{"one tx hash, two accounts in one part, the later kept", func(s *State, ids []uuid.UUID) {
+			testDeposit(s, ids[1], hash, TransferCredited)
+			t5 := testDeposit(s, ids[5], strings.ToLower(hash), TransferCredited)
+			s.idx.txs[strings.ToLower(hash)] = txRef{ids[5], t5}
+		}, false},
+		{"one tx hash, two deposits of one account, the later kept", func(s *State, ids []uuid.UUID) {
+			testDeposit(s, ids[1], hash, TransferCredited)
+			t2 := testDeposit(s, ids[1], hash, TransferCredited)
+			s.idx.txs[strings.ToLower(hash)] = txRef{ids[1], t2}
+		}, false},
+		{"one tx hash, rejected then credited in one account", func(s *State, ids []uuid.UUID) {
+			testDeposit(s, ids[1], hash, TransferRejected)
+			t2 := testDeposit(s, ids[1], hash, TransferCredited)
+			s.idx.txs[strings.ToLower(hash)] = txRef{ids[1], t2}
+		}, true},
+		{"one tx hash, rejected in one account, credited in a later one", func(s *State, ids []uuid.UUID) {
+			testDeposit(s, ids[1], hash, TransferRejected)
+			t5 := testDeposit(s, ids[5], hash, TransferCredited)
+			s.idx.txs[strings.ToLower(hash)] = txRef{ids[5], t5}
+		}, true},
+		{"one tx hash, credited in one account, rejected in a later one", func(s *State, ids []uuid.UUID) {
+			t1 := testDeposit(s, ids[1], hash, TransferCredited)
+			testDeposit(s, ids[5], hash, TransferRejected)
+			s.idx.txs[strings.ToLower(hash)] = txRef{ids[1], t1}
+		}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +138,12 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 				return
 			}
 			tc.drift(s, ids)
+			if tc.legal {
+				if err := s.Check(); err != nil {
+					t.Fatalf("Check = %v, want nil", err)
+				}
+				return
+			}
 			if err := s.Check(); err == nil || !strings.Contains(err.Error(), "lookups") {
 				t.Fatalf("Check = %v, want a lookup violation", err)
 			}
@@ -116,3 +160,13 @@ func testCodeKey(i int) codeKey {
 // testWallet is account i's wallet in the test above, lower-cased as the
 // lookup keys it.
 func testWallet(i int) string { return fmt.Sprintf("0x%040d", i) }
+
+// testDeposit gives account id a deposit of transaction hash in status st,
+// as if it had been made and resolved, without the lookups' knowing: the
+// cases above set the kept lookup themselves. It returns the deposit's ID.
+func testDeposit(s *State, id uuid.UUID, hash string, st TransferStatus) uuid.UUID {
+	t := Transfer{ID: uuid.New(), Kind: TransferDeposit, Status: st, Amount: 1, Claimed: 1, TxHash: hash}
+	a := s.account(id)
+	a.transfers = append(a.transfers, t)
+	return t.ID
+}

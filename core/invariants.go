@@ -72,9 +72,7 @@ func (s *State) runChecks() *checker {
 		wg.Go(func() {
 			s.eachAccountLocked(i, len(parts), func(a *account) {
 				p.account(a)
-				if w.addAccount(a) {
-					p.failf(invLookups, "lookups: account %s's referral code %s is another account's too", a.id, a.info.ReferralCode)
-				}
+				w.addAccount(a, p)
 			})
 		})
 	}

@@ -26,26 +26,31 @@ func TestStallRecorder(t *testing.T) {
 
 	// Every request and commit passed the threshold: the traces follow
 	// one per window while the workload runs.
-	var names []string
 	deadline := time.Now().Add(20 * time.Second)
-	for {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = names[:0]
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		if len(names) >= 3 || time.Now().After(deadline) {
-			break
-		}
+	for len(finishedTraces(t, dir)) < 3 && time.Now().Before(deadline) {
 		// Requests keep the triggers coming after the workload.
 		c.do(http.MethodGet, "/healthz", cred{}, nil)
 		time.Sleep(50 * time.Millisecond)
 	}
+	m, _ := scrape(t, c.base+"/metrics")
+	if m[`marketd_stall_traces_written_total`] < 3 || m[`marketd_stall_triggers_total{kind="request"}`] == 0 ||
+		m[`marketd_stall_triggers_total{kind="commit"}`] == 0 {
+		t.Fatalf("stall metrics: written %v, request triggers %v, commit triggers %v; want >= 3 traces and both kinds",
+			m[`marketd_stall_traces_written_total`], m[`marketd_stall_triggers_total{kind="request"}`],
+			m[`marketd_stall_triggers_total{kind="commit"}`])
+	}
+	if !p.stderr.contains("stall recorder on") || !p.stderr.contains("stall: trace written") {
+		t.Fatalf("no log line of the stall recorder:\n%s", p.output())
+	}
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM, want 0\n%s", code, p.output())
+	}
+
+	// The files are read once the server has stopped: while it runs, each
+	// new trace may remove the oldest between the listing and the read.
+	names := finishedTraces(t, dir)
 	if len(names) != 3 {
-		t.Fatalf("%d files in %s, want -stall-files=3: %q\n%s", len(names), dir, names, p.output())
+		t.Fatalf("%d traces in %s, want -stall-files=3: %q\n%s", len(names), dir, names, p.output())
 	}
 	kinds := map[string]bool{}
 	for _, name := range names {
@@ -71,19 +76,25 @@ func TestStallRecorder(t *testing.T) {
 			t.Fatalf("trace kind %q, want request, commit or held: %q", k, names)
 		}
 	}
-	m, _ := scrape(t, c.base+"/metrics")
-	if m[`marketd_stall_traces_written_total`] < 3 || m[`marketd_stall_triggers_total{kind="request"}`] == 0 ||
-		m[`marketd_stall_triggers_total{kind="commit"}`] == 0 {
-		t.Fatalf("stall metrics: written %v, request triggers %v, commit triggers %v; want >= 3 traces and both kinds",
-			m[`marketd_stall_traces_written_total`], m[`marketd_stall_triggers_total{kind="request"}`],
-			m[`marketd_stall_triggers_total{kind="commit"}`])
+}
+
+// finishedTraces lists dir's names but those of traces still being
+// written: the recorder writes each to a name with a .tmp suffix and
+// renames it once whole (internal/stall/files.go), so a listing may catch
+// one half-written.
+func finishedTraces(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !p.stderr.contains("stall recorder on") || !p.stderr.contains("stall: trace written") {
-		t.Fatalf("no log line of the stall recorder:\n%s", p.output())
+	var names []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".tmp") {
+			names = append(names, e.Name())
+		}
 	}
-	if code := p.terminate(); code != 0 {
-		t.Fatalf("exit code %d after SIGTERM, want 0\n%s", code, p.output())
-	}
+	return names
 }
 
 // TestStallDirRefused checks that a -stall-dir that cannot be made stops
