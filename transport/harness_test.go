@@ -91,7 +91,13 @@ func startTestServerEngine(t *testing.T, cfg Config, ecfg core.Config, clk *manu
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Serve(ln) }()
+	client := &http.Client{Timeout: 10 * time.Second}
 	t.Cleanup(func() {
+		// Concurrent requests can leave a connection the client dialled
+		// and never used, and a dial still under way when a test closes
+		// its idle connections lands in the pool after; Shutdown would
+		// wait for it until its read timeout.
+		client.CloseIdleConnections()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
@@ -106,7 +112,7 @@ func startTestServerEngine(t *testing.T, cfg Config, ecfg core.Config, clk *manu
 		}
 	})
 	return &testServer{t: t, url: "http://" + ln.Addr().String(), eng: eng, srv: srv,
-		client: &http.Client{Timeout: 10 * time.Second}, log: log}
+		client: client, log: log}
 }
 
 // sub returns a copy of ts that reports to t, for use inside t.Run.
