@@ -170,11 +170,20 @@ func (s *segmentBuffers) tailEmpty() bool {
 // tailPath returns the path of tidwall's current segment file, or "" when
 // the layout is unknown.
 func (s *segmentBuffers) tailPath() string {
+	if tail := s.tailSegment(); tail != nil {
+		return tail.path
+	}
+	return ""
+}
+
+// tailSegment returns tidwall's record of its current segment, or nil when
+// the layout is unknown.
+func (s *segmentBuffers) tailSegment() *twSegment {
 	if s.segs == nil || len(*s.segs) == 0 {
-		return ""
+		return nil
 	}
 	segs := *s.segs
-	return segs[len(segs)-1].path
+	return segs[len(segs)-1]
 }
 
 // retire keeps seg's buffers for reuse once tidwall drops them.

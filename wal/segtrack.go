@@ -27,18 +27,35 @@ import (
 //     nothing known yet after Open) means the directory is fsynced and the
 //     current segment read again from the directory.
 //
+// The size is read from tidwall's own record of the file where its layout
+// is known (segbuf.go): the segment it is writing and the bytes of its
+// entries, len(ebuf), which tidwall appends to before each write of the
+// file and which hold exactly the file's bytes once WriteBatch has
+// succeeded (TestSegmentTrackerMatchesFile). A stat of the file cost a
+// system call per commit, about 1.7% of the server's CPU in the closed
+// loop (docs/PERFORMANCE.md, "The segment's stat per commit"); it is kept
+// for a tidwall whose layout is unknown. With tidwall's record, a new
+// segment is also told by the segment itself, not only by its size: the
+// tail that tidwall is writing is no longer the one the tracker knows.
+//
 // A new segment that tidwall creates after the last entry of a batch
-// (when that entry fills the old one) holds none of the batch: its entry is
-// made durable by the next commit, the first to write to it, before any of
-// that commit's records is acknowledged. A crash before that leaves an
-// empty last segment, as a crash between tidwall's creation of a file and
-// the directory fsync always could.
+// (when that entry fills the old one) holds none of the batch. With
+// tidwall's record, the commit that filled the old segment sees the new
+// tail and fsyncs the directory at once; with the stat, the entry is made
+// durable by the next commit, the first to write to it, before any of that
+// commit's records is acknowledged. Either way there is one directory
+// fsync per segment. A crash before it leaves an empty last segment, as a
+// crash between tidwall's creation of a file and the directory fsync
+// always could.
 
 // segmentTracker is the writer's view of tidwall's current segment file.
 // Owned by the writer goroutine.
 type segmentTracker struct {
 	path string // "" when unknown: the next commit fsyncs the directory
 	size int64  // its size after the last commit
+	// seg is tidwall's record of that segment when its layout is known
+	// (nil: the file is asked with a stat).
+	seg *twSegment
 }
 
 // tidwallEntryBytes is the size of frame as a tidwall entry in a segment.
@@ -48,10 +65,19 @@ func tidwallEntryBytes(frame []byte) int {
 }
 
 // unchanged reports whether a batch of batchBytes (as tidwall stores them)
-// went whole into the segment file that was current before it.
-func (t *segmentTracker) unchanged(batchBytes int) bool {
+// went whole into the segment file that was current before it; tail is
+// tidwall's tail segment now (segmentBuffers.tailSegment).
+func (t *segmentTracker) unchanged(tail *twSegment, batchBytes int) bool {
 	if t.path == "" {
 		return false
+	}
+	if t.seg != nil {
+		want := t.size + int64(batchBytes)
+		if tail != t.seg || int64(len(tail.ebuf)) != want {
+			return false
+		}
+		t.size = want
+		return true
 	}
 	fi, err := os.Stat(t.path)
 	if err != nil || fi.Size() != t.size+int64(batchBytes) {
@@ -62,14 +88,18 @@ func (t *segmentTracker) unchanged(batchBytes int) bool {
 }
 
 // reload makes tidwall's current segment file the current one, with its
-// size now; it forgets the current segment when it cannot tell, so that
+// size now (tidwall's record of it where the layout is known); it forgets the current segment when it cannot tell, so that
 // the next commit fsyncs the directory again. The file is the one tidwall
 // holds as its tail (segbuf.go), or else the last segment of dir: listing
 // the directory costs the writer a read of every segment's name, and the
 // directory holds every segment since the last truncation. Tidwall writes
 // its files through package os, so they are read here the same way.
 func (t *segmentTracker) reload(l *Log) {
-	t.path, t.size = "", 0
+	t.path, t.size, t.seg = "", 0, nil
+	if tail := l.segBuf.tailSegment(); tail != nil {
+		t.path, t.size, t.seg = tail.path, int64(len(tail.ebuf)), tail
+		return
+	}
 	path := l.segBuf.tailPath()
 	if path == "" {
 		segs, err := listSegments(l.opts.FS, l.dir)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"marketd/internal/vfs"
+	"marketd/wal/record"
 )
 
 // dirSyncFS is the os-backed FS that notes, at every fsync of a directory,
@@ -165,4 +168,74 @@ func TestDirectoryFsyncCoversEverySegment(t *testing.T) {
 	if st.DirFsyncs > uint64(segments)+4 || segments < 10 {
 		t.Errorf("%d directory fsyncs for %d commits and %d segments: want one per segment", st.DirFsyncs, st.Batches, segments)
 	}
+}
+
+// TestSegmentTrackerMatchesFile commits batches of random sizes into small
+// segments, with fsync on, and checks after every commit what the tracker
+// relies on instead of a stat (segtrack.go): tidwall's record of its tail
+// segment holds as many bytes as the file, and the tracker's segment and
+// size are the file's, so that a batch that reached a new file is told.
+func TestSegmentTrackerMatchesFile(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.SegmentSizeBytes = 16 << 10
+	l := mustOpen(t, dir, opts)
+	if l.segBuf.segs == nil {
+		mustClose(t, l)
+		t.Skip("wal: tidwall's segment layout is unknown: the tracker stats the file, and there is nothing to compare")
+	}
+	// The test goroutine is the writer: Start is not called, so the log's
+	// files and its tracker are this goroutine's; a releaser takes the
+	// commits.
+	released := make(chan struct{})
+	go l.release(released)
+	size := func(path string) int64 {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	seq := uint64(1)
+	for seq < 2000 {
+		for range 1 + r.IntN(40) {
+			l.slots[seq&l.slotMask].Store(&entry{seq: seq, frame: record.AppendFramed(nil, seq, recordFor(seq))})
+			seq++
+		}
+		for {
+			n, err := l.commit()
+			if err != nil {
+				t.Fatalf("commit before seq %d: %v", seq, err)
+			}
+			if n == 0 {
+				break
+			}
+			tail := l.segBuf.tailSegment()
+			if got, want := int64(len(tail.ebuf)), size(tail.path); got != want {
+				t.Fatalf("before seq %d: tidwall's tail %s holds %d bytes, the file %d", seq, filepath.Base(tail.path), got, want)
+			}
+			if l.seg.path != "" {
+				if got, want := l.seg.size, size(l.seg.path); got != want {
+					t.Fatalf("before seq %d: the tracker has %s at %d bytes, the file %d", seq, filepath.Base(l.seg.path), got, want)
+				}
+			}
+		}
+	}
+	close(l.releases)
+	<-released
+	st := l.Stats()
+	segs := len(segmentNames(t, dir))
+	t.Logf("%d commits, %d segments, %d directory fsyncs", st.Batches, segs, st.DirFsyncs)
+	if st.DirFsyncs > uint64(segs)+2 {
+		t.Errorf("%d directory fsyncs for %d segments: want one per segment", st.DirFsyncs, segs)
+	}
+	l.releases = make(chan releasedCommit, releaseQueue) // for Close's writer
+	mustClose(t, l)
+	l = mustOpen(t, dir, opts)
+	defer mustClose(t, l)
+	checkReplay(t, l, 1, seq-1)
 }

@@ -191,7 +191,7 @@ func (l *Log) commit() (int, error) {
 			}
 			l.counters.fsyncs.Add(1)
 		}
-		if !l.seg.unchanged(stored) { // see segtrack.go
+		if !l.seg.unchanged(l.segBuf.tailSegment(), stored) { // see segtrack.go
 			if err := l.dirFile.Sync(); err != nil {
 				return 0, l.fail(fmt.Errorf("fsync directory %s after seq %d..%d: %w", l.dir, first, last, err))
 			}
