@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
@@ -16,9 +18,17 @@ import (
 // every recovery, whose walks over the accounts were most of the rise of
 // the time to ready (docs/PERFORMANCE.md, "The time to ready's walks over
 // the accounts"). It reports the wall time and the CPU of all goroutines
-// per account.
+// per account. CHECK_ACCOUNTS sets another number of accounts, for a run
+// under cachegrind (docs/PERFORMANCE.md, "The check's referral codes by
+// lookups").
 func BenchmarkCheckAccounts(b *testing.B) {
-	const n = 1_000_000
+	n := 1_000_000
+	if v := os.Getenv("CHECK_ACCOUNTS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
+			b.Fatalf("CHECK_ACCOUNTS %q: want a positive count", v)
+		}
+	}
 	st := NewState()
 	for i := range n {
 		id := uuid.New()
