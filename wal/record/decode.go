@@ -91,6 +91,11 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			d.marketChange(&rec.Markets[i])
 		}
 	}
+	if len(d.b)-d.off == 3 && d.zeros(3) {
+		// No supply change, keys or sessions: a trade's record (Append
+		// writes the three zero bytes at once).
+		return d.done(rec)
+	}
 	if d.flag("supply") {
 		s := &core.SupplyChange{}
 		s.Prev = d.uvarint()
@@ -127,6 +132,11 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			}
 		}
 	}
+	return d.done(rec)
+}
+
+// done returns rec, or the first error, or an error for bytes left over.
+func (d *decoder) done(rec *core.Record) (*core.Record, error) {
 	if d.err == nil && d.off != len(d.b) {
 		d.fail(fmt.Sprintf("%d trailing bytes", len(d.b)-d.off), 0)
 	}

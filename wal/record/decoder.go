@@ -190,6 +190,25 @@ func (d *decoder) oneByteUvarint() (v uint64, ok bool) {
 	return 0, false
 }
 
+// zeros skips the next n bytes, 1 <= n <= 8, when they are all zero, and
+// reports whether it did: the zero counts (and absent flags) of a run of
+// empty lists, which Append writes at once for a trade's record. A count
+// of zero is always valid, so skipping them decodes what reading each
+// would; reading each was a call of count per list (docs/PERFORMANCE.md,
+// "Replay, a fourth pass"). The bytes are read with one 8-byte load, the
+// input's last 8 when fewer are left. It reports false when it does not
+// skip them, and the caller reads them one by one: so it does after an
+// error, which leaves no byte.
+func (d *decoder) zeros(n int) bool {
+	b, i := d.b, d.off
+	j := min(i, len(b)-8) // where the 8 bytes loaded start; the skipped ones i-j bytes in
+	if j < 0 || len(b)-i < n || binary.LittleEndian.Uint64(b[j:])>>(8*(i-j))<<(64-8*n) != 0 {
+		return false
+	}
+	d.off = i + n
+	return true
+}
+
 // varint reads a zig-zag encoded varint.
 func (d *decoder) varint() int64 {
 	ux := d.uvarint()
