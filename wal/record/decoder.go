@@ -247,6 +247,21 @@ func (d *decoder) hash() (h [hashSize]byte) {
 	return h
 }
 
+// smallCount is count, inline, for a count of one byte whose items fit
+// the bytes left, given the smallest encoding of one item; otherwise it
+// reads nothing and returns -1, and the caller calls count. The counts of
+// a trade's record are such, and count itself costs too much to inline (a
+// call of fmt.Sprintf in it): as calls, they were a twentieth of a
+// replayed trade record's instructions (docs/PERFORMANCE.md, "Replay, a
+// fourth pass").
+func (d *decoder) smallCount(minItemBytes int) int {
+	if i := d.off; i < len(d.b) && d.b[i] < 0x80 && int(d.b[i])*minItemBytes < len(d.b)-i {
+		d.off = i + 1
+		return int(d.b[i])
+	}
+	return -1
+}
+
 // count reads a list length and checks it against MaxListItems and against
 // the bytes left, given the smallest encoding of one item.
 func (d *decoder) count(minItemBytes int, what string) int {
