@@ -99,11 +99,16 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			d.marketChange(&rec.Markets[i])
 		}
 	}
-	if len(d.b)-d.off == 3 && d.zeros(3) {
-		// No supply change, keys or sessions: a trade's record (Append
-		// writes the three zero bytes at once).
-		return d.done(rec)
+	// No supply change, keys or sessions: a trade's record, whose three
+	// zero bytes Append writes at once.
+	if len(d.b)-d.off != 3 || !d.zeros(3) {
+		d.supplyKeysSessions(rec)
 	}
+	return d.done(rec)
+}
+
+// supplyKeysSessions decodes a record's supply change, keys and sessions.
+func (d *decoder) supplyKeysSessions(rec *core.Record) {
 	if d.flag("supply") {
 		s := &core.SupplyChange{}
 		s.Prev = d.uvarint()
@@ -140,7 +145,6 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			}
 		}
 	}
-	return d.done(rec)
 }
 
 // done returns rec, or the first error, or an error for bytes left over.
