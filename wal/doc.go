@@ -71,8 +71,9 @@
 //     created since its last fsync, because tidwall creates segment files
 //     without ever syncing the directory: without it, a crash could lose a
 //     whole acknowledged segment. The writer tells such commits from the
-//     segment file's size (segtrack.go); an fsync of an unchanged directory
-//     after every commit cost a device flush each time.
+//     segment file's size, as tidwall's record of the segment holds it
+//     (segtrack.go); an fsync of an unchanged directory after every commit
+//     cost a device flush each time.
 //   - Tidwall is opened with NoSync and the writer calls Sync itself after
 //     WriteBatch: the same single fsync per batch that tidwall would do, but
 //     the write and the fsync can be told apart in Stats. Tidwall still

@@ -167,15 +167,6 @@ func (s *segmentBuffers) tailEmpty() bool {
 	return len(segs[len(segs)-1].epos) == 0
 }
 
-// tailPath returns the path of tidwall's current segment file, or "" when
-// the layout is unknown.
-func (s *segmentBuffers) tailPath() string {
-	if tail := s.tailSegment(); tail != nil {
-		return tail.path
-	}
-	return ""
-}
-
 // tailSegment returns tidwall's record of its current segment, or nil when
 // the layout is unknown.
 func (s *segmentBuffers) tailSegment() *twSegment {

@@ -14,7 +14,7 @@ import (
 // against 200 us for the segment's own fsync (docs/PERFORMANCE.md). So the
 // writer fsyncs the directory only after a commit that may have written to
 // a new segment, and finds out which commits those are from the segment
-// file itself, not by predicting tidwall's rule:
+// file's size, not by predicting tidwall's rule:
 //
 //   - it knows the current segment file and the size it had after the last
 //     commit, and adds to that size the bytes of each batch as tidwall
@@ -25,18 +25,21 @@ import (
 //   - anything else (a smaller size because tidwall moved on to a new
 //     file mid-batch, a file that is gone after a truncation, a failed stat,
 //     nothing known yet after Open) means the directory is fsynced and the
-//     current segment read again from the directory.
+//     current segment read again.
 //
 // The size is read from tidwall's own record of the file where its layout
 // is known (segbuf.go): the segment it is writing and the bytes of its
 // entries, len(ebuf), which tidwall appends to before each write of the
 // file and which hold exactly the file's bytes once WriteBatch has
-// succeeded (TestSegmentTrackerMatchesFile). A stat of the file cost a
-// system call per commit, about 1.7% of the server's CPU in the closed
-// loop (docs/PERFORMANCE.md, "The segment's stat per commit"); it is kept
-// for a tidwall whose layout is unknown. With tidwall's record, a new
-// segment is also told by the segment itself, not only by its size: the
-// tail that tidwall is writing is no longer the one the tracker knows.
+// succeeded (TestSegmentTrackerMatchesFile). Else the file is asked with a
+// stat, which cost a system call per commit, about 1.7% of the server's
+// CPU in the closed loop (docs/PERFORMANCE.md, "The segment's stat per
+// commit"). With tidwall's record, a new segment is also told by the
+// record itself: tidwall makes a new one for each segment it starts. The
+// record does not name the file for good, though: a truncation can rename
+// the tail's file in place, under the same record and with the same
+// length. That case is covered the way it was with the stat: a truncation
+// always fsyncs the directory and reloads the tracker (truncate.go).
 //
 // A new segment that tidwall creates after the last entry of a batch
 // (when that entry fills the old one) holds none of the batch. With
@@ -88,26 +91,25 @@ func (t *segmentTracker) unchanged(tail *twSegment, batchBytes int) bool {
 }
 
 // reload makes tidwall's current segment file the current one, with its
-// size now (tidwall's record of it where the layout is known); it forgets the current segment when it cannot tell, so that
-// the next commit fsyncs the directory again. The file is the one tidwall
-// holds as its tail (segbuf.go), or else the last segment of dir: listing
-// the directory costs the writer a read of every segment's name, and the
-// directory holds every segment since the last truncation. Tidwall writes
-// its files through package os, so they are read here the same way.
+// size now; it forgets the current segment when it cannot tell, so that
+// the next commit fsyncs the directory again. Where tidwall's layout is
+// known, the file and its size are tidwall's record of its tail
+// (segbuf.go); else the file is the last segment of dir (listing the
+// directory costs the writer a read of every segment's name, and the
+// directory holds every segment since the last truncation), asked with a
+// stat. Tidwall writes its files through package os, so they are read
+// here the same way.
 func (t *segmentTracker) reload(l *Log) {
 	t.path, t.size, t.seg = "", 0, nil
 	if tail := l.segBuf.tailSegment(); tail != nil {
 		t.path, t.size, t.seg = tail.path, int64(len(tail.ebuf)), tail
 		return
 	}
-	path := l.segBuf.tailPath()
-	if path == "" {
-		segs, err := listSegments(l.opts.FS, l.dir)
-		if err != nil || len(segs) == 0 {
-			return
-		}
-		path = filepath.Join(l.dir, segs[len(segs)-1].name)
+	segs, err := listSegments(l.opts.FS, l.dir)
+	if err != nil || len(segs) == 0 {
+		return
 	}
+	path := filepath.Join(l.dir, segs[len(segs)-1].name)
 	fi, err := os.Stat(path)
 	if err != nil {
 		return

@@ -94,7 +94,7 @@ func TestStagedCommits(t *testing.T) {
 		}
 	}
 	// Six segments of records under the slack, then six with large ones.
-	for l.segBuf.tailPath() == "" || len(segmentNames(t, dir)) < 7 {
+	for l.segBuf.tailSegment() == nil || len(segmentNames(t, dir)) < 7 {
 		write(1+r.IntN(80), false)
 	}
 	largeFrom := seq + 1
