@@ -79,3 +79,23 @@ func TestAccountArenaPartsSeeEachAccountOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPopulateKeepsContents: populate is advice about pages, whatever the
+// range's alignment and size: the bytes in it stay as they were.
+func TestPopulateKeepsContents(t *testing.T) {
+	b := make([]byte, 3*populateMinTest+123)
+	for i := range b {
+		b[i] = byte(i*7 + 1)
+	}
+	for _, r := range [][2]int{{0, len(b)}, {3, len(b) - 5}, {1, 100}, {0, 0}} {
+		populate(b[r[0]:r[1]])
+	}
+	for i := range b {
+		if b[i] != byte(i*7+1) {
+			t.Fatalf("byte %d changed to %d", i, b[i])
+		}
+	}
+}
+
+// populateMinTest is larger than populate's least range on every system.
+const populateMinTest = 256 << 10
