@@ -205,9 +205,16 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 			continue
 		}
 		if a.lsn < seq {
-			old := a.info
+			// The info before the change matters to the lookups only when
+			// the change has one: a trade's has not, and spares the copy,
+			// as the live path does (record_build.go).
+			var old *AccountInfo
+			if ch.Info != nil {
+				info := a.info
+				old = &info
+			}
 			a.applyLocked(seq, ch, s.idemLimits)
-			s.indexAccount(a.id, &old, ch)
+			s.indexAccount(a.id, old, ch)
 		}
 	}
 	for i := range rec.Markets {

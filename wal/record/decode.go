@@ -73,7 +73,11 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 	if version < 3 {
 		minAccount = minAccountChangeBytesV2
 	}
-	if n := d.count(minAccount, "accounts"); n > 0 {
+	n := d.smallCount(minAccount)
+	if n < 0 {
+		n = d.count(minAccount, "accounts")
+	}
+	if n > 0 {
 		rec.Accounts = blk.acc[:]
 		if n > 1 {
 			rec.Accounts = d.accountChanges(n, ar)
@@ -82,7 +86,11 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			d.accountChange(&rec.Accounts[i])
 		}
 	}
-	if n := d.count(minMarketChangeBytes, "markets"); n > 0 {
+	n = d.smallCount(minMarketChangeBytes)
+	if n < 0 {
+		n = d.count(minMarketChangeBytes, "markets")
+	}
+	if n > 0 {
 		rec.Markets = blk.mkt[:]
 		if n > 1 {
 			rec.Markets = make([]core.MarketChange, n)
@@ -91,6 +99,16 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			d.marketChange(&rec.Markets[i])
 		}
 	}
+	// No supply change, keys or sessions: a trade's record, whose three
+	// zero bytes Append writes at once.
+	if len(d.b)-d.off != 3 || !d.zeros(3) {
+		d.supplyKeysSessions(rec)
+	}
+	return d.done(rec)
+}
+
+// supplyKeysSessions decodes a record's supply change, keys and sessions.
+func (d *decoder) supplyKeysSessions(rec *core.Record) {
 	if d.flag("supply") {
 		s := &core.SupplyChange{}
 		s.Prev = d.uvarint()
@@ -127,6 +145,10 @@ func decodeInto(blk *Block, version byte, b []byte, strs *Strings, ar *Arena) (*
 			}
 		}
 	}
+}
+
+// done returns rec, or the first error, or an error for bytes left over.
+func (d *decoder) done(rec *core.Record) (*core.Record, error) {
 	if d.err == nil && d.off != len(d.b) {
 		d.fail(fmt.Sprintf("%d trailing bytes", len(d.b)-d.off), 0)
 	}
@@ -143,7 +165,11 @@ func (d *decoder) accountChange(a *core.AccountChange) {
 	if d.flag("account info") {
 		a.Info = d.accountInfo()
 	}
-	if n := d.count(minBalanceBytes, "balances"); n > 0 {
+	n := d.smallCount(minBalanceBytes)
+	if n < 0 {
+		n = d.count(minBalanceBytes, "balances")
+	}
+	if n > 0 {
 		a.Balances = d.block(&blk).bal[:]
 		if n > 1 {
 			a.Balances = make([]core.Balance, n)
@@ -153,7 +179,11 @@ func (d *decoder) accountChange(a *core.AccountChange) {
 			a.Balances[i].After = d.amount()
 		}
 	}
-	if n := d.count(minLedgerEntryBytes, "ledger entries"); n > 0 {
+	n = d.smallCount(minLedgerEntryBytes)
+	if n < 0 {
+		n = d.count(minLedgerEntryBytes, "ledger entries")
+	}
+	if n > 0 {
 		a.Ledger = d.block(&blk).led[:]
 		if n > 1 {
 			a.Ledger = make([]core.LedgerEntry, n)
@@ -162,7 +192,11 @@ func (d *decoder) accountChange(a *core.AccountChange) {
 			d.ledgerEntry(&a.Ledger[i])
 		}
 	}
-	if n := d.count(minPositionBytes, "positions"); n > 0 {
+	n = d.smallCount(minPositionBytes)
+	if n < 0 {
+		n = d.count(minPositionBytes, "positions")
+	}
+	if n > 0 {
 		a.Positions = d.block(&blk).pos[:]
 		if n > 1 {
 			a.Positions = make([]core.Position, n)
@@ -171,7 +205,11 @@ func (d *decoder) accountChange(a *core.AccountChange) {
 			d.position(&a.Positions[i])
 		}
 	}
-	if n := d.count(minTradeSummaryBytes, "trades"); n > 0 {
+	n = d.smallCount(minTradeSummaryBytes)
+	if n < 0 {
+		n = d.count(minTradeSummaryBytes, "trades")
+	}
+	if n > 0 {
 		a.Trades = d.block(&blk).tr[:]
 		if n > 1 {
 			a.Trades = make([]core.TradeSummary, n)
@@ -277,7 +315,11 @@ func (d *decoder) marketChange(m *core.MarketChange) {
 	if d.version < 3 {
 		minBook = minBookBytesV2
 	}
-	if n := d.count(minBook, "books"); n > 0 {
+	n := d.smallCount(minBook)
+	if n < 0 {
+		n = d.count(minBook, "books")
+	}
+	if n > 0 {
 		if n == 1 && d.spareBook != nil {
 			m.Books = d.spareBook[:]
 			d.spareBook = nil

@@ -18,9 +18,12 @@ import (
 type decoder struct {
 	b       []byte
 	off     int
-	err     error // the first error; errShort until error makes its message
-	shortAt int   // with err errShort: where the input ended inside a field
-	version byte  // the format version of b: later fields are absent
+	err     error  // the first error; errShort until error makes its message
+	shortAt int    // with err errShort: where the input ended inside a field
+	badAt   int    // with err errBadByte: the byte out of range, or the input's end
+	badWhat string // with err errBadByte: what it is, for the message
+	badFlag bool   // with err errBadByte: a flag's byte, not an enum's
+	version byte   // the format version of b: later fields are absent
 
 	spareAccount *accountBlock      // for the first account change that needs one
 	blocks       []accountBlock     // for the others, when the record has several
@@ -56,10 +59,37 @@ func (d *decoder) short() {
 	d.off = len(d.b)
 }
 
+// errBadByte stands in d.err, as errShort does, for a flag's or an enum's
+// byte out of range at badAt, until error makes the message: so flag,
+// currency and side hold no call and are inlined. With the message built
+// in them (a call of fmt.Sprintf), each was a call per field, a
+// twenty-fifth of a replayed trade record's instructions
+// (docs/PERFORMANCE.md, "Replay, a fourth pass").
+var errBadByte = errors.New("record: decode record: byte out of range")
+
+// badByte records that the byte at d.off is not a valid what (a flag's
+// when flag), or that the input ended before it (error tells which),
+// unless an error came first, and stops further reads.
+func (d *decoder) badByte(what string, flag bool) {
+	if d.err == nil {
+		d.err, d.badAt, d.badWhat, d.badFlag = errBadByte, d.off, what, flag
+	}
+	d.off = len(d.b)
+}
+
 // error returns the first error, nil when none.
 func (d *decoder) error() error {
-	if d.err == errShort {
+	switch d.err {
+	case errShort:
 		return fmt.Errorf("record: decode record: truncated at byte %d: %w", d.shortAt, ErrCorrupt)
+	case errBadByte:
+		if d.badAt >= len(d.b) {
+			return fmt.Errorf("record: decode record: truncated at byte %d: %w", d.badAt, ErrCorrupt)
+		}
+		if d.badFlag {
+			return fmt.Errorf("record: decode record: %s: flag byte %d at byte %d: %w", d.badWhat, d.b[d.badAt], d.badAt, ErrCorrupt)
+		}
+		return fmt.Errorf("record: decode record: unknown %s %d at byte %d: %w", d.badWhat, d.b[d.badAt], d.badAt, ErrCorrupt)
 	}
 	return d.err
 }
@@ -76,31 +106,30 @@ func (d *decoder) byte() byte {
 
 // flag reads a presence or boolean byte, which must be 0 or 1.
 func (d *decoder) flag(what string) bool {
-	c := d.byte()
-	switch c {
-	case flagAbsent:
-		return false
-	case flagPresent:
-		return true
+	if i := d.off; i < len(d.b) && d.b[i] <= flagPresent {
+		d.off = i + 1
+		return d.b[i] == flagPresent
 	}
-	d.fail(fmt.Sprintf("%s: flag byte %d", what, c), 1)
+	d.badByte(what, true)
 	return false
 }
 
 func (d *decoder) currency() money.Currency {
-	c := money.Currency(d.byte())
-	if d.err == nil && !c.Valid() {
-		d.fail(fmt.Sprintf("unknown currency %d", c), 1)
+	if i := d.off; i < len(d.b) && d.b[i] < byte(money.NumCurrencies) {
+		d.off = i + 1
+		return money.Currency(d.b[i])
 	}
-	return c
+	d.badByte("currency", false)
+	return 0
 }
 
 func (d *decoder) side() core.Side {
-	s := core.Side(d.byte())
-	if d.err == nil && !validSide(s) {
-		d.fail(fmt.Sprintf("unknown side %d", s), 1)
+	if i := d.off; i < len(d.b) && d.b[i] <= byte(core.No) {
+		d.off = i + 1
+		return core.Side(d.b[i])
 	}
-	return s
+	d.badByte("side", false)
+	return 0
 }
 
 // uvarint reads a uvarint. It rejects one that overflows 64 bits or is not
@@ -190,6 +219,25 @@ func (d *decoder) oneByteUvarint() (v uint64, ok bool) {
 	return 0, false
 }
 
+// zeros skips the next n bytes, 1 <= n <= 8, when they are all zero, and
+// reports whether it did: the zero counts (and absent flags) of a run of
+// empty lists, which Append writes at once for a trade's record. A count
+// of zero is always valid, so skipping them decodes what reading each
+// would; reading each was a call of count per list (docs/PERFORMANCE.md,
+// "Replay, a fourth pass"). The bytes are read with one 8-byte load, the
+// input's last 8 when fewer are left. It reports false when it does not
+// skip them, and the caller reads them one by one: so it does after an
+// error, which leaves no byte.
+func (d *decoder) zeros(n int) bool {
+	b, i := d.b, d.off
+	j := min(i, len(b)-8) // where the 8 bytes loaded start; the skipped ones i-j bytes in
+	if j < 0 || len(b)-i < n || binary.LittleEndian.Uint64(b[j:])>>(8*(i-j))<<(64-8*n) != 0 {
+		return false
+	}
+	d.off = i + n
+	return true
+}
+
 // varint reads a zig-zag encoded varint.
 func (d *decoder) varint() int64 {
 	ux := d.uvarint()
@@ -226,6 +274,21 @@ func (d *decoder) hash() (h [hashSize]byte) {
 	copy(h[:], d.b[d.off:])
 	d.off += hashSize
 	return h
+}
+
+// smallCount is count, inline, for a count of one byte whose items fit
+// the bytes left, given the smallest encoding of one item; otherwise it
+// reads nothing and returns -1, and the caller calls count. The counts of
+// a trade's record are such, and count itself costs too much to inline (a
+// call of fmt.Sprintf in it): as calls, they were a twentieth of a
+// replayed trade record's instructions (docs/PERFORMANCE.md, "Replay, a
+// fourth pass").
+func (d *decoder) smallCount(minItemBytes int) int {
+	if i := d.off; i < len(d.b) && d.b[i] < 0x80 && int(d.b[i])*minItemBytes < len(d.b)-i {
+		d.off = i + 1
+		return int(d.b[i])
+	}
+	return -1
 }
 
 // count reads a list length and checks it against MaxListItems and against

@@ -129,6 +129,11 @@ func (d *decoder) profile(in *core.AccountInfo) {
 
 // accountExtras decodes the lists that follow an account change's trades.
 func (d *decoder) accountExtras(a *core.AccountChange, blk **accountBlock) {
+	// A trade's account change has none of them: Append writes their zero
+	// counts at once (six in format 3, four before), read here at once too.
+	if d.zeros(d.since3(6, 4)) {
+		return
+	}
 	if n := d.count(minNoteBytes, "notes"); n > 0 {
 		a.Notes = make([]core.Note, n)
 		for i := range a.Notes {
@@ -286,6 +291,9 @@ func (d *decoder) transfer(t *core.Transfer) {
 
 // marketExtras decodes the lists that follow a market change's books.
 func (d *decoder) marketExtras(m *core.MarketChange) {
+	if d.zeros(2) { // no proposal or vote: a trade's market change
+		return
+	}
 	if n := d.count(d.since3(minProposalBytes, minProposalBytesV2), "proposals"); n > 0 {
 		m.Proposals = make([]core.Proposal, n)
 		for i := range m.Proposals {
