@@ -65,7 +65,7 @@ func (r *accountArena) alloc(id uuid.UUID) *account {
 // cores"). Written first, each page is faulted in once, with no flush.
 // The kernel maps its pages first, all in one call (populate), rather
 // than one page fault at each 4 KiB the clear writes: 1,000,000 accounts
-// are 128,000 pages, and their faults were 0.2-1.3 s of a snapshot's load
+// are 125,000 pages, and their faults were 0.2-1.3 s of a snapshot's load
 // (docs/PERFORMANCE.md, "The accounts' pages mapped in one call").
 func prefaulted(n int) []account {
 	c := make([]account, n)
