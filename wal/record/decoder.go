@@ -115,7 +115,7 @@ func (d *decoder) flag(what string) bool {
 }
 
 func (d *decoder) currency() money.Currency {
-	if i := d.off; i < len(d.b) && d.b[i] < byte(money.NumCurrencies) {
+	if i := d.off; i < len(d.b) && money.Currency(d.b[i]).Valid() {
 		d.off = i + 1
 		return money.Currency(d.b[i])
 	}
@@ -124,7 +124,7 @@ func (d *decoder) currency() money.Currency {
 }
 
 func (d *decoder) side() core.Side {
-	if i := d.off; i < len(d.b) && d.b[i] <= byte(core.No) {
+	if i := d.off; i < len(d.b) && validSide(core.Side(d.b[i])) {
 		d.off = i + 1
 		return core.Side(d.b[i])
 	}
