@@ -19,7 +19,10 @@ import (
 // default: in two alternating pairs of open-loop runs at 8,000 trades/s
 // with 1,000,000 accounts, the runs with a share of 0.25 were worse in
 // every second, those without a snapshot included (p99 18.5 and 140.4 ms
-// against 5.5 and 6.3 ms unpaced), for a cause not found yet.
+// against 5.5 and 6.3 ms unpaced), for a cause not found yet. Later A/B
+// runs on a quiet machine (docs/PERFORMANCE.md, "The snapshot's pacing, A/B
+// on one quiet machine") showed pacing remove the stall of frequent
+// snapshots but not help at 1,000,000 accounts, so the default stays.
 const (
 	// DefaultCPUShare is Options.CPUShare's default: a whole core, that is
 	// no rest.

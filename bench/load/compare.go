@@ -53,15 +53,17 @@ func Compare(ctx context.Context, targets []*Target, rounds int, warmup time.Dur
 	for round := range rounds {
 		for i := range targets {
 			t := targets[(i+round)%len(targets)]
+			warm, run := o.Warmup(warmup)
 			if warmup > 0 {
-				w := o
-				w.Duration, w.Progress, w.Measured = warmup, nil, nil
-				if _, err := Run(ctx, t, w); err != nil {
+				if _, err := Run(ctx, t, warm); err != nil {
 					return nil, fmt.Errorf("load: warm up %s: %w", t.Name, err)
 				}
+			} else {
+				run = o
 			}
 			o.Seed++ // each run draws its own requests
-			r, err := Run(ctx, t, o)
+			run.Seed = o.Seed
+			r, err := Run(ctx, t, run)
 			if err != nil {
 				return nil, err
 			}

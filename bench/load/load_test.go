@@ -156,16 +156,25 @@ func testFixture(bots, markets int) *Fixture {
 	return fx
 }
 
-// TestRunCountsEveryRequest: against the no-op handler, every request is
-// counted once, in the totals, by status and in the time series.
-func TestRunCountsEveryRequest(t *testing.T) {
-	var served atomic.Int64
-	c := serveCounting(t, func(ctx *fasthttp.RequestCtx) {
+// serveNoop serves the no-op handler on a loopback port until the test
+// ends, counting the requests it answers, and returns the default mix and
+// a uniform skew over 2 markets to drive it with.
+func serveNoop(t *testing.T) (c *client.Client, served *atomic.Int64, mix Mix, skew Skew) {
+	t.Helper()
+	served = new(atomic.Int64)
+	c = serveCounting(t, func(ctx *fasthttp.RequestCtx) {
 		served.Add(1)
 		baseline.AnswerNoop(ctx)
 	})
-	mix, _ := ParseMix(DefaultMix)
-	skew, _ := NewSkew("uniform", 2, 0, 0)
+	mix, _ = ParseMix(DefaultMix)
+	skew, _ = NewSkew("uniform", 2, 0, 0)
+	return c, served, mix, skew
+}
+
+// TestRunCountsEveryRequest: against the no-op handler, every request is
+// counted once, in the totals, by status and in the time series.
+func TestRunCountsEveryRequest(t *testing.T) {
+	c, served, mix, skew := serveNoop(t)
 	tg := NewTarget("noop", c, testFixture(4, 2))
 	r, err := Run(context.Background(), tg, Options{Conns: 4, Duration: 300 * time.Millisecond, Mix: mix, Skew: skew, Seed: 1})
 	if err != nil {

@@ -38,6 +38,24 @@ type Options struct {
 	// returns (if not nil) once the run's requests are all answered: to
 	// trace or profile the run. Warmups run without it.
 	Measured func(target string) (done func())
+	// Settle, when set, is called before the run sends anything, and its
+	// error ends the run: marketd-load's writes the machine's dirty pages
+	// to disk (sync(2)), so that what was written before the run is not
+	// written back during it (docs/PERFORMANCE.md, "Writeback that is not
+	// the server's"). Warm-ups settle instead of the run after them
+	// (Options.Warmup).
+	Settle func() error
+}
+
+// Warmup returns the options of a warm-up of d before a run of o, and
+// those of that run: the warm-up is not measured and shows no progress,
+// and it settles instead of the run, so that the run follows its warm-up
+// at once.
+func (o Options) Warmup(d time.Duration) (warm, run Options) {
+	warm, run = o, o
+	warm.Duration, warm.Progress, warm.Measured = d, nil, nil
+	run.Settle = nil
+	return warm, run
 }
 
 // Mode names the loop: "closed" or "open".
@@ -68,6 +86,11 @@ func (o Options) Validate(bots int) error {
 func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := o.Validate(len(t.bots)); err != nil {
 		return nil, err
+	}
+	if o.Settle != nil {
+		if err := o.Settle(); err != nil {
+			return nil, fmt.Errorf("load: settle before %s: %w", t.Name, err)
+		}
 	}
 	if o.Measured != nil {
 		if done := o.Measured(t.Name); done != nil {

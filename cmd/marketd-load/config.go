@@ -41,6 +41,7 @@ type config struct {
 	plotDir          string
 	plotName         string
 	progress         string
+	sync             bool // sync(2) before each warm-up
 	accounts         int
 	snapshotEvery    time.Duration
 	tracePrefix      string
@@ -86,6 +87,7 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
 	fs.StringVar(&c.plotName, "plot-name", "load", "prefix of the charts' file names")
 	fs.StringVar(&c.progress, "progress", "auto", "live progress line: auto (only on a terminal), on or off")
+	fs.BoolVar(&c.sync, "sync", true, "before each warm-up (each run, without one), write the machine's dirty pages to disk (sync(2)), so that what was written before the run (a build, the last run's files) is not written back by the kernel during it (docs/PERFORMANCE.md, \"Writeback that is not the server's\")")
 	fs.IntVar(&c.accounts, "accounts", 0, "with -spawn: fill its data directory (new or empty) with this many accounts and a snapshot of them before starting it, offline through core, the log and the snapshot code")
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", 0, "with -spawn: the server takes a snapshot this often (its -snapshot-every); with either, the seconds during which a snapshot was taken are marked (from the server's /metrics, scraped every 250 ms)")
 	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace; with -compare, marketd-load's during the fsync-only handler's first measured run to PREFIX-fsync-only.trace (the handler in it with -baselines in-process)")

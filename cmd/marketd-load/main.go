@@ -11,7 +11,8 @@
 // rounds against marketd, a built-in no-op fasthttp handler and one that
 // only waits for a group-committed fsync in the same data directory (both
 // served by a child process of this binary, -serve-baselines, unless
-// -baselines in-process), and the throughput ratios are printed. Each run
+// -baselines in-process), and the throughput ratios are printed. Before
+// each warm-up the machine's dirty pages are written to disk (-sync). Each run
 // reports the CPU time per request of this process and of the server's. Afterwards the invariants are checked
 // through the API. The report goes to stdout, as JSON to -json, and as
 // PNG and SVG charts to -plot.

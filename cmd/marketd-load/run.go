@@ -102,6 +102,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		return err
 	}
 	o := load.Options{Conns: cfg.conns, Duration: cfg.duration, Rate: cfg.rate, Mix: cfg.mix, Skew: skew, Seed: cfg.seed}
+	if cfg.sync {
+		o.Settle = syncDisks
+	}
 	if showProgress(cfg.progress) {
 		o.Progress = os.Stderr
 	}
@@ -182,8 +185,8 @@ func measure(ctx context.Context, cfg config, marketd *load.Target, fx *load.Fix
 		return cmp, errors.Join(err, closeAll())
 	}
 	if cfg.warmup > 0 {
-		w := o
-		w.Duration, w.Progress, w.Measured = cfg.warmup, nil, nil
+		var w load.Options
+		w, o = o.Warmup(cfg.warmup)
 		if _, err := load.Run(ctx, marketd, w); err != nil {
 			return nil, err
 		}
