@@ -97,16 +97,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if fx.Throttled {
 		fmt.Fprintln(out, "marketd-load: warning: the bots' keys are not of the unlimited tier (the server's -default-tier); rate limits may refuse requests")
 	}
-	skew, err := load.NewSkew(cfg.skew, cfg.markets, cfg.hotShare, cfg.zipfS)
+	o, err := loadOptions(cfg)
 	if err != nil {
 		return err
-	}
-	o := load.Options{Conns: cfg.conns, Duration: cfg.duration, Rate: cfg.rate, Mix: cfg.mix, Skew: skew, Seed: cfg.seed}
-	if cfg.sync {
-		o.Settle = syncDisks
-	}
-	if showProgress(cfg.progress) {
-		o.Progress = os.Stderr
 	}
 	var tr *tracer
 	if cfg.tracePrefix != "" {
@@ -143,7 +136,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		return err
 	}
 	return report{StartedAt: started, Server: server, Mode: mode(cfg), Conns: cfg.conns, Rate: cfg.rate,
-		Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: skew.String(), Seed: cfg.seed,
+		Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: o.Skew.String(), Seed: cfg.seed,
 		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(), Procs: nprocs,
 		GoVersion: runtime.Version(), Comparison: cmp}.write(cfg, out, marketd)
 }
@@ -171,6 +164,23 @@ func (rep report) write(cfg config, out io.Writer, marketd *load.Target) error {
 		return fmt.Errorf("%d invariants violated", failed)
 	}
 	return nil
+}
+
+// loadOptions returns the load's options as cfg gives them, before any
+// tracing or profiling.
+func loadOptions(cfg config) (load.Options, error) {
+	skew, err := load.NewSkew(cfg.skew, cfg.markets, cfg.hotShare, cfg.zipfS)
+	if err != nil {
+		return load.Options{}, err
+	}
+	o := load.Options{Conns: cfg.conns, Duration: cfg.duration, Rate: cfg.rate, Mix: cfg.mix, Skew: skew, Seed: cfg.seed}
+	if cfg.sync {
+		o.Settle = syncDisks
+	}
+	if showProgress(cfg.progress) {
+		o.Progress = os.Stderr
+	}
+	return o, nil
 }
 
 // measure runs the load against marketd alone (after its warm-up), or with
