@@ -19,7 +19,7 @@ func TestInboxDepthWhileMarketsRetire(t *testing.T) {
 	const markets = 8
 	h := newHarness(t)
 	trader := h.account("trader", core.RoleSpeculator, 1000)
-	base := marketGoroutines(t)
+	base := settledMarketGoroutines(t)
 	var mkts []uuid.UUID
 	for i := range markets {
 		m := h.market(fmt.Sprint("market ", i), 0, 100)

@@ -309,6 +309,28 @@ func marketGoroutines(t *testing.T) int {
 	return bytes.Count(b.Bytes(), []byte("marketd/core.(*Engine).run("))
 }
 
+// settledMarketGoroutines counts the market goroutines once the count has
+// held still for 50 samples in a row: the goroutines of an engine an
+// earlier test closed may still be ending, and a count taken among them
+// as a test's base would be one too high once they are gone.
+func settledMarketGoroutines(t *testing.T) int {
+	t.Helper()
+	n, same := marketGoroutines(t), 0
+	for range 100_000 {
+		runtime.Gosched()
+		m := marketGoroutines(t)
+		if m != n {
+			n, same = m, 0
+			continue
+		}
+		if same++; same == 50 {
+			return n
+		}
+	}
+	t.Fatalf("the market goroutines never held still (last %d)", n)
+	return 0
+}
+
 // waitGoroutines waits until the market goroutines number want, spinning
 // rather than sleeping: a retiring goroutine ends right after its last
 // answer.
@@ -330,7 +352,7 @@ func TestResolvedMarketKeepsNoGoroutine(t *testing.T) {
 	const markets = 12
 	h := newHarness(t)
 	trader := h.account("trader", core.RoleSpeculator, 1000)
-	base := marketGoroutines(t)
+	base := settledMarketGoroutines(t)
 	var mkts []uuid.UUID
 	for i := range markets {
 		m := h.market(fmt.Sprintf("m%d", i), 0, 100)
