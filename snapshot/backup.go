@@ -46,7 +46,7 @@ func (m *Manager) Backup(ctx context.Context, dst string, copyLog func(walDir st
 	if err := fsys.MkdirAll(snapDir, 0o750); err != nil {
 		return BackupResult{}, fmt.Errorf("snapshot: backup: %w", err)
 	}
-	h, size, err := write(ctx, fsys, snapDir, m.st, m.log, m.log.Durable(), start, m.opts.ChunkObjects, nil)
+	h, size, err := write(ctx, fsys, snapDir, m.st, m.log, m.log.Durable(), start, m.opts.ChunkObjects, nil, "")
 	if err != nil {
 		return BackupResult{}, fmt.Errorf("snapshot: backup: %w", err)
 	}

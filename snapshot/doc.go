@@ -24,7 +24,10 @@
 // Retention: after a new snapshot is in place, the log is truncated up to
 // the previous snapshot's From and snapshots older than the previous one
 // are deleted, so that a damaged newest snapshot can always be replaced by
-// the previous one plus the longer log.
+// the previous one plus the longer log. While trading goes on, the one it
+// would delete is kept as the spare instead, and the next snapshot is
+// written over it (createTemp); recovery keeps the spare and removes only
+// half-written files.
 //
 // Inspect recovers as Recover does without writing anything (the offline
 // checker); Manager.Backup writes a snapshot and, through a function the

@@ -157,14 +157,15 @@ func load(fsys vfs.FS, name string) (*core.State, Header, error) {
 	return st, h, nil
 }
 
-// removeTemps deletes snapshots left half-written by a crash.
+// removeTemps deletes snapshots left half-written by a crash. It keeps the
+// spare (spareName), for the next snapshot to be written over.
 func removeTemps(fsys vfs.FS, dir string, logger *slog.Logger) {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), namePrefix) && strings.HasSuffix(e.Name(), tmpSuffix) {
+		if e.Name() != spareName && strings.HasPrefix(e.Name(), namePrefix) && strings.HasSuffix(e.Name(), tmpSuffix) {
 			name := filepath.Join(dir, e.Name())
 			if err := fsys.Remove(name); err != nil {
 				logger.Warn("cannot remove a half-written snapshot", "file", name, "err", err)

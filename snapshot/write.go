@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,6 +23,8 @@ const (
 	nameSuffix = ".snap"
 	tmpSuffix  = ".tmp"
 	badSuffix  = ".bad" // a damaged snapshot set aside by Recover
+	// spareName is an old snapshot kept to be written over (createTemp).
+	spareName = namePrefix + "spare" + tmpSuffix
 )
 
 func fileName(from uint64) string { return fmt.Sprintf("%s%020d%s", namePrefix, from, nameSuffix) }
@@ -68,11 +71,12 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // temporary name, the log awaited through the snapshot's highest LSN,
 // fsynced, renamed into place, and the directory fsynced. A failure removes
 // the temporary file. sizeBytes is the file's size. pace, when not nil,
-// rests after each chunk (pace.go).
-func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int, pace *pacer) (h Header, sizeBytes int64, err error) {
+// rests after each chunk (pace.go). spare, when not "", names a file to
+// write the snapshot over if it exists (createTemp).
+func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Durability, from uint64, now time.Time, chunkObjects int, pace *pacer, spare string) (h Header, sizeBytes int64, err error) {
 	final := filepath.Join(dir, fileName(from))
 	tmp := final + tmpSuffix
-	f, err := fsys.Create(tmp, filePerm)
+	f, recycled, err := createTemp(fsys, tmp, spare)
 	if err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: create %s: %w", tmp, err)
 	}
@@ -128,6 +132,12 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 	if _, err := f.Write(buf); err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
+	sizeBytes = cw.written + int64(len(buf))
+	if recycled { // what the spare held past the snapshot goes
+		if err := f.Truncate(sizeBytes); err != nil {
+			return Header{}, 0, fmt.Errorf("snapshot: cut %s: %w", tmp, err)
+		}
+	}
 	// The snapshot holds changes up to Through: it may replace the log only
 	// once the log itself is durable that far.
 	if err := log.WaitDurable(ctx, through); err != nil {
@@ -147,5 +157,26 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 	if err := vfs.SyncDir(fsys, dir); err != nil {
 		return Header{}, 0, err
 	}
-	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, cw.written + int64(len(buf)), nil
+	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, sizeBytes, nil
+}
+
+// createTemp creates the temporary file tmp: from spare, when that file
+// exists, renamed to tmp and written over in place, so that the snapshot
+// reuses blocks already allocated instead of the file system freeing an
+// old snapshot's and allocating new ones while trading goes on
+// (docs/PERFORMANCE.md, "The old snapshot kept as a spare"). recycled
+// says it was: the caller cuts the file to what it wrote.
+func createTemp(fsys vfs.FS, tmp, spare string) (f vfs.File, recycled bool, err error) {
+	if spare != "" {
+		switch err := fsys.Rename(spare, tmp); {
+		case err == nil:
+			if f, err := fsys.OpenReadWrite(tmp); err == nil {
+				return f, true, nil
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, false, err
+		}
+	}
+	f, err = fsys.Create(tmp, filePerm)
+	return f, false, err
 }

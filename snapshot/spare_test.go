@@ -1,0 +1,72 @@
+package snapshot_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestSnapshotWrittenOverTheSpare: a snapshot taken while trading goes on
+// keeps the oldest one as the spare; the next is written over it, in place
+// (the same file), and cut to its own size, so that a spare longer than
+// the new snapshot leaves nothing of itself after it; a restart keeps the
+// spare and recovers the state from the snapshot written over it.
+func TestSnapshotWrittenOverTheSpare(t *testing.T) {
+	dir := t.TempDir()
+	n := start(t, dir, newClock(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)))
+	w := newWorkload(t, n, 11)
+	spare := filepath.Join(snapDir(dir), "snapshot-spare.tmp")
+	for i := range 3 {
+		for range 30 {
+			w.step()
+		}
+		if _, err := n.snaps.TakePaced(t.Context(), 1); err != nil {
+			t.Fatalf("snapshot %d: %v", i+1, err)
+		}
+	}
+	kept, err := os.Stat(spare)
+	if err != nil {
+		t.Fatalf("after three snapshots while trading: %v, want the first kept as the spare", err)
+	}
+	// A spare longer than any snapshot here, as a large state's would be
+	// after the state shrank.
+	if err := os.WriteFile(spare, make([]byte, 4<<20), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if kept, err = os.Stat(spare); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		w.step()
+	}
+	h, err := n.snaps.TakePaced(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.Stat(filepath.Join(snapDir(dir), fmt.Sprintf("snapshot-%020d.snap", h.From)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(kept, written) {
+		t.Errorf("the new snapshot is a new file, want it written over the spare")
+	}
+	if written.Size() >= 4<<20 || written.Size() != n.snaps.Stats().LastSizeBytes {
+		t.Errorf("the new snapshot is %d bytes, want its own size, %d", written.Size(), n.snaps.Stats().LastSizeBytes)
+	}
+	if _, err := os.Stat(spare); err != nil {
+		t.Errorf("after the fourth snapshot: %v, want the second kept as the spare", err)
+	}
+	want := n.e.State().Canonical()
+	n.stop()
+	m := start(t, dir, n.clock)
+	defer m.stop()
+	if last, _ := m.snaps.Last(); last.From != h.From {
+		t.Errorf("recovered from the snapshot of %d, want the one written over the spare, %d", last.From, h.From)
+	}
+	requireState(t, "recovered from the snapshot written over the spare", m.e.State().Canonical(), want)
+	if _, err := os.Stat(spare); err != nil {
+		t.Errorf("after the restart: %v, want the spare kept", err)
+	}
+}
