@@ -26,8 +26,7 @@ func TestSnapshotWrittenOverTheSpare(t *testing.T) {
 			t.Fatalf("snapshot %d: %v", i+1, err)
 		}
 	}
-	kept, err := os.Stat(spare)
-	if err != nil {
+	if _, err := os.Stat(spare); err != nil {
 		t.Fatalf("after three snapshots while trading: %v, want the first kept as the spare", err)
 	}
 	// A spare longer than any snapshot here, as a large state's would be
@@ -35,7 +34,8 @@ func TestSnapshotWrittenOverTheSpare(t *testing.T) {
 	if err := os.WriteFile(spare, make([]byte, 4<<20), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if kept, err = os.Stat(spare); err != nil {
+	kept, err := os.Stat(spare)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for range 30 {
