@@ -126,17 +126,8 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 	if err := bw.Flush(); err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
-	buf = appendTrailer(buf[:0], through, chunks, 0)
-	crc := crc32.Update(cw.crc.Sum32(), castagnoli, buf[:len(buf)-4])
-	buf = appendTrailer(buf[:0], through, chunks, crc)
-	if _, err := f.Write(buf); err != nil {
+	if sizeBytes, err = endFile(f, cw, buf, through, chunks, recycled); err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
-	}
-	sizeBytes = cw.written + int64(len(buf))
-	if recycled { // what the spare held past the snapshot goes
-		if err := f.Truncate(sizeBytes); err != nil {
-			return Header{}, 0, fmt.Errorf("snapshot: cut %s: %w", tmp, err)
-		}
 	}
 	// The snapshot holds changes up to Through: it may replace the log only
 	// once the log itself is durable that far.
@@ -158,6 +149,25 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 		return Header{}, 0, err
 	}
 	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, sizeBytes, nil
+}
+
+// endFile writes the trailer after what cw wrote to f (buf is scratch
+// space) and returns the file's size; recycled (createTemp), it cuts what
+// the spare held past that.
+func endFile(f vfs.File, cw *crcWriter, buf []byte, through, chunks uint64, recycled bool) (int64, error) {
+	buf = appendTrailer(buf[:0], through, chunks, 0)
+	crc := crc32.Update(cw.crc.Sum32(), castagnoli, buf[:len(buf)-4])
+	buf = appendTrailer(buf[:0], through, chunks, crc)
+	if _, err := f.Write(buf); err != nil {
+		return 0, err
+	}
+	size := cw.written + int64(len(buf))
+	if recycled {
+		if err := f.Truncate(size); err != nil {
+			return 0, fmt.Errorf("cut the spare: %w", err)
+		}
+	}
+	return size, nil
 }
 
 // createTemp creates the temporary file tmp: from spare, when that file
