@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -74,7 +75,9 @@ func (n *crashNode) stop(t *testing.T) {
 // ones in place, so that it also trims the log and deletes the oldest) and
 // crashes it at each of its mutating file operations in turn: the file's
 // creation, writes, fsyncs, close, rename, the directory's fsync, the
-// log's truncation and the removal. After each crash, with only what was
+// log's truncation and the removal; taken as trading goes on, it is
+// written over a spare longer than itself (its renames and its cut) and
+// keeps the oldest as the next spare. After each crash, with only what was
 // synced kept, recovery must find the previous or the new snapshot and the
 // log that completes it, and the recovered state must equal the one
 // acknowledged before the snapshot.
@@ -123,6 +126,19 @@ func crashAtEveryOperation(t *testing.T, paced bool) {
 		// of the directory makes it do, so that the crashed snapshot,
 		// after the restart (which keeps the spare), writes over it.
 		if err := vfs.SyncDir(mem, crashSnapDir); err != nil {
+			t.Fatal(err)
+		}
+		// Longer than the snapshot written over it, so that its cut
+		// shortens it: a crash must never leave the new snapshot with
+		// the spare's bytes after its end.
+		f, err := mem.OpenReadWrite(crashSnapDir + "/snapshot-spare.tmp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(make([]byte, 64<<10)); err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(f.Sync(), f.Close()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,6 +193,9 @@ func crashAtEveryOperation(t *testing.T, paced bool) {
 			fromNew++
 		}
 		if takeErr == nil {
+			if rec.Snapshot.From == prev.From {
+				t.Errorf("the snapshot completed, and recovery used the one before it")
+			}
 			t.Logf("%d crash points (%v): %d recovered from the previous snapshot, %d from the new one", k, kinds, fromPrev, fromNew)
 			break
 		}

@@ -18,16 +18,32 @@ func TestSnapshotWrittenOverTheSpare(t *testing.T) {
 	n := start(t, dir, newClock(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)))
 	w := newWorkload(t, n, 11)
 	spare := filepath.Join(snapDir(dir), "snapshot-spare.tmp")
+	name := func(from uint64) string { return filepath.Join(snapDir(dir), fmt.Sprintf("snapshot-%020d.snap", from)) }
+	var files []os.FileInfo // of the three snapshots, as written
+	var froms []uint64
 	for i := range 3 {
 		for range 30 {
 			w.step()
 		}
-		if _, err := n.snaps.TakePaced(t.Context(), 1); err != nil {
+		h, err := n.snaps.TakePaced(t.Context(), 1)
+		if err != nil {
 			t.Fatalf("snapshot %d: %v", i+1, err)
 		}
+		fi, err := os.Stat(name(h.From))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, froms = append(files, fi), append(froms, h.From)
 	}
-	if _, err := os.Stat(spare); err != nil {
-		t.Fatalf("after three snapshots while trading: %v, want the first kept as the spare", err)
+	// The oldest is the spare; the newest two stay, so that the one before
+	// the newest can still replace a damaged newest one.
+	if fi, err := os.Stat(spare); err != nil || !os.SameFile(fi, files[0]) {
+		t.Fatalf("after three snapshots while trading: spare %v, want the first snapshot's file", err)
+	}
+	for _, f := range froms[1:] {
+		if _, err := os.Stat(name(f)); err != nil {
+			t.Errorf("snapshot %d: %v, want it kept", f, err)
+		}
 	}
 	// A spare longer than any snapshot here, as a large state's would be
 	// after the state shrank.
@@ -45,7 +61,7 @@ func TestSnapshotWrittenOverTheSpare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	written, err := os.Stat(filepath.Join(snapDir(dir), fmt.Sprintf("snapshot-%020d.snap", h.From)))
+	written, err := os.Stat(name(h.From))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,9 +180,11 @@ func createTemp(fsys vfs.FS, tmp, spare string) (f vfs.File, recycled bool, err 
 	if spare != "" {
 		switch err := fsys.Rename(spare, tmp); {
 		case err == nil:
-			if f, err := fsys.OpenReadWrite(tmp); err == nil {
-				return f, true, nil
+			f, err := fsys.OpenReadWrite(tmp)
+			if err != nil {
+				return nil, false, errors.Join(fmt.Errorf("open the spare: %w", err), fsys.Remove(tmp))
 			}
+			return f, true, nil
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, false, err
 		}

@@ -51,13 +51,13 @@ func straceWrapper(calls, inject string) []string {
 
 // TestKillAtSystemCall kills the server at its Nth fsync, write, rename or
 // ftruncate while it registers accounts and trades, with a snapshot every
-// 100 ms (renames are those of snapshots and of the spare, the oldest
-// snapshot kept to be written over; ftruncates the cut of a snapshot
-// written over the spare; rename 4 keeps the first spare, rename 5 takes
-// it for the fourth snapshot): the offline checker must pass on the
-// directory as the kill left it, and a restart must hold every
-// acknowledged operation. While trading goes on nothing is unlinked any
-// more (docs/ARCHITECTURE.md, "Snapshots while trading goes on").
+// 100 ms (renames: the device key's at start, then those of the snapshots
+// and of the spare, the oldest snapshot kept to be written over, which the
+// later kills fall among; ftruncates: the cut of a snapshot written over
+// the spare): the offline checker must pass on the directory as the kill
+// left it, and a restart must hold every acknowledged operation. While
+// trading goes on nothing is unlinked any more (docs/ARCHITECTURE.md,
+// "Snapshots while trading goes on").
 func TestKillAtSystemCall(t *testing.T) {
 	requireStrace(t)
 	snapArgs := []string{"-snapshot-every", "100ms", "-snapshot-every-records", "4"}
@@ -67,7 +67,7 @@ func TestKillAtSystemCall(t *testing.T) {
 	}{
 		{"fsync", []int{3, 14, 21}},
 		{"write", []int{40, 90}},
-		{"rename,renameat,renameat2", []int{1, 4, 5}},
+		{"rename,renameat,renameat2", []int{1, 4, 5, 6, 7}},
 		{"ftruncate", []int{1, 3}},
 	} {
 		for _, n := range tc.nths {
