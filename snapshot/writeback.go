@@ -10,9 +10,11 @@ import (
 // path"). A snapshot of 1,000,000 accounts is about 150 MB. Left to the
 // kernel, its dirty pages piled up and were written out together, by the
 // final fsync or by the kernel's own writeback, and an fsync of the log
-// issued meanwhile waited for them: ext4 commits its journal for the log's
-// fsync, and a commit waits for the data of every file whose blocks it
-// allocates (data=ordered). The trace of a snapshot of 100,000 accounts
+// issued meanwhile waited for them: with a journal, ext4 commits it for the
+// log's fsync, and a commit waits for the data of every file whose blocks
+// it allocates (data=ordered); without one, the log's fsync writes metadata
+// blocks that the other file's writeback holds (docs/PERFORMANCE.md,
+// "Writeback that is not the server's"). The trace of a snapshot of 100,000 accounts
 // showed its final fsync taking 58 ms and the log's fsync 36 ms behind it.
 // So the file is written back in steps as it is written: each step's
 // writeback is started at once, and the step before it awaited, so that at
