@@ -53,13 +53,13 @@ func Compare(ctx context.Context, targets []*Target, rounds int, warmup time.Dur
 	for round := range rounds {
 		for i := range targets {
 			t := targets[(i+round)%len(targets)]
-			warm, run := o.Warmup(warmup)
+			run := o
 			if warmup > 0 {
+				var warm Options
+				warm, run = o.Warmup(warmup)
 				if _, err := Run(ctx, t, warm); err != nil {
 					return nil, fmt.Errorf("load: warm up %s: %w", t.Name, err)
 				}
-			} else {
-				run = o
 			}
 			o.Seed++ // each run draws its own requests
 			run.Seed = o.Seed
