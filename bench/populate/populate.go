@@ -129,7 +129,7 @@ func fill(ctx context.Context, e *core.Engine, st *core.State, log *wal.Log, sna
 				if i >= o.Accounts || ctx.Err() != nil {
 					return
 				}
-				name := fmt.Sprintf("%s%07d", namePrefix, i)
+				name := AccountName(i)
 				if _, err := e.CreateAccount(ctx, core.NewAccount{Name: name, Bonus: money.Units(bonusKP)}); err != nil {
 					errs[g] = fmt.Errorf("populate: create account %s: %w", name, err)
 					next.Store(int64(o.Accounts)) // the others stop too
@@ -158,6 +158,9 @@ func fill(ctx context.Context, e *core.Engine, st *core.State, log *wal.Log, sna
 	}
 	return res, nil
 }
+
+// AccountName returns the name of the account Accounts creates i-th.
+func AccountName(i int) string { return fmt.Sprintf("%s%07d", namePrefix, i) }
 
 // syncTree fsyncs every file and directory under dir, and dir's parent.
 func syncTree(dir string) error {
