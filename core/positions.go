@@ -31,7 +31,8 @@ type positionTable struct {
 }
 
 // positionTableMinSlots is the slots of a table's first array: an
-// account's first position, then room to grow.
+// account's first position, then room to grow. That array is a part of
+// one of positionHeads' shared arrays (grow).
 const positionTableMinSlots = 2
 
 // positionHash mixes a market ID and a currency into a slot hash. Market
@@ -100,11 +101,17 @@ func (t *positionTable) put(p *Position) {
 	t.n++
 }
 
-// grow doubles the table (or makes its first), placing every position
-// again.
+// grow doubles the table, placing every position again, or makes its
+// first: positionTableMinSlots slots of positionHeads' shared arrays, the
+// account's own, instead of a 192-byte heap object for each account that
+// ever traded (heads.go). A doubled table is an array of its own.
 func (t *positionTable) grow() {
 	old := t.slots
-	t.slots = make([]Position, max(2*len(old), positionTableMinSlots))
+	if len(old) == 0 {
+		t.slots = positionHeads.take(positionTableMinSlots)
+		return
+	}
+	t.slots = make([]Position, 2*len(old))
 	for i := range old {
 		if old[i].Market != uuid.Nil {
 			j, _ := t.find(old[i].Market, old[i].Currency)
