@@ -1,35 +1,11 @@
 package load
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
-
-// TestSnapshotMetrics reads the snapshot figures out of a /metrics body as
-// marketd writes it, and refuses one without them.
-func TestSnapshotMetrics(t *testing.T) {
-	body := `# HELP marketd_snapshots_total Snapshots written since start.
-# TYPE marketd_snapshots_total counter
-marketd_snapshots_total 3
-# HELP marketd_snapshot_age_seconds Seconds since the newest good snapshot was written.
-# TYPE marketd_snapshot_age_seconds gauge
-marketd_snapshot_age_seconds 2.5
-# HELP marketd_snapshot_duration_seconds Time the last snapshot written took.
-# TYPE marketd_snapshot_duration_seconds gauge
-marketd_snapshot_duration_seconds 1.25
-`
-	taken, age, took, err := snapshotMetrics([]byte(body))
-	if err != nil || taken != 3 || age != 2.5 || took != 1.25 {
-		t.Fatalf("snapshotMetrics = %v, %v, %v, %v; want 3, 2.5, 1.25, nil", taken, age, took, err)
-	}
-	cut := body[:strings.Index(body, "# HELP marketd_snapshot_duration")]
-	if _, _, _, err := snapshotMetrics([]byte(cut)); err == nil {
-		t.Fatal("a body without marketd_snapshot_duration_seconds was accepted")
-	}
-}
 
 // TestMarkSnapshots marks the seconds a snapshot touches and splits the
 // latency between them and the others.

@@ -37,10 +37,11 @@ const (
 	// readyTimeout bounds the spawned server's start: a recovery of
 	// several million accounts included.
 	readyTimeout = 3 * time.Minute
-	// snapshotScrapeEvery is how often -snapshot-every scrapes /metrics: a
-	// snapshot of 1,000,000 accounts takes seconds, and a scrape costs the
-	// server well under a millisecond of CPU.
-	snapshotScrapeEvery = 250 * time.Millisecond
+	// metricsScrapeEvery is how often the server's /metrics is scraped for
+	// its snapshots and its garbage collections: a snapshot of 1,000,000
+	// accounts takes seconds, a collection's window is no finer than
+	// this, and a scrape costs the server well under a millisecond of CPU.
+	metricsScrapeEvery = 250 * time.Millisecond
 )
 
 // report is the JSON report.
@@ -111,19 +112,18 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		prof = newProfiler(cfg.profilePrefix, out)
 		o.Measured = both(o.Measured, prof.measured)
 	}
-	var watch *load.SnapshotWatch
+	var watch *load.MetricsWatch
 	if cfg.snapshotEvery > 0 {
-		watch = load.WatchSnapshots(metricsAddr, snapshotScrapeEvery)
+		watch = load.WatchMetrics(metricsAddr, metricsScrapeEvery)
 	}
 	marketd := load.NewTarget("marketd", c, fx)
 	marketd.ServerPid = serverPid
 	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
 	if watch != nil {
-		windows, werr := watch.Stop()
-		if werr != nil {
+		if werr := watch.Stop(); werr != nil {
 			err = errors.Join(err, werr)
 		} else if cmp != nil {
-			cmp.MarkSnapshots(marketd.Name, windows)
+			cmp.MarkSnapshots(marketd.Name, watch.Snapshots())
 		}
 	}
 	if tr != nil {
