@@ -11,19 +11,7 @@ import (
 // latency between them and the others.
 func TestMarkSnapshots(t *testing.T) {
 	start := time.Date(2026, 11, 25, 21, 0, 0, 0, time.UTC)
-	r := &Result{Seconds: 6, start: start}
-	for i := range 6 {
-		h := hdrhistogram.New(lowestMicros, highestMicros, perSecondFigures)
-		us := int64(1000) // 1 ms, and 40 ms in seconds 2 and 3
-		if i == 2 || i == 3 {
-			us = 40_000
-		}
-		if err := h.RecordValue(us); err != nil {
-			t.Fatal(err)
-		}
-		r.Series = append(r.Series, Second{T: i, LatencyP: latencyOf(h)})
-		r.secondHists = append(r.secondHists, h)
-	}
+	r := splitRun(t, start, 2, 3) // 1 ms, and 40 ms in seconds 2 and 3
 	r.MarkSnapshots([]Window{
 		{Start: start.Add(-10 * time.Second), End: start.Add(-9 * time.Second)},              // before the run
 		{Start: start.Add(2200 * time.Millisecond), End: start.Add(3100 * time.Millisecond)}, // seconds 2 and 3
