@@ -33,7 +33,7 @@ type Window struct {
 // its garbage collections ended, to tell the seconds of a run that had
 // one from the others: the collector's mark phase over a large heap
 // slows the requests of its seconds (docs/PERFORMANCE.md, "The
-// collector's mark phase").
+// 1,000,000-account row's slowest seconds").
 //
 // Each time marketd_snapshots_total grows, the newest snapshot began
 // marketd_snapshot_age_seconds before the scrape and took
