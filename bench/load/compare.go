@@ -92,10 +92,23 @@ func Compare(ctx context.Context, targets []*Target, rounds int, warmup time.Dur
 // MarkSnapshots marks the snapshots of ws in every run of target
 // (Result.MarkSnapshots) and in its merged time series.
 func (c *Comparison) MarkSnapshots(target string, ws []Window) {
+	c.mark(target, func(r *Result) { r.MarkSnapshots(ws) })
+}
+
+// MarkCollections marks the windows of ws in which the server's garbage
+// collections ended in every run of target (Result.MarkCollections) and
+// in its merged time series.
+func (c *Comparison) MarkCollections(target string, ws []Window) {
+	c.mark(target, func(r *Result) { r.MarkCollections(ws) })
+}
+
+// mark calls mark on every run of target, then summarizes its runs again,
+// so that its merged time series has the marks too.
+func (c *Comparison) mark(target string, mark func(*Result)) {
 	var runs []*Result
 	for _, r := range c.Runs {
 		if r.Target == target {
-			r.MarkSnapshots(ws)
+			mark(r)
 			runs = append(runs, r)
 		}
 	}

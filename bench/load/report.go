@@ -57,6 +57,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	writeCPU(&b, c.Runs)
 	for _, r := range c.Runs {
 		writeSnapshots(&b, r)
+		writeCollections(&b, r)
 	}
 	if len(c.Runs) > 0 {
 		writeSlowest(&b, c.Runs[0])
@@ -84,26 +85,51 @@ func runName(r *Result) string {
 // writeSnapshots writes the snapshots taken during r and the latency of
 // the seconds with one against that of the others.
 func writeSnapshots(b *strings.Builder, r *Result) {
-	if len(r.Snapshots) == 0 {
+	writeSplit(b, r, fmt.Sprintf("%d snapshots, at", len(r.Snapshots)), r.Snapshots, func(s Second) bool { return s.Snapshot },
+		"seconds with a snapshot", r.DuringSnapshots, r.OutsideSnapshots)
+}
+
+// writeCollections writes the windows in which the server's garbage
+// collections ended during r and the latency of the seconds that overlap
+// one against that of the others.
+func writeCollections(b *strings.Builder, r *Result) {
+	ended := 0
+	for _, sp := range r.Collections {
+		ended += sp.Ended
+	}
+	writeSplit(b, r, fmt.Sprintf("%d server garbage collections, ended in", ended), r.Collections, func(s Second) bool { return s.Collection },
+		"seconds with a collection", r.DuringCollections, r.OutsideCollections)
+}
+
+// writeSplit writes spans (nothing without any), how many of r's seconds
+// are touched, and the latency of those seconds (named during) against
+// that of the others. A span in which more than one collection ended
+// says how many.
+func writeSplit(b *strings.Builder, r *Result, what string, spans []Span, touched func(Second) bool, during string, in, out *Latency) {
+	if len(spans) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "%s: %d snapshots, at", runName(r), len(r.Snapshots))
-	n := 0
+	seconds := 0
 	for _, s := range r.Series {
-		if s.Snapshot {
-			n++
+		if touched(s) {
+			seconds++
 		}
 	}
-	for _, sp := range r.Snapshots {
+	fmt.Fprintf(b, "%s: %s", runName(r), what)
+	for _, sp := range spans {
 		fmt.Fprintf(b, " %.1f-%.1f s", sp.StartS, sp.EndS)
+		if sp.Ended > 1 {
+			fmt.Fprintf(b, " (%d)", sp.Ended)
+		}
 	}
-	fmt.Fprintf(b, " of the run (%d of its %d seconds)\n", n, len(r.Series))
+	fmt.Fprintf(b, " of the run (%d of its %d seconds)\n", seconds, len(r.Series))
+	width := len(during) + 1
 	for _, x := range []struct {
 		name string
 		l    *Latency
-	}{{"seconds with a snapshot", r.DuringSnapshots}, {"other seconds", r.OutsideSnapshots}} {
+	}{{during, in}, {"other seconds", out}} {
 		if x.l != nil {
-			fmt.Fprintf(b, "  %-23s p50 %.3f p99 %.3f p99.9 %.3f max %.3f ms\n", x.name+":", x.l.P50, x.l.P99, x.l.P999, x.l.Max)
+			fmt.Fprintf(b, "  %-*s p50 %.3f p99 %.3f p99.9 %.3f max %.3f ms\n", width, x.name+":", x.l.P50, x.l.P99, x.l.P999, x.l.Max)
 		}
 	}
 }

@@ -42,6 +42,9 @@ type Second struct {
 	// Snapshot is true when a snapshot was being taken during part of the
 	// second (MarkSnapshots).
 	Snapshot bool `json:"snapshot,omitempty"`
+	// Collection is true when the second overlaps a window in which one of
+	// the server's garbage collections ended (MarkCollections).
+	Collection bool `json:"collection,omitempty"`
 }
 
 // SlowRequest is one of a run's slowest requests.
@@ -56,11 +59,14 @@ type SlowRequest struct {
 	Op        string    `json:"op"`
 }
 
-// SnapshotSpan is a snapshot taken during a run, in seconds from the
-// run's start (negative: before it began).
-type SnapshotSpan struct {
+// Span is a Window that overlaps a run, in seconds from the run's start
+// (negative: before it began).
+type Span struct {
 	StartS float64 `json:"start_s"`
 	EndS   float64 `json:"end_s"`
+	// Ended counts the server's garbage collections that ended in a
+	// collection window; 0 in a snapshot's.
+	Ended int `json:"ended,omitempty"`
 }
 
 // Result is what one run measured.
@@ -97,9 +103,16 @@ type Result struct {
 	// during which one was being taken, OutsideSnapshots of the other
 	// seconds (merged from the per-second histograms, to 2 significant
 	// digits), nil when there were none of those seconds.
-	Snapshots        []SnapshotSpan `json:"snapshots,omitempty"`
-	DuringSnapshots  *Latency       `json:"during_snapshots_ms,omitempty"`
-	OutsideSnapshots *Latency       `json:"outside_snapshots_ms,omitempty"`
+	Snapshots        []Span   `json:"snapshots,omitempty"`
+	DuringSnapshots  *Latency `json:"during_snapshots_ms,omitempty"`
+	OutsideSnapshots *Latency `json:"outside_snapshots_ms,omitempty"`
+	// Collections are the windows in which the server's garbage
+	// collections ended during the run (MarkCollections), its latency
+	// split between the seconds that overlap one and the others as for the
+	// snapshots.
+	Collections        []Span   `json:"collections,omitempty"`
+	DuringCollections  *Latency `json:"during_collections_ms,omitempty"`
+	OutsideCollections *Latency `json:"outside_collections_ms,omitempty"`
 	// CPU is the CPU time the run cost per request, nil for a run that
 	// sent none.
 	CPU *CPUUse `json:"cpu,omitempty"`
@@ -151,40 +164,65 @@ func summarize(name string, o Options, start time.Time, elapsed time.Duration, r
 // spans, the seconds they touch, and the latency of those seconds against
 // that of the others.
 func (r *Result) MarkSnapshots(ws []Window) {
+	var touched []bool
+	r.Snapshots, touched, r.DuringSnapshots, r.OutsideSnapshots = r.split(ws)
+	for i := range r.Series {
+		r.Series[i].Snapshot = touched[i]
+	}
+}
+
+// MarkCollections notes the windows of ws, in which the server's garbage
+// collections ended (MetricsWatch), that overlap the run: their spans,
+// the seconds they touch, and the latency of those seconds against that
+// of the others.
+func (r *Result) MarkCollections(ws []Window) {
+	var touched []bool
+	r.Collections, touched, r.DuringCollections, r.OutsideCollections = r.split(ws)
+	for i := range r.Series {
+		r.Series[i].Collection = touched[i]
+	}
+}
+
+// split returns the windows of ws that overlap the run as spans, which of
+// its seconds they touch (by index in Series), and the latency of the
+// requests of those seconds and that of the others (merged from the
+// per-second histograms); both latencies are nil when no window overlaps,
+// and each is nil without seconds of its kind.
+func (r *Result) split(ws []Window) (spans []Span, touched []bool, during, outside *Latency) {
 	end := r.start.Add(time.Duration(r.Seconds * float64(time.Second)))
-	r.Snapshots, r.DuringSnapshots, r.OutsideSnapshots = nil, nil, nil
 	for _, w := range ws {
 		if w.End.Before(r.start) || w.Start.After(end) {
 			continue
 		}
-		r.Snapshots = append(r.Snapshots, SnapshotSpan{StartS: w.Start.Sub(r.start).Seconds(), EndS: w.End.Sub(r.start).Seconds()})
+		spans = append(spans, Span{StartS: w.Start.Sub(r.start).Seconds(), EndS: w.End.Sub(r.start).Seconds(), Ended: w.Ended})
 	}
-	during, outside := newSecondHistogram(), newSecondHistogram()
-	for i := range r.Series {
-		sec := &r.Series[i]
-		sec.Snapshot = false
-		for _, sp := range r.Snapshots {
+	touched = make([]bool, len(r.Series))
+	in, out := newSecondHistogram(), newSecondHistogram()
+	for i, sec := range r.Series {
+		for _, sp := range spans {
 			if sp.StartS < float64(sec.T+1) && sp.EndS >= float64(sec.T) {
-				sec.Snapshot = true
+				touched[i] = true
 			}
 		}
-		if sec.Snapshot {
-			during.Merge(r.secondHists[i])
+		if touched[i] {
+			in.Merge(r.secondHists[i])
 		} else {
-			outside.Merge(r.secondHists[i])
+			out.Merge(r.secondHists[i])
 		}
 	}
-	if len(r.Snapshots) == 0 {
-		return
+	if len(spans) == 0 {
+		return nil, touched, nil, nil
 	}
-	if during.TotalCount() > 0 {
-		l := latencyOf(during)
-		r.DuringSnapshots = &l
+	return spans, touched, latencyIfAny(in), latencyIfAny(out)
+}
+
+// latencyIfAny returns h's latency, nil when h holds nothing.
+func latencyIfAny(h *hdrhistogram.Histogram) *Latency {
+	if h.TotalCount() == 0 {
+		return nil
 	}
-	if outside.TotalCount() > 0 {
-		l := latencyOf(outside)
-		r.OutsideSnapshots = &l
-	}
+	l := latencyOf(h)
+	return &l
 }
 
 func statusName(status int) string {

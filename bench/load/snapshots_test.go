@@ -1,53 +1,17 @@
 package load
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// TestSnapshotMetrics reads the snapshot figures out of a /metrics body as
-// marketd writes it, and refuses one without them.
-func TestSnapshotMetrics(t *testing.T) {
-	body := `# HELP marketd_snapshots_total Snapshots written since start.
-# TYPE marketd_snapshots_total counter
-marketd_snapshots_total 3
-# HELP marketd_snapshot_age_seconds Seconds since the newest good snapshot was written.
-# TYPE marketd_snapshot_age_seconds gauge
-marketd_snapshot_age_seconds 2.5
-# HELP marketd_snapshot_duration_seconds Time the last snapshot written took.
-# TYPE marketd_snapshot_duration_seconds gauge
-marketd_snapshot_duration_seconds 1.25
-`
-	taken, age, took, err := snapshotMetrics([]byte(body))
-	if err != nil || taken != 3 || age != 2.5 || took != 1.25 {
-		t.Fatalf("snapshotMetrics = %v, %v, %v, %v; want 3, 2.5, 1.25, nil", taken, age, took, err)
-	}
-	cut := body[:strings.Index(body, "# HELP marketd_snapshot_duration")]
-	if _, _, _, err := snapshotMetrics([]byte(cut)); err == nil {
-		t.Fatal("a body without marketd_snapshot_duration_seconds was accepted")
-	}
-}
-
 // TestMarkSnapshots marks the seconds a snapshot touches and splits the
 // latency between them and the others.
 func TestMarkSnapshots(t *testing.T) {
 	start := time.Date(2026, 11, 25, 21, 0, 0, 0, time.UTC)
-	r := &Result{Seconds: 6, start: start}
-	for i := range 6 {
-		h := hdrhistogram.New(lowestMicros, highestMicros, perSecondFigures)
-		us := int64(1000) // 1 ms, and 40 ms in seconds 2 and 3
-		if i == 2 || i == 3 {
-			us = 40_000
-		}
-		if err := h.RecordValue(us); err != nil {
-			t.Fatal(err)
-		}
-		r.Series = append(r.Series, Second{T: i, LatencyP: latencyOf(h)})
-		r.secondHists = append(r.secondHists, h)
-	}
+	r := splitRun(t, start, 2, 3) // 1 ms, and 40 ms in seconds 2 and 3
 	r.MarkSnapshots([]Window{
 		{Start: start.Add(-10 * time.Second), End: start.Add(-9 * time.Second)},              // before the run
 		{Start: start.Add(2200 * time.Millisecond), End: start.Add(3100 * time.Millisecond)}, // seconds 2 and 3

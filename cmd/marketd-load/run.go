@@ -37,10 +37,11 @@ const (
 	// readyTimeout bounds the spawned server's start: a recovery of
 	// several million accounts included.
 	readyTimeout = 3 * time.Minute
-	// snapshotScrapeEvery is how often -snapshot-every scrapes /metrics: a
-	// snapshot of 1,000,000 accounts takes seconds, and a scrape costs the
-	// server well under a millisecond of CPU.
-	snapshotScrapeEvery = 250 * time.Millisecond
+	// metricsScrapeEvery is how often the server's /metrics is scraped for
+	// its snapshots and its garbage collections: a snapshot of 1,000,000
+	// accounts takes seconds, a collection's window is no finer than
+	// this, and a scrape costs the server well under a millisecond of CPU.
+	metricsScrapeEvery = 250 * time.Millisecond
 )
 
 // report is the JSON report.
@@ -111,21 +112,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		prof = newProfiler(cfg.profilePrefix, out)
 		o.Measured = both(o.Measured, prof.measured)
 	}
-	var watch *load.SnapshotWatch
-	if cfg.snapshotEvery > 0 {
-		watch = load.WatchSnapshots(metricsAddr, snapshotScrapeEvery)
-	}
+	watch := load.WatchMetrics(metricsAddr, metricsScrapeEvery)
 	marketd := load.NewTarget("marketd", c, fx)
 	marketd.ServerPid = serverPid
 	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
-	if watch != nil {
-		windows, werr := watch.Stop()
-		if werr != nil {
-			err = errors.Join(err, werr)
-		} else if cmp != nil {
-			cmp.MarkSnapshots(marketd.Name, windows)
-		}
-	}
+	err = errors.Join(err, markWatched(cfg, out, watch, cmp, marketd.Name))
 	if tr != nil {
 		err = errors.Join(err, tr.err())
 	}
@@ -139,6 +130,30 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		Bots: cfg.bots, Markets: cfg.markets, Mix: cfg.mix.String(), Skew: o.Skew.String(), Seed: cfg.seed,
 		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), CPUs: runtime.NumCPU(), Procs: nprocs,
 		GoVersion: runtime.Version(), Comparison: cmp}.write(cfg, out, marketd)
+}
+
+// markWatched stops watch and marks in cmp (nil: nothing to mark) the
+// server's garbage collections and, with -snapshot-every, its snapshots.
+// Its scrapes failing fails the run only with -snapshot-every, which asks
+// for the snapshots: without it the server's /metrics may be elsewhere
+// (-addr to a server with -metrics-addr), and the run only lacks the
+// collections, which a line says.
+func markWatched(cfg config, out io.Writer, watch *load.MetricsWatch, cmp *load.Comparison, target string) error {
+	werr := watch.Stop()
+	switch {
+	case werr != nil && cfg.snapshotEvery > 0:
+		return werr
+	case werr != nil:
+		fmt.Fprintf(out, "marketd-load: the server's garbage collections may be missing: %v\n", werr)
+	}
+	if cmp == nil {
+		return nil
+	}
+	if cfg.snapshotEvery > 0 {
+		cmp.MarkSnapshots(target, watch.Snapshots())
+	}
+	cmp.MarkCollections(target, watch.Collections())
+	return nil
 }
 
 // write prints the comparison and the invariant checks, writes the JSON

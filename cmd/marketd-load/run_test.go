@@ -163,24 +163,32 @@ func checkCPU(t *testing.T, rep report, inProcess bool) {
 
 // TestSnapshotRunOnSpawnedServer fills the spawned server's directory with
 // accounts, has it take a snapshot every second during an open-loop run,
-// and checks that the report marks them and names the slowest requests,
-// and that both traces were written.
+// and checks that the report marks them and the server's garbage
+// collections and names the slowest requests, and that both traces were
+// written.
 func TestSnapshotRunOnSpawnedServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns marketd; skipped with -short")
 	}
 	dir := t.TempDir()
 	bin := buildMarketd(t, dir)
+	// The spawned server inherits GOGC: at 10, without the headroom, its
+	// heap of a few MB is collected several times a second (the runtime's
+	// least target, 4 MiB at GOGC 100, scales with it).
+	t.Setenv("GOGC", "10")
 	jsonPath, tracePrefix := filepath.Join(dir, "report.json"), filepath.Join(dir, "run")
 	rep := runTool(t, []string{"-spawn", bin, "-accounts", "3000", "-snapshot-every", "1s", "-trace", tracePrefix,
 		"-rate", "200", "-duration", "3s", "-warmup", "0s", "-conns", "4", "-markets", "2", "-mix", "buy=1,sell=1",
-		"-json", jsonPath, "-progress", "off"}, jsonPath,
-		"3000 accounts created", "snapshots, at", "seconds with a snapshot:", "slowest requests of marketd",
-		"-server.trace (the server", `"balance equals ledger" holds`)
+		"-server-args", "-gc-headroom-mib 0", "-json", jsonPath, "-progress", "off"}, jsonPath,
+		"3000 accounts created", "snapshots, at", "seconds with a snapshot:", "server garbage collections, ended in",
+		"seconds with a collection:", "slowest requests of marketd", "-server.trace (the server", `"balance equals ledger" holds`)
 	r := rep.Comparison.Runs[0]
 	if len(r.Snapshots) == 0 || r.DuringSnapshots == nil || len(r.Slowest) == 0 {
 		t.Errorf("JSON report: %d snapshots, latency during them %v, %d slowest requests; want some of each",
 			len(r.Snapshots), r.DuringSnapshots, len(r.Slowest))
+	}
+	if len(r.Collections) == 0 || r.DuringCollections == nil {
+		t.Errorf("JSON report: collection windows %+v, latency during them %v; want some", r.Collections, r.DuringCollections)
 	}
 	for _, name := range []string{tracePrefix + "-server.trace", tracePrefix + "-client.trace"} {
 		if st, err := os.Stat(name); err != nil || st.Size() == 0 {
