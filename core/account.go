@@ -123,7 +123,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	for i := range ch.Trades {
 		t := &ch.Trades[i]
 		a.keepReasoning(t.Reasoning)
-		a.fills.pushHead(&fillHeads, makeFill(t))
+		a.fills.push(makeFill(t))
 	}
 	// A trade has none of these: skipping them leaves their fields'
 	// cache lines unwritten.
@@ -181,7 +181,11 @@ func (a *account) hasTransfers(ts []Transfer) bool {
 // replay and snapshot images alike), which keeps the aggregates equal to a
 // recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l *LedgerEntry) {
-	a.ledger[l.Currency].pushHead(&ledgerHeads, ledgerSlot{LedgerEntry: *l})
+	if led := &a.ledger[l.Currency]; led.empty() {
+		led.pushFirst(firstLedgerEntry(*l))
+	} else {
+		led.push(ledgerSlot{LedgerEntry: *l})
+	}
 	if l.Currency == money.KP {
 		a.volumeKP, a.bonusesKP = addToAggregates(a.volumeKP, a.bonusesKP, l.Type, l.Amount)
 	}

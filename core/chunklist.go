@@ -17,17 +17,13 @@ const listChunkLen = 256
 // a quarter of a trade's CPU with 50,000 fills per account
 // (docs/PERFORMANCE.md, "The trade path's own CPU"). Here the first
 // listChunkLen entries grow as a slice (most accounts have few), and the
-// rest fill fixed arrays allocated one at a time. The first two entries'
-// slots are taken from arrays shared with other lists (pushHead,
-// heads.go), with a capacity that the third entry outgrows: from then on
-// the list's head is a slice of its own.
+// rest fill fixed arrays allocated one at a time.
 //
 // The zero value is an empty list. Like the slices it replaces, a view
 // taken under the owner's lock (snapshot) stays valid and unchanged
 // without the lock: the owner only writes past the view's length, into
 // arrays the view may share but never reads there, and never changes an
-// element that the view can see. Other lists write into a shared array
-// only in their own slots, which no view of this list reaches.
+// element that the view can see.
 //
 // The header is 32 bytes, two to a cache line: a trade appends to its
 // currency's ledger and to the fills, and reads and writes only last
@@ -74,28 +70,15 @@ func (l *chunkList[T]) pushGrowing(v T) {
 	l.last = arr[:1]
 }
 
-// pushHead appends v, taking the slots of a list's first two entries from
-// heads: most accounts' lists hold one or two entries (a ledger's signup
-// bonus and its first trade, the fills of an account that traded once),
-// and one small heap object each is what the collector pays for with a
-// million accounts (heads.go). The first entry gets a slot of capacity 1;
-// the second, two slots of capacity 2 into which the first is copied (the
-// one slot is left as it is, for any view of it); the third push moves
-// the list to an array of its own, as append does, and never writes into
-// a shared array.
-func (l *chunkList[T]) pushHead(heads *headArrays[T], v T) {
-	switch n := len(l.last); {
-	case n == 0:
-		one := heads.take(1)
-		one[0] = v
-		l.last = one
-	case n == 1 && cap(l.last) == 1 && l.rest == nil:
-		two := heads.take(2)
-		two[0], two[1] = l.last[0], v
-		l.last = two
-	default:
-		l.push(v)
+// pushFirst makes an empty list hold one entry, the only one of one, a
+// slice whose capacity is 1: a list's first entry may come from memory
+// shared with other lists (ledger_heads.go), which the next push leaves
+// alone since it outgrows the slice.
+func (l *chunkList[T]) pushFirst(one []T) {
+	if !l.empty() || len(one) != 1 || cap(one) != 1 {
+		panic("BUG: chunkList.pushFirst on a list that is not empty, or of a slice that is not one entry")
 	}
+	l.last = one
 }
 
 // empty reports whether the list has no entry, reading only last.

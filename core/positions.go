@@ -31,8 +31,7 @@ type positionTable struct {
 }
 
 // positionTableMinSlots is the slots of a table's first array: an
-// account's first position, then room to grow. That array is a part of
-// one of positionHeads' shared arrays (grow).
+// account's first position, then room to grow.
 const positionTableMinSlots = 2
 
 // positionHash mixes a market ID and a currency into a slot hash. Market
@@ -101,17 +100,11 @@ func (t *positionTable) put(p *Position) {
 	t.n++
 }
 
-// grow doubles the table, placing every position again, or makes its
-// first: positionTableMinSlots slots of positionHeads' shared arrays, the
-// account's own, instead of a 192-byte heap object for each account that
-// ever traded (heads.go). A doubled table is an array of its own.
+// grow doubles the table (or makes its first), placing every position
+// again.
 func (t *positionTable) grow() {
 	old := t.slots
-	if len(old) == 0 {
-		t.slots = positionHeads.take(positionTableMinSlots)
-		return
-	}
-	t.slots = make([]Position, 2*len(old))
+	t.slots = make([]Position, max(2*len(old), positionTableMinSlots))
 	for i := range old {
 		if old[i].Market != uuid.Nil {
 			j, _ := t.find(old[i].Market, old[i].Currency)
