@@ -92,8 +92,9 @@ func gcCPU() time.Duration {
 // and scannable bytes, which its mark phase walks); snapshot, a snapshot of
 // it written as Run writes one (unpaced): its wall time and the process's
 // CPU for it; gc-traded, gc again after every account has made one trade
-// (tradeEveryAccount), the heap that the server's collections mark after a
-// minute of trading in that row. Its trades are made once, before the
+// (tradeEveryAccount): the heap of that row once every account traded (a
+// minute of the row at R reaches about half of them; docs/PERFORMANCE.md,
+// "The 1,000,000-account row's slowest seconds"). Its trades are made once, before the
 // timed loop, and run last, since they change the state the others
 // measure.
 func BenchmarkMillionAccounts(b *testing.B) {
