@@ -93,7 +93,7 @@ func gcCPU() time.Duration {
 // it written as Run writes one (unpaced): its wall time and the process's
 // CPU for it; gc-traded, gc again after every account has made one trade
 // (tradeEveryAccount): the heap of that row once every account traded (a
-// minute of the row at R reaches about half of them; docs/PERFORMANCE.md,
+// minute of the row at R reaches fewer of them; docs/PERFORMANCE.md,
 // "The 1,000,000-account row's slowest seconds"). Its trades are made once, before the
 // timed loop, and run last, since they change the state the others
 // measure.
