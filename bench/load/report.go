@@ -85,7 +85,7 @@ func runName(r *Result) string {
 // writeSnapshots writes the snapshots taken during r and the latency of
 // the seconds with one against that of the others.
 func writeSnapshots(b *strings.Builder, r *Result) {
-	writeSplit(b, r, fmt.Sprintf("%d snapshots, at", len(r.Snapshots)), r.Snapshots, func(s Second) bool { return s.Snapshot },
+	writeSplit(b, r, counted(len(r.Snapshots), "snapshot", "snapshots")+", at", r.Snapshots, func(s Second) bool { return s.Snapshot },
 		"seconds with a snapshot", r.DuringSnapshots, r.OutsideSnapshots)
 }
 
@@ -97,8 +97,16 @@ func writeCollections(b *strings.Builder, r *Result) {
 	for _, sp := range r.Collections {
 		ended += sp.Ended
 	}
-	writeSplit(b, r, fmt.Sprintf("%d server garbage collections, ended in", ended), r.Collections, func(s Second) bool { return s.Collection },
+	writeSplit(b, r, counted(ended, "server garbage collection", "server garbage collections")+", ended in", r.Collections, func(s Second) bool { return s.Collection },
 		"seconds with a collection", r.DuringCollections, r.OutsideCollections)
+}
+
+// counted returns n and the noun, singular for one.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // writeSplit writes spans (nothing without any), how many of r's seconds

@@ -109,6 +109,13 @@ func TestWriteCollections(t *testing.T) {
 			"  seconds with a collection: p50 40.",
 			"  other seconds:             p50 1.0",
 		}},
+		{name: "one collection", windows: []Window{
+			{Start: start.Add(1200 * time.Millisecond), End: start.Add(1420 * time.Millisecond), Ended: 1},
+		}, want: []string{
+			"marketd: 1 server garbage collection, ended in 1.2-1.4 s of the run (1 of its 6 seconds)",
+			"  seconds with a collection: p50 1.0",
+			"  other seconds:             p50 1.0",
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := splitRun(t, start, 2, 3)
