@@ -92,11 +92,8 @@ func gcCPU() time.Duration {
 // and scannable bytes, which its mark phase walks); snapshot, a snapshot of
 // it written as Run writes one (unpaced): its wall time and the process's
 // CPU for it; gc-traded, gc again after every account has made one trade
-// (tradeEveryAccount): the heap of that row once every account traded (a
-// minute of the row at R reaches fewer of them; docs/PERFORMANCE.md,
-// "The 1,000,000-account row's slowest seconds"). Its trades are made once, before the
-// timed loop, and run last, since they change the state the others
-// measure.
+// (tradeEveryAccount). Its trades are made once, before the timed loop,
+// and run last, since they change the state the others measure.
 func BenchmarkMillionAccounts(b *testing.B) {
 	st, log, dir := recoveredMillion(b)
 	b.Run("gc", measureGC)
@@ -181,11 +178,11 @@ var traded struct {
 // one share, yes or no, on one of tradedMarkets markets, durable in the
 // log. The accounts trade in a shuffled order, as the load generator's
 // bots do, so that what each trade allocates is not laid out in the
-// accounts' order. This is the state after a minute of trading over a
-// million accounts (docs/PERFORMANCE.md, "The 1,000,000-account row's
-// slowest seconds"): each account that traded holds a position, a fill
-// and a second ledger entry. It returns the number of accounts that
-// traded.
+// accounts' order. Each account then holds a position, a fill and a
+// second ledger entry, as those that traded do in the 1,000,000-account
+// row (docs/PERFORMANCE.md, "The 1,000,000-account row's slowest
+// seconds"), where a minute reaches fewer of them. It returns the number
+// of accounts that traded.
 func tradeEveryAccount(b *testing.B, st *core.State, log *wal.Log) int {
 	traded.once.Do(func() { traded.n, traded.err = makeTrades(st, log) })
 	if traded.err != nil {
