@@ -34,8 +34,12 @@ type Log struct {
 	// holeSince is when the writer first found writeNext's record missing
 	// with a later one ready (zero: no such hole now); see noteHole.
 	holeSince time.Time
-	seg       segmentTracker
-	segBuf    segmentBuffers // tidwall's tail segment buffer, sized once (segbuf.go)
+	// lastBegan is when the last commit began, and gatherWait the wait
+	// for the commit interval since it (gather.go).
+	lastBegan  time.Time
+	gatherWait time.Duration
+	seg        segmentTracker
+	segBuf     segmentBuffers // tidwall's tail segment buffer, sized once (segbuf.go)
 
 	// Published by the writer goroutine (or by Open), read by anyone.
 	firstSeq atomic.Uint64

@@ -424,6 +424,8 @@ func TestOptionsRejected(t *testing.T) {
 		{"negative queue", Options{QueueRecords: -1}},
 		{"huge queue", Options{QueueRecords: 1 << 30}},
 		{"negative slow fsync", Options{SlowFsync: -1}},
+		{"negative commit interval", Options{CommitInterval: -1}},
+		{"commit interval too long", Options{CommitInterval: MaxCommitInterval + 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,8 @@ type Stats struct {
 	FsyncMax        time.Duration // longest fsync time of one commit (file and directory)
 	Holds           uint64        // commits that waited for a missing record while a later one was ready (Commit.Held)
 	HeldTotal       time.Duration // the sum of those waits
+	Gathers         uint64        // commits the writer waited for, to let more records join (Commit.Gathered)
+	GatheredTotal   time.Duration // the sum of those waits
 	TornTailRepairs uint64        // torn tails cut by Open
 	TornBytesCut    uint64        // bytes cut by those repairs
 }
@@ -32,6 +34,8 @@ type counters struct {
 	tornRepairs, tornBytesCut         atomic.Uint64
 	holds                             atomic.Uint64
 	heldNanos                         atomic.Int64
+	gathers                           atomic.Uint64
+	gatheredNanos                     atomic.Int64
 	holesSeen                         atomic.Uint64 // holes noteHole began to time (tests wait on it)
 }
 
@@ -62,6 +66,8 @@ func (l *Log) Stats() Stats {
 		FsyncMax:        time.Duration(c.fsyncMaxNanos.Load()),
 		Holds:           c.holds.Load(),
 		HeldTotal:       time.Duration(c.heldNanos.Load()),
+		Gathers:         c.gathers.Load(),
+		GatheredTotal:   time.Duration(c.gatheredNanos.Load()),
 		TornTailRepairs: c.tornRepairs.Load(),
 		TornBytesCut:    c.tornBytesCut.Load(),
 	}

@@ -99,6 +99,9 @@ func (l *Log) loop() error {
 				}
 			default:
 			}
+			if l.gather(n) {
+				continue
+			}
 			if n < smallCommitRecords && !l.gathered() {
 				runtime.Gosched()
 			}
@@ -174,6 +177,9 @@ func (l *Log) commit() (int, error) {
 	first, last := l.pending[0].seq, l.pending[n-1].seq
 
 	began := time.Now()
+	l.lastBegan = began
+	gathered := l.gatherWait
+	l.gatherWait = 0
 	held := l.closeHole(began)
 	var fsync time.Duration
 	synced, err := l.write(bytes, stored)
@@ -204,8 +210,12 @@ func (l *Log) commit() (int, error) {
 	l.durable.Store(last)
 
 	l.counters.countCommit(n, bytes)
+	if gathered > 0 {
+		l.counters.gathers.Add(1)
+		l.counters.gatheredNanos.Add(int64(gathered))
+	}
 	l.releases <- releasedCommit{entries: l.pending,
-		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync, Held: held}}
+		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync, Held: held, Gathered: gathered}}
 	select {
 	case l.pending = <-l.freeEntries:
 	default:

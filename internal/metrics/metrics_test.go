@@ -148,7 +148,8 @@ func TestLogMetrics(t *testing.T) {
 	l := NewLog(reg)
 	l.ObserveCommit(wal.Commit{Records: 3, Bytes: 300, Fsync: 2 * time.Millisecond, Took: 3 * time.Millisecond, Held: 500 * time.Microsecond})
 	l.ObserveCommit(wal.Commit{Records: 1, Bytes: 100, Took: time.Millisecond}) // fsync off: no fsync observed
-	src := &fakeLog{st: wal.Stats{Records: 4, Bytes: 400, Batches: 2, TornTailRepairs: 1, TornBytesCut: 17}, dur: 4}
+	l.ObserveCommit(wal.Commit{Records: 5, Bytes: 500, Fsync: time.Millisecond, Took: 2 * time.Millisecond, Gathered: 300 * time.Microsecond})
+	src := &fakeLog{st: wal.Stats{Records: 9, Bytes: 900, Batches: 3, TornTailRepairs: 1, TornBytesCut: 17}, dur: 9}
 	l.Watch(reg, src)
 	check := func(name string, want float64) {
 		t.Helper()
@@ -177,14 +178,15 @@ func TestLogMetrics(t *testing.T) {
 		}
 		t.Errorf("%s not gathered", name)
 	}
-	check("marketd_wal_commit_records", 2)
-	check("marketd_wal_fsync_duration_seconds", 1)
-	check("marketd_wal_commit_duration_seconds", 2)
-	check("marketd_wal_commit_held_seconds", 1) // only the commit that waited for a hole
-	check("marketd_wal_records_total", 4)
-	check("marketd_wal_bytes_total", 400)
-	check("marketd_wal_commits_total", 2)
-	check("marketd_wal_durable_seq", 4)
+	check("marketd_wal_commit_records", 3)
+	check("marketd_wal_fsync_duration_seconds", 2)
+	check("marketd_wal_commit_duration_seconds", 3)
+	check("marketd_wal_commit_held_seconds", 1)     // only the commit that waited for a hole
+	check("marketd_wal_commit_gathered_seconds", 1) // only the commit that waited for the interval
+	check("marketd_wal_records_total", 9)
+	check("marketd_wal_bytes_total", 900)
+	check("marketd_wal_commits_total", 3)
+	check("marketd_wal_durable_seq", 9)
 	check("marketd_wal_torn_tails_cut_total", 1)
 	check("marketd_wal_torn_bytes_cut_total", 17)
 	check("marketd_wal_failed", 0)

@@ -35,7 +35,7 @@ type LogSource interface {
 // read from the log when scraped. Make it before opening the log (its
 // Observer goes into wal.Options), then Watch the opened log.
 type Log struct {
-	records, fsync, took, held prometheus.Histogram
+	records, fsync, took, held, gathered prometheus.Histogram
 
 	src                                                  LogSource
 	appended, bytes, commits, durable, failed, torn, cut *prometheus.Desc
@@ -64,8 +64,13 @@ func NewLog(reg prometheus.Registerer) *Log {
 			Help:    "Time a commit's first record was missing while a later record was ready (a market between reserving its sequence number and appending its record holds back every later record); observed only for commits that waited so.",
 			Buckets: heldBuckets,
 		}),
+		gathered: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "marketd_wal_commit_gathered_seconds",
+			Help:    "Time the log's writer waited before a commit for more records to join it (-commit-interval); observed only for commits that followed such a wait.",
+			Buckets: heldBuckets,
+		}),
 	}
-	reg.MustRegister(l.records, l.fsync, l.took, l.held)
+	reg.MustRegister(l.records, l.fsync, l.took, l.held, l.gathered)
 	return l
 }
 
@@ -79,6 +84,9 @@ func (l *Log) ObserveCommit(c wal.Commit) {
 	l.took.Observe(c.Took.Seconds())
 	if c.Held > 0 {
 		l.held.Observe(c.Held.Seconds())
+	}
+	if c.Gathered > 0 {
+		l.gathered.Observe(c.Gathered.Seconds())
 	}
 }
 

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+)
+
+// TestCommitIntervalEndToEnd checks -commit-interval on the real server:
+// eight bots trading at once, each its next trade once the last is
+// answered, make the log's writer wait for more records before some
+// commits (marketd_wal_commit_gathered_seconds counts them) at 10ms, and
+// never at 0; every trade is answered 200 either way.
+func TestCommitIntervalEndToEnd(t *testing.T) {
+	const (
+		bots   = 8
+		trades = 10
+	)
+	tests := []struct {
+		interval  string
+		wantWaits bool
+	}{
+		{"10ms", true},
+		{"0s", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.interval, func(t *testing.T) {
+			p := startProc(t, "commit interval "+tt.interval, procOptions{dataDir: t.TempDir(),
+				args: []string{"-commit-interval", tt.interval, "-default-tier", "unlimited"}})
+			c := p.client(nil)
+			admin := sessionCred(c.login("admin", testAdminPassword))
+			m := c.createMarket(admin, "gathered", nil)
+			keys := make([]cred, bots)
+			for i := range keys {
+				tok, _ := c.register(fmt.Sprintf("gatherer%d", i))
+				keys[i] = keyCred(c.createKey(sessionCred(tok), "bot", []string{"read", "trade"}, nil).Key)
+			}
+			before, _ := scrape(t, c.base+"/metrics")
+			errs := make(chan error, bots)
+			var wg sync.WaitGroup
+			for _, k := range keys {
+				wg.Go(func() {
+					for range trades {
+						r, err := c.try(http.MethodPost, "/api/markets/trade", k, tradeBody(m.ID.String(), "yes", "buy", "1"))
+						if err == nil && r.status != http.StatusOK {
+							err = fmt.Errorf("trade answered %d: %s", r.status, r.body)
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			after, _ := scrape(t, c.base+"/metrics")
+			const name = "marketd_wal_commit_gathered_seconds_count"
+			waits := after[name] - before[name]
+			if (waits > 0) != tt.wantWaits {
+				t.Errorf("-commit-interval %s: %v commits followed a wait during %d trades of %d bots; want waits: %v",
+					tt.interval, waits, bots*trades, bots, tt.wantWaits)
+			}
+		})
+	}
+}
