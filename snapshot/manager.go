@@ -51,9 +51,17 @@ type Options struct {
 	// (pace.go). Default DefaultCPUShare (1: no rest). Take, used at
 	// shutdown when nothing trades, never rests.
 	CPUShare float64
-	Now      func() time.Time // default time.Now
-	Logger   *slog.Logger     // default slog.Default()
-	FS       vfs.FS           // default vfs.Default()
+	// CommitInterval is the log's commit interval (wal.Options) while
+	// Run's snapshot is written and the log trimmed, when the log can set
+	// one (intervalSetter) and the log's own is shorter; the log's own is
+	// set back after. The snapshot takes about a core, and each fsync
+	// the log saves leaves the trades more of what remains
+	// (docs/PERFORMANCE.md, "The commit interval"). Default 0: the log's
+	// own.
+	CommitInterval time.Duration
+	Now            func() time.Time // default time.Now
+	Logger         *slog.Logger     // default slog.Default()
+	FS             vfs.FS           // default vfs.Default()
 }
 
 // Manager takes snapshots of a running state and trims the log behind them.
@@ -141,11 +149,13 @@ func (m *Manager) Last() (Header, bool) {
 // previous snapshot's From and deletes the snapshots older than the
 // previous one. It returns the header of the newest snapshot in place.
 func (m *Manager) Take(ctx context.Context) (Header, error) {
-	return m.take(ctx, nil)
+	return m.take(ctx, nil, 0)
 }
 
-// take is Take, resting after each chunk as pace says (nil: never).
-func (m *Manager) take(ctx context.Context, pace *pacer) (Header, error) {
+// take is Take, resting after each chunk as pace says (nil: never), with
+// the log's commit interval raised to interval (0: not raised) for the
+// log line.
+func (m *Manager) take(ctx context.Context, pace *pacer, interval time.Duration) (Header, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from := m.log.Durable()
@@ -169,7 +179,7 @@ func (m *Manager) take(ctx context.Context, pace *pacer) (Header, error) {
 		rested, longest = pace.rested, pace.longest
 	}
 	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
-		"bytes", size, "took", took, "rested", rested, "longest_work", longest)
+		"bytes", size, "took", took, "rested", rested, "longest_work", longest, "commit_interval", interval)
 	return h, m.retain(ctx, h, pace != nil)
 }
 
@@ -343,7 +353,10 @@ func (m *Manager) Run(ctx context.Context) {
 			continue
 		}
 		lastAt = m.opts.Now()
-		if _, err := m.take(ctx, newPacer(m.opts.CPUShare)); err != nil && ctx.Err() == nil {
+		interval, restore := m.raiseCommitInterval()
+		_, err := m.take(ctx, newPacer(m.opts.CPUShare), interval)
+		restore()
+		if err != nil && ctx.Err() == nil {
 			m.opts.Logger.Error("snapshot failed; the log keeps everything", "err", err)
 		}
 	}
@@ -364,4 +377,30 @@ func list(fsys vfs.FS, dir string) ([]uint64, error) {
 	slices.Sort(froms)
 	slices.Reverse(froms)
 	return froms, nil
+}
+
+// intervalSetter is a Log whose commit interval can be set while it runs;
+// *wal.Log is one.
+type intervalSetter interface {
+	SetCommitInterval(d time.Duration) (prev time.Duration, err error)
+}
+
+// raiseCommitInterval sets the log's commit interval to CommitInterval for
+// a snapshot of Run's, when the log can and its own is shorter. It
+// returns the interval set (0: none) and what sets the log's own back.
+func (m *Manager) raiseCommitInterval() (interval time.Duration, restore func()) {
+	ls, ok := m.log.(intervalSetter)
+	if !ok || m.opts.CommitInterval <= 0 {
+		return 0, func() {}
+	}
+	prev, err := ls.SetCommitInterval(m.opts.CommitInterval)
+	if err != nil {
+		m.opts.Logger.Warn("snapshot: the log's commit interval was not raised", "err", err)
+		return 0, func() {}
+	}
+	if prev >= m.opts.CommitInterval {
+		_, _ = ls.SetCommitInterval(prev) // in range: it was the log's
+		return 0, func() {}
+	}
+	return m.opts.CommitInterval, func() { _, _ = ls.SetCommitInterval(prev) } // in range: it was the log's
 }

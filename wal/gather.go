@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"fmt"
 	"syscall"
 	"time"
 )
@@ -46,7 +47,7 @@ func (l *Log) gather(n int) bool {
 	if gatherRecords-1 <= l.slotMask {
 		ahead = l.slots[(l.writeNext+gatherRecords-1)&l.slotMask].Load() != nil
 	}
-	wait := shouldGather(l.opts.CommitInterval, time.Since(l.lastBegan), n, l.opts.NoFsync, ahead)
+	wait := shouldGather(time.Duration(l.commitInterval.Load()), time.Since(l.lastBegan), n, l.opts.NoFsync, ahead)
 	if wait <= 0 {
 		return false
 	}
@@ -57,4 +58,16 @@ func (l *Log) gather(n int) bool {
 	}
 	l.gatherWait += time.Since(start)
 	return true
+}
+
+// SetCommitInterval sets the commit interval (Options.CommitInterval) from
+// the writer's next wait on and returns the one it replaces. The snapshot
+// manager raises it while a snapshot takes a core (snapshot.Options).
+// An interval outside 0 to MaxCommitInterval is refused and changes
+// nothing.
+func (l *Log) SetCommitInterval(d time.Duration) (prev time.Duration, err error) {
+	if d < 0 || d > MaxCommitInterval {
+		return 0, fmt.Errorf("wal: commit interval %v: want 0 to %v", d, MaxCommitInterval)
+	}
+	return time.Duration(l.commitInterval.Swap(int64(d))), nil
 }

@@ -146,3 +146,37 @@ func TestCommitInterval(t *testing.T) {
 		})
 	}
 }
+
+// TestSetCommitInterval checks that the commit interval set on a running
+// log applies from the writer's next wait: a log opened without one waits
+// once it is set and no more once it is set back to 0 (but for a wait
+// already begun, which the next commit reports); an interval out of range
+// is refused and changes nothing.
+func TestSetCommitInterval(t *testing.T) {
+	l := mustOpen(t, t.TempDir(), testOptions())
+	defer mustClose(t, l)
+	for _, d := range []time.Duration{-1, MaxCommitInterval + 1} {
+		if _, err := l.SetCommitInterval(d); err == nil {
+			t.Errorf("SetCommitInterval(%v) succeeded", d)
+		}
+	}
+	if prev, err := l.SetCommitInterval(MaxCommitInterval); err != nil || prev != 0 {
+		t.Fatalf("SetCommitInterval(%v) = %v, %v; want the log's own, 0", MaxCommitInterval, prev, err)
+	}
+	if err := appendFrom(l, 8, 6, true); err != nil {
+		t.Fatal(err)
+	}
+	waits := l.Stats().Gathers
+	if waits == 0 {
+		t.Fatalf("no commit waited with the interval set")
+	}
+	if prev, err := l.SetCommitInterval(0); err != nil || prev != MaxCommitInterval {
+		t.Fatalf("SetCommitInterval(0) = %v, %v; want %v", prev, err, MaxCommitInterval)
+	}
+	if err := appendFrom(l, 8, 6, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Stats().Gathers; got > waits+1 {
+		t.Errorf("%d commits waited after the interval was set to 0", got-waits)
+	}
+}

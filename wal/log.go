@@ -45,10 +45,13 @@ type Log struct {
 	firstSeq atomic.Uint64
 	lastSeq  atomic.Uint64 // last seq written to the log file
 	durable  atomic.Uint64 // last seq fsynced (written, with NoFsync)
-	failErr  atomic.Pointer[error]
-	failedCh chan struct{}         // closed by fail, once
-	final    atomic.Pointer[error] // set when the writer has stopped for good
-	counters counters
+	// commitInterval is Options.CommitInterval until SetCommitInterval
+	// changes it, in nanoseconds (gather.go).
+	commitInterval atomic.Int64
+	failErr        atomic.Pointer[error]
+	failedCh       chan struct{}         // closed by fail, once
+	final          atomic.Pointer[error] // set when the writer has stopped for good
+	counters       counters
 
 	// Reservations (journal.go). reservedSeq is the last seq handed out by
 	// Next, with stopBit set once Close began or the log failed; released
@@ -205,6 +208,7 @@ func newLog(dir string, o Options, tw *tidwall.Log) (*Log, error) {
 	l.firstSeq.Store(first)
 	l.lastSeq.Store(last)
 	l.durable.Store(last)
+	l.commitInterval.Store(int64(o.CommitInterval))
 	l.reservedSeq.Store(last)
 	l.released.Store(last)
 	return l, nil

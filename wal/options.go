@@ -69,11 +69,12 @@ type Options struct {
 	// waiting. Each fsync then serves more records, for the price of up to
 	// the interval of latency: at 17,400 trades a second over 128
 	// connections, 0.5 ms took the commits from about 3,000 to 1,600 a
-	// second and the server's CPU per request from 56 to 48 us
-	// (docs/PERFORMANCE.md, "The commit interval"). A lone caller's
+	// second (a trial run) and the server's CPU per request from 55.0-56.6
+	// to 49.5-52.9 us (docs/PERFORMANCE.md, "The commit interval"). A lone caller's
 	// commits, of one record, never wait, nor does anything with NoFsync.
-	// At most MaxCommitInterval. Default 0: no wait (marketd's
-	// -commit-interval sets it).
+	// At most MaxCommitInterval; SetCommitInterval changes it while the
+	// log runs. Default 0: no wait (marketd's -commit-interval sets it,
+	// and -snapshot-commit-interval while a snapshot is written).
 	CommitInterval time.Duration
 	// SlowFsync is the duration of one commit's fsyncs past which it is
 	// logged as a warning. Default DefaultSlowFsync.

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestCommitIntervalEndToEnd checks -commit-interval on the real server:
@@ -65,6 +67,37 @@ func TestCommitIntervalEndToEnd(t *testing.T) {
 				t.Errorf("-commit-interval %s: %v commits followed a wait during %d trades of %d bots; want waits: %v",
 					tt.interval, waits, bots*trades, bots, tt.wantWaits)
 			}
+		})
+	}
+}
+
+// TestSnapshotCommitIntervalEndToEnd checks -snapshot-commit-interval on
+// the real server: a periodic snapshot is written with the log's commit
+// interval raised to it, as its log line says, and with the log's own when
+// it is 0.
+func TestSnapshotCommitIntervalEndToEnd(t *testing.T) {
+	for _, tt := range []struct{ flag, want string }{
+		{"3ms", "commit_interval=3ms"},
+		{"0s", "commit_interval=0s"},
+	} {
+		t.Run(tt.flag, func(t *testing.T) {
+			p := startProc(t, "snapshot commit interval "+tt.flag, procOptions{dataDir: t.TempDir(),
+				args: []string{"-snapshot-every", "100ms", "-snapshot-commit-interval", tt.flag}})
+			c := p.client(nil)
+			c.register("snapper") // something to snapshot
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(p.output(), `msg="snapshot written"`) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			for _, line := range strings.Split(p.output(), "\n") {
+				if strings.Contains(line, `msg="snapshot written"`) {
+					if !strings.Contains(line, tt.want) {
+						t.Fatalf("-snapshot-commit-interval %s: %q, want %s", tt.flag, line, tt.want)
+					}
+					return
+				}
+			}
+			t.Fatalf("no periodic snapshot within 10 s:\n%s", p.output())
 		})
 	}
 }

@@ -313,7 +313,8 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	n = &node{lock: lock, log: log, srv: srv}
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{
-		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, CPUShare: cfg.snapshotCPUShare, Logger: logger,
+		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, CPUShare: cfg.snapshotCPUShare,
+		CommitInterval: cfg.snapCommitInterval, Logger: logger,
 	}, rec.Snapshot)
 	logMetrics.Watch(reg, log)
 	metrics.RegisterEngine(reg, n.eng)
