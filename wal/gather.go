@@ -60,6 +60,19 @@ func (l *Log) gather(n int) bool {
 	return true
 }
 
+// startCommit notes that a commit begins at began, for the next wait, and
+// returns the wait for the commit interval before it (0: none), counted
+// in Stats.
+func (l *Log) startCommit(began time.Time) (gathered time.Duration) {
+	l.lastBegan = began
+	gathered, l.gatherWait = l.gatherWait, 0
+	if gathered > 0 {
+		l.counters.gathers.Add(1)
+		l.counters.gatheredNanos.Add(int64(gathered))
+	}
+	return gathered
+}
+
 // SetCommitInterval sets the commit interval (Options.CommitInterval) from
 // the writer's next wait on and returns the one it replaces. The snapshot
 // manager raises it while a snapshot takes a core (snapshot.Options).

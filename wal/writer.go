@@ -177,9 +177,7 @@ func (l *Log) commit() (int, error) {
 	first, last := l.pending[0].seq, l.pending[n-1].seq
 
 	began := time.Now()
-	l.lastBegan = began
-	gathered := l.gatherWait
-	l.gatherWait = 0
+	gathered := l.startCommit(began)
 	held := l.closeHole(began)
 	var fsync time.Duration
 	synced, err := l.write(bytes, stored)
@@ -210,10 +208,6 @@ func (l *Log) commit() (int, error) {
 	l.durable.Store(last)
 
 	l.counters.countCommit(n, bytes)
-	if gathered > 0 {
-		l.counters.gathers.Add(1)
-		l.counters.gatheredNanos.Add(int64(gathered))
-	}
 	l.releases <- releasedCommit{entries: l.pending,
 		commit: Commit{Records: n, Bytes: bytes, First: first, Last: last, Began: began, Write: write, Fsync: fsync, Held: held, Gathered: gathered}}
 	select {
