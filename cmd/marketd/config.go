@@ -268,7 +268,7 @@ func must[T any](v T, err error) T {
 // DefaultSnapshotCommitInterval is -snapshot-commit-interval's default.
 // A periodic snapshot of 1,000,000 accounts takes about a core for about
 // a second; at half the machine's durable rate the log's fsyncs, about
-// 3,000 a second of 5-6 records each, take a quarter to half of one
+// 3,000 a second of 5-6 records each, take 0.3-0.4 of a core
 // more. Gathering for 0.5 ms while the snapshot runs leaves the trades
 // the CPU those fsyncs took, for at most half a millisecond more per
 // trade, and nothing outside snapshots (docs/PERFORMANCE.md, "The commit
