@@ -43,11 +43,17 @@ func shouldGather(interval, since time.Duration, n int, noFsync, ahead bool) tim
 // writer's processor to other goroutines meanwhile, as it does during
 // the fsync.
 func (l *Log) gather(n int) bool {
+	interval := time.Duration(l.commitInterval.Load())
+	if interval <= 0 || l.opts.NoFsync {
+		// Off, as outside snapshots by default: no slot load nor clock
+		// read on every commit.
+		return false
+	}
 	ahead := false
 	if gatherRecords-1 <= l.slotMask {
 		ahead = l.slots[(l.writeNext+gatherRecords-1)&l.slotMask].Load() != nil
 	}
-	wait := shouldGather(time.Duration(l.commitInterval.Load()), time.Since(l.lastBegan), n, l.opts.NoFsync, ahead)
+	wait := shouldGather(interval, time.Since(l.lastBegan), n, l.opts.NoFsync, ahead)
 	if wait <= 0 {
 		return false
 	}
