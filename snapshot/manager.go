@@ -379,9 +379,10 @@ func list(fsys vfs.FS, dir string) ([]uint64, error) {
 	return froms, nil
 }
 
-// intervalSetter is a Log whose commit interval can be set while it runs;
-// *wal.Log is one.
+// intervalSetter is a Log whose commit interval can be raised and set
+// while it runs; *wal.Log is one.
 type intervalSetter interface {
+	RaiseCommitInterval(d time.Duration) (prev time.Duration, raised bool, err error)
 	SetCommitInterval(d time.Duration) (prev time.Duration, err error)
 }
 
@@ -393,13 +394,12 @@ func (m *Manager) raiseCommitInterval() (interval time.Duration, restore func())
 	if !ok || m.opts.CommitInterval <= 0 {
 		return 0, func() {}
 	}
-	prev, err := ls.SetCommitInterval(m.opts.CommitInterval)
+	prev, raised, err := ls.RaiseCommitInterval(m.opts.CommitInterval)
 	if err != nil {
 		m.opts.Logger.Warn("snapshot: the log's commit interval was not raised", "err", err)
 		return 0, func() {}
 	}
-	if prev >= m.opts.CommitInterval {
-		_, _ = ls.SetCommitInterval(prev) // in range: it was the log's
+	if !raised {
 		return 0, func() {}
 	}
 	return m.opts.CommitInterval, func() { _, _ = ls.SetCommitInterval(prev) } // in range: it was the log's

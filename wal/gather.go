@@ -90,3 +90,23 @@ func (l *Log) SetCommitInterval(d time.Duration) (prev time.Duration, err error)
 	}
 	return time.Duration(l.commitInterval.Swap(int64(d))), nil
 }
+
+// RaiseCommitInterval sets the commit interval to d only if the one in
+// force is shorter, in one step: a longer interval is never replaced by d
+// for a moment, as a set followed by a set back would do. It returns the
+// interval in force before and whether it was raised; an interval outside
+// 0 to MaxCommitInterval is refused and changes nothing.
+func (l *Log) RaiseCommitInterval(d time.Duration) (prev time.Duration, raised bool, err error) {
+	if d < 0 || d > MaxCommitInterval {
+		return 0, false, fmt.Errorf("wal: commit interval %v: want 0 to %v", d, MaxCommitInterval)
+	}
+	for {
+		old := l.commitInterval.Load()
+		if old >= int64(d) {
+			return time.Duration(old), false, nil
+		}
+		if l.commitInterval.CompareAndSwap(old, int64(d)) {
+			return time.Duration(old), true, nil
+		}
+	}
+}

@@ -180,3 +180,36 @@ func TestSetCommitInterval(t *testing.T) {
 		t.Errorf("%d commits waited after the interval was set to 0", got-waits)
 	}
 }
+
+// TestRaiseCommitInterval checks that RaiseCommitInterval puts an interval
+// in force only over a shorter one, reports the one before either way, and
+// refuses one out of range without a change.
+func TestRaiseCommitInterval(t *testing.T) {
+	const us = time.Microsecond
+	l := mustOpen(t, t.TempDir(), testOptions())
+	defer mustClose(t, l)
+	tests := []struct {
+		name       string
+		d          time.Duration
+		wantPrev   time.Duration
+		wantRaised bool
+		wantErr    bool
+		wantAfter  time.Duration
+	}{
+		{"over none", 500 * us, 0, true, false, 500 * us},
+		{"over a shorter one", 800 * us, 500 * us, true, false, 800 * us},
+		{"not over a longer one", 300 * us, 800 * us, false, false, 800 * us},
+		{"not over an equal one", 800 * us, 800 * us, false, false, 800 * us},
+		{"negative", -1, 0, false, true, 800 * us},
+		{"over the maximum", MaxCommitInterval + 1, 0, false, true, 800 * us},
+	}
+	for _, tt := range tests {
+		prev, raised, err := l.RaiseCommitInterval(tt.d)
+		if (err != nil) != tt.wantErr || prev != tt.wantPrev || raised != tt.wantRaised {
+			t.Errorf("%s: RaiseCommitInterval(%v) = %v, %v, %v; want %v, %v, error %v", tt.name, tt.d, prev, raised, err, tt.wantPrev, tt.wantRaised, tt.wantErr)
+		}
+		if got := time.Duration(l.commitInterval.Load()); got != tt.wantAfter {
+			t.Errorf("%s: the interval in force is %v, want %v", tt.name, got, tt.wantAfter)
+		}
+	}
+}
