@@ -85,8 +85,8 @@ func (l *Log) startCommit(began time.Time) (gathered time.Duration) {
 // An interval outside 0 to MaxCommitInterval is refused and changes
 // nothing.
 func (l *Log) SetCommitInterval(d time.Duration) (prev time.Duration, err error) {
-	if d < 0 || d > MaxCommitInterval {
-		return 0, fmt.Errorf("wal: commit interval %v: want 0 to %v", d, MaxCommitInterval)
+	if err := checkCommitInterval(d); err != nil {
+		return 0, err
 	}
 	return time.Duration(l.commitInterval.Swap(int64(d))), nil
 }
@@ -97,8 +97,8 @@ func (l *Log) SetCommitInterval(d time.Duration) (prev time.Duration, err error)
 // interval in force before and whether it was raised; an interval outside
 // 0 to MaxCommitInterval is refused and changes nothing.
 func (l *Log) RaiseCommitInterval(d time.Duration) (prev time.Duration, raised bool, err error) {
-	if d < 0 || d > MaxCommitInterval {
-		return 0, false, fmt.Errorf("wal: commit interval %v: want 0 to %v", d, MaxCommitInterval)
+	if err := checkCommitInterval(d); err != nil {
+		return 0, false, err
 	}
 	for {
 		old := l.commitInterval.Load()
@@ -109,4 +109,13 @@ func (l *Log) RaiseCommitInterval(d time.Duration) (prev time.Duration, raised b
 			return time.Duration(old), true, nil
 		}
 	}
+}
+
+// checkCommitInterval refuses an interval the log's setters cannot put in
+// force: one outside 0 to MaxCommitInterval.
+func checkCommitInterval(d time.Duration) error {
+	if d < 0 || d > MaxCommitInterval {
+		return fmt.Errorf("wal: commit interval %v: want 0 to %v", d, MaxCommitInterval)
+	}
+	return nil
 }
