@@ -59,7 +59,10 @@ func startCrashNode(t *testing.T, walPath string, fsys vfs.FS, efs *vfs.ErrorFS,
 	if efs != nil {
 		sl = truncHook{Log: log, efs: efs}
 	}
-	n.snaps = snapshot.NewManager(st, sl, snapshot.Options{Dir: crashSnapDir, FS: fsys, Now: c.Now, ChunkObjects: 3, Logger: quiet}, rec.Snapshot)
+	// A paced snapshot's accounts are written on a thread of their own,
+	// as Run's are by default.
+	n.snaps = snapshot.NewManager(st, sl, snapshot.Options{Dir: crashSnapDir, FS: fsys, Now: c.Now, ChunkObjects: 3,
+		ThreadNice: snapshot.DefaultThreadNice, Logger: quiet}, rec.Snapshot)
 	return n
 }
 

@@ -59,9 +59,15 @@ type Options struct {
 	// (docs/PERFORMANCE.md, "The commit interval"). Default 0: the log's
 	// own.
 	CommitInterval time.Duration
-	Now            func() time.Time // default time.Now
-	Logger         *slog.Logger     // default slog.Default()
-	FS             vfs.FS           // default vfs.Default()
+	// ThreadNice is the nice value at which Run's snapshots walk, encode
+	// and write the accounts, on a thread of their own (priority.go;
+	// Linux only; clamped to 0-MaxThreadNice). Default 0: the process's
+	// priority.
+	// Take, used at shutdown and for backups, runs at the caller's.
+	ThreadNice int
+	Now        func() time.Time // default time.Now
+	Logger     *slog.Logger     // default slog.Default()
+	FS         vfs.FS           // default vfs.Default()
 }
 
 // Manager takes snapshots of a running state and trims the log behind them.
@@ -73,6 +79,9 @@ type Manager struct {
 
 	mu   sync.Mutex             // serializes Take
 	last atomic.Pointer[Header] // the newest snapshot in place; nil: none
+	// niceWarned: the accounts' priority could not be lowered, and the
+	// log said so once (under mu).
+	niceWarned bool
 
 	taken, failed   atomic.Uint64
 	lastTookNanos   atomic.Int64
@@ -119,6 +128,7 @@ func NewManager(st *core.State, log Log, opts Options, last *Header) *Manager {
 	if opts.CPUShare <= 0 {
 		opts.CPUShare = DefaultCPUShare
 	}
+	opts.ThreadNice = min(max(opts.ThreadNice, 0), MaxThreadNice)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -164,6 +174,10 @@ func (m *Manager) take(ctx context.Context, pace *pacer, interval time.Duration)
 	}
 	start := m.opts.Now()
 	h, size, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects, pace, m.sparePath())
+	if pace != nil && pace.niceErr != nil && !m.niceWarned {
+		m.niceWarned = true
+		m.opts.Logger.Warn("snapshot: the accounts are walked at the process's priority", "err", pace.niceErr)
+	}
 	if err != nil {
 		m.failed.Add(1)
 		return Header{}, err
@@ -175,11 +189,13 @@ func (m *Manager) take(ctx context.Context, pace *pacer, interval time.Duration)
 	m.lastSizeBytes.Store(size)
 	m.lastGoodAtNanos.Store(h.CreatedAt.UnixNano())
 	var rested, longest time.Duration
+	var niced int
 	if pace != nil {
-		rested, longest = pace.rested, pace.longest
+		rested, longest, niced = pace.rested, pace.longest, pace.niced
 	}
 	m.opts.Logger.Info("snapshot written", "from", h.From, "through", h.Through, "chunks", h.Chunks,
-		"bytes", size, "took", took, "rested", rested, "longest_work", longest, "commit_interval", interval)
+		"bytes", size, "took", took, "rested", rested, "longest_work", longest, "commit_interval", interval,
+		"thread_nice", niced)
 	return h, m.retain(ctx, h, pace != nil)
 }
 
@@ -354,7 +370,7 @@ func (m *Manager) Run(ctx context.Context) {
 		}
 		lastAt = m.opts.Now()
 		interval, restore := m.raiseCommitInterval()
-		_, err := m.take(ctx, newPacer(m.opts.CPUShare), interval)
+		_, err := m.take(ctx, newPacer(m.opts.CPUShare, m.opts.ThreadNice), interval)
 		restore()
 		if err != nil && ctx.Err() == nil {
 			m.opts.Logger.Error("snapshot failed; the log keeps everything", "err", err)

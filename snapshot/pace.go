@@ -47,10 +47,50 @@ type pacer struct {
 	// yield) to the next: how long the snapshot kept a processor at most
 	// (docs/PERFORMANCE.md, "The snapshot's second").
 	longest time.Duration
+	// nice is the nice value the accounts' pass runs at (priority.go); 0:
+	// the process's own. With it the snapshot runs on a thread of its own
+	// (ownThread). niced is the value the thread ran the accounts at, 0
+	// until accounts set it; niceErr is why it could not be set.
+	nice, niced int
+	lowered     bool
+	niceErr     error
 }
 
-func newPacer(share float64) *pacer {
-	return &pacer{share: share, now: time.Now, wait: sleep, since: time.Now()}
+// newPacer returns a pacer at share of one core, whose accounts' pass
+// runs at nice (0: the process's priority).
+func newPacer(share float64, nice int) *pacer {
+	return &pacer{share: share, nice: nice, now: time.Now, wait: sleep, since: time.Now()}
+}
+
+// ownThread reports whether the snapshot must run on a thread of its own,
+// which accounts lowers (onOwnThread).
+func (p *pacer) ownThread() bool { return p != nil && p.nice > 0 }
+
+// accounts is called before each chunk is encoded, with whether it holds
+// accounts: at the first that does, it lowers the thread's priority to
+// nice, once. Chunks come in Capture's order, markets and keys first, so
+// that only the accounts' pass, which holds no lock a trade waits for but
+// the account being copied, runs at the lower priority (priority.go).
+func (p *pacer) accounts(has bool) {
+	if !has || !p.ownThread() || p.lowered {
+		return
+	}
+	p.lowered = true
+	p.niced, p.niceErr = lowerThreadPriority(p.nice)
+}
+
+// onOwnThread runs f on a goroutine locked to a thread of its own and
+// returns when f does. The goroutine exits without unlocking, so the
+// runtime ends the thread instead of running other goroutines on it at
+// whatever priority f left it (priority.go).
+func onOwnThread(f func()) {
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		defer close(done)
+		f()
+	}()
+	<-done
 }
 
 // sleep waits for d, or returns ctx's error.

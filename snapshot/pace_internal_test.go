@@ -65,7 +65,7 @@ func TestPacerRests(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("stopping")
 	cancel(stop)
-	p := newPacer(0.25)
+	p := newPacer(0.25, 0)
 	if err := p.rest(ctx); !errors.Is(err, stop) {
 		t.Fatalf("rest with a done context = %v, want its cause", err)
 	}

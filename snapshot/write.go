@@ -89,44 +89,22 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 			err = errors.Join(err, fsys.Remove(tmp))
 		}
 	}()
-	cw := &crcWriter{w: f, crc: crc32.New(castagnoli), wb: newWriteback(f)}
-	bw := bufio.NewWriterSize(cw, 1<<20)
-	var buf []byte
-	buf = appendHeader(buf[:0], from, now)
-	if _, err := bw.Write(buf); err != nil {
-		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+	// The walk, the encoding and the writes are CPU work, done on a
+	// thread of the snapshot's own when pace lowers it (priority.go); the
+	// file's fsync and renames, waits rather than work, stay on the
+	// caller's. (strace, which the kill tests of cmd/marketd use, counts
+	// a call's invocations per thread: a rename on a new thread each time
+	// would always be that thread's first.)
+	var through, chunks uint64
+	fill := func() {
+		through, chunks, sizeBytes, err = fillTemp(ctx, f, st, from, now, chunkObjects, pace, recycled)
 	}
-	var chunks uint64
-	through, err := st.Capture(chunkObjects, func(rec *core.Record) (err error) {
-		chunks++
-		// A chunk over the record limits fails this snapshot, not the
-		// process: the log keeps everything and the next snapshot may be
-		// taken after a fix. Capture's estimates keep chunks far below the
-		// limits; this check, and the recover behind it for the codec's
-		// other assertions, are the pair of that bound.
-		if err := core.CheckRecordSize(rec); err != nil {
-			return fmt.Errorf("snapshot: chunk %d: %w", chunks, err)
-		}
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("snapshot: encode chunk %d: %v", chunks, r)
-			}
-		}()
-		buf = appendChunk(buf[:0], chunks, rec)
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-		// Capture holds no lock while it hands over a chunk: resting here
-		// holds up nothing but the snapshot.
-		return pace.rest(ctx)
-	})
+	if pace.ownThread() {
+		onOwnThread(fill)
+	} else {
+		fill()
+	}
 	if err != nil {
-		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
-	}
-	if sizeBytes, err = endFile(f, cw, buf, through, chunks, recycled); err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
 	}
 	// The snapshot holds changes up to Through: it may replace the log only
@@ -149,6 +127,54 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 		return Header{}, 0, err
 	}
 	return Header{From: from, Through: through, CreatedAt: now.UTC(), Chunks: chunks}, sizeBytes, nil
+}
+
+// fillTemp writes the snapshot of st into f: the header, the chunks of
+// st's Capture, and the trailer; recycled (createTemp), it cuts what the
+// spare held past them. It returns the chunks' highest LSN, their count
+// and the file's size.
+func fillTemp(ctx context.Context, f vfs.File, st *core.State, from uint64, now time.Time, chunkObjects int, pace *pacer, recycled bool) (through, chunks uint64, size int64, err error) {
+	cw := &crcWriter{w: f, crc: crc32.New(castagnoli), wb: newWriteback(f)}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	var buf []byte
+	buf = appendHeader(buf[:0], from, now)
+	if _, err := bw.Write(buf); err != nil {
+		return 0, 0, 0, err
+	}
+	through, err = st.Capture(chunkObjects, func(rec *core.Record) (err error) {
+		chunks++
+		pace.accounts(len(rec.Accounts) > 0)
+		// A chunk over the record limits fails this snapshot, not the
+		// process: the log keeps everything and the next snapshot may be
+		// taken after a fix. Capture's estimates keep chunks far below the
+		// limits; this check, and the recover behind it for the codec's
+		// other assertions, are the pair of that bound.
+		if err := core.CheckRecordSize(rec); err != nil {
+			return fmt.Errorf("snapshot: chunk %d: %w", chunks, err)
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("snapshot: encode chunk %d: %v", chunks, r)
+			}
+		}()
+		buf = appendChunk(buf[:0], chunks, rec)
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+		// Capture holds no lock while it hands over a chunk: resting here
+		// holds up nothing but the snapshot.
+		return pace.rest(ctx)
+	})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, 0, 0, err
+	}
+	if size, err = endFile(f, cw, buf, through, chunks, recycled); err != nil {
+		return 0, 0, 0, err
+	}
+	return through, chunks, size, nil
 }
 
 // endFile writes the trailer after what cw wrote to f (buf is scratch

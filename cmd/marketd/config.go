@@ -33,6 +33,7 @@ type config struct {
 	snapshotEvery        time.Duration
 	snapshotEveryRecords uint64
 	snapshotCPUShare     float64
+	snapshotNice         int
 	passwordCost         int
 	oracleBondKP         int64
 	challengeWindow      time.Duration
@@ -86,6 +87,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", snapshot.DefaultEvery, "take a snapshot at least this often when anything changed")
 	fs.Uint64Var(&c.snapshotEveryRecords, "snapshot-every-records", snapshot.DefaultEveryRecords, "take a snapshot once the log grew by this many records")
 	fs.Float64Var(&c.snapshotCPUShare, "snapshot-cpu-share", snapshot.DefaultCPUShare, "share of one core a periodic snapshot may use while trading goes on (0-1; 1: unpaced)")
+	fs.IntVar(&c.snapshotNice, "snapshot-nice", snapshot.DefaultThreadNice, "nice value of the thread that walks and writes a periodic snapshot's accounts, so that trades come first (Linux; 0-19; 0: the process's own)")
 	fs.IntVar(&c.passwordCost, "password-cost", transport.DefaultPasswordCost, "bcrypt cost of password hashes (4-31; lower only for tests)")
 	fs.Int64Var(&c.oracleBondKP, "oracle-bond", int64(core.DefaultOracleBond/money.Scale), "bond of an oracle proposal and of its challenge, in whole KP")
 	fs.DurationVar(&c.challengeWindow, "oracle-challenge-window", core.DefaultChallengeWindow, "how long an oracle proposal may be challenged")
@@ -153,6 +155,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-snapshot-every-records: must be positive")
 	case !(c.snapshotCPUShare > 0 && c.snapshotCPUShare <= 1):
 		return fmt.Errorf("-snapshot-cpu-share: %v is not in (0, 1]", c.snapshotCPUShare)
+	case c.snapshotNice < 0 || c.snapshotNice > snapshot.MaxThreadNice:
+		return fmt.Errorf("-snapshot-nice: %d is out of range 0-%d", c.snapshotNice, snapshot.MaxThreadNice)
 	case c.passwordCost < 4 || c.passwordCost > 31:
 		return fmt.Errorf("-password-cost: %d is out of range 4-31", c.passwordCost)
 	case c.oracleBondKP <= 0 || c.oracleBondKP > 1_000_000_000:

@@ -314,7 +314,7 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	n.eng = core.NewEngine(st, log, cfg.engineConfig())
 	n.snaps = snapshot.NewManager(n.eng.State(), log, snapshot.Options{
 		Dir: snapDir, Every: cfg.snapshotEvery, EveryRecords: cfg.snapshotEveryRecords, CPUShare: cfg.snapshotCPUShare,
-		CommitInterval: cfg.snapCommitInterval, Logger: logger,
+		CommitInterval: cfg.snapCommitInterval, ThreadNice: cfg.snapshotNice, Logger: logger,
 	}, rec.Snapshot)
 	logMetrics.Watch(reg, log)
 	metrics.RegisterEngine(reg, n.eng)
