@@ -62,8 +62,8 @@ type Options struct {
 	// ThreadNice is the nice value at which Run's snapshots walk, encode
 	// and write the accounts, on a thread of their own (priority.go;
 	// Linux only; clamped to 0-MaxThreadNice). Default 0: the process's
-	// priority.
-	// Take, used at shutdown and for backups, runs at the caller's.
+	// priority. Take, used at shutdown and for backups, runs at the
+	// caller's.
 	ThreadNice int
 	Now        func() time.Time // default time.Now
 	Logger     *slog.Logger     // default slog.Default()
