@@ -81,8 +81,9 @@ func (p *pacer) accounts(has bool) {
 
 // onOwnThread runs f on a goroutine locked to a thread of its own and
 // returns when f does. The goroutine exits without unlocking, so the
-// runtime ends the thread instead of running other goroutines on it at
-// whatever priority f left it (priority.go).
+// runtime ends the thread (or parks the main thread for good) instead of
+// running other goroutines on it at whatever priority f left it
+// (priority.go).
 func onOwnThread(f func()) {
 	done := make(chan struct{})
 	go func() {

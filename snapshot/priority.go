@@ -16,9 +16,13 @@ package snapshot
 // the keys' passes, before it, hold locks every request may need
 // (captureAuth's read lock of the key table), which a thread the kernel
 // keeps waiting must not hold. The thread is never given back: the
-// goroutine exits locked to it, and the runtime then ends the thread
-// (runtime.LockOSThread) instead of running other goroutines at its
-// priority; raising it back would need CAP_SYS_NICE.
+// goroutine exits locked to it, and the runtime then ends the thread, or
+// parks it for good when it is the process's main thread, which cannot
+// end (runtime.LockOSThread); either way no other goroutine runs at its
+// priority, and raising it back would need CAP_SYS_NICE. A thread the
+// runtime starts while the snapshot's is current is cloned by the
+// runtime's template thread, not by the locked one (runtime.newm), so it
+// does not inherit the lowered priority (TestSnapshotThreadNice).
 
 // DefaultThreadNice is the nice value of a periodic snapshot's accounts
 // pass that cmd/marketd's -snapshot-nice defaults to: the lowest priority,

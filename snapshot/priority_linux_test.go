@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -18,26 +21,32 @@ import (
 	"marketd/core"
 )
 
-// threadNice returns the calling thread's nice value; the caller's
+// niceOf returns the nice value of the calling thread; the caller's
 // goroutine must be locked to its thread.
+func niceOf() (int, error) {
+	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
+	return 20 - prio, err // the system call's form (priority_linux.go)
+}
+
+// threadNice is niceOf for the test's goroutine.
 func threadNice(t *testing.T) int {
 	t.Helper()
-	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
+	n, err := niceOf()
 	if err != nil {
 		t.Fatalf("getpriority: %v", err)
 	}
-	return 20 - prio // the system call's form (priority_linux.go)
+	return n
 }
 
-// threadsAtNice counts the process's threads whose nice value is nice,
-// from /proc/self/task/*/stat.
-func threadsAtNice(t *testing.T, nice int) int {
+// threadsAtNice returns the ids of the process's threads whose nice value
+// is nice, from /proc/self/task/*/stat.
+func threadsAtNice(t *testing.T, nice int) []int {
 	t.Helper()
 	stats, err := filepath.Glob("/proc/self/task/*/stat")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var tids []int
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -47,20 +56,46 @@ func threadsAtNice(t *testing.T, nice int) int {
 		// on; the nice value is field 19.
 		fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 		if v, err := strconv.Atoi(fields[19-3]); err == nil && v == nice {
-			n++
+			tid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			tids = append(tids, tid)
 		}
 	}
-	return n
+	return tids
+}
+
+// goroutinesAtNice runs goroutines over the runtime's threads, each
+// reading its thread's nice value many times, and returns how many reads
+// found nice.
+func goroutinesAtNice(nice int) int {
+	var found atomic.Int32
+	var wg sync.WaitGroup
+	for range 4 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for range 200 {
+				runtime.LockOSThread()
+				if n, err := niceOf(); err == nil && n == nice {
+					found.Add(1)
+				}
+				runtime.UnlockOSThread()
+				runtime.Gosched()
+			}
+		})
+	}
+	wg.Wait()
+	return int(found.Load())
 }
 
 // TestSnapshotThreadNice checks a periodic snapshot's thread priority
 // (priority.go): the chunks before the accounts are written at the
 // process's priority, the accounts' at ThreadNice (or the process's when
 // that is lower still, or ThreadNice is 0); the caller's thread keeps its
-// priority; and the lowered thread ends with the snapshot, so that no
-// other goroutine runs at its priority. It fails when the accounts' pass
-// is not lowered, when it is lowered from the start, or when the thread is
-// given back to the runtime.
+// priority; and after the snapshot no goroutine runs at the lowered
+// priority: the thread ended, or, when it was the main thread, the
+// runtime parked it for good, and the threads the runtime started while
+// it ran (goroutines it started block in system calls) did not inherit
+// its priority. It fails when the accounts' pass is not lowered, when it
+// is lowered from the start, or when the thread is given back to the
+// runtime.
 func TestSnapshotThreadNice(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -92,8 +127,17 @@ func TestSnapshotThreadNice(t *testing.T) {
 			p := newPacer(0.999, m.opts.ThreadNice) // below 1: wait is called after every chunk
 			var seen []int                          // the snapshot thread's nice value after each chunk
 			p.wait = func(context.Context, time.Duration) error {
-				seen = append(seen, threadNice(t))
-				return nil
+				n, err := niceOf()
+				seen = append(seen, n)
+				// Goroutines that hold threads in a system call, so that
+				// the runtime may start new ones meanwhile.
+				for range 4 {
+					go func() {
+						ts := syscall.NsecToTimespec(int64(2 * time.Millisecond))
+						_ = syscall.Nanosleep(&ts, nil)
+					}()
+				}
+				return err
 			}
 			if _, err := m.take(context.Background(), p, 0); err != nil {
 				t.Fatal(err)
@@ -110,12 +154,16 @@ func TestSnapshotThreadNice(t *testing.T) {
 			if tt.want == base {
 				return
 			}
+			main := os.Getpid() // the main thread's id
 			deadline := time.Now().Add(5 * time.Second)
-			for threadsAtNice(t, tt.want) > 0 {
+			for tids := threadsAtNice(t, tt.want); !slices.Equal(tids, nil) && !slices.Equal(tids, []int{main}); tids = threadsAtNice(t, tt.want) {
 				if time.Now().After(deadline) {
-					t.Fatalf("a thread at nice %d outlived the snapshot by 5 s", tt.want)
+					t.Fatalf("threads %v (the main thread is %d) at nice %d 5 s after the snapshot", tids, main, tt.want)
 				}
 				time.Sleep(10 * time.Millisecond)
+			}
+			if n := goroutinesAtNice(tt.want); n > 0 {
+				t.Fatalf("goroutines ran at nice %d %d times after the snapshot", tt.want, n)
 			}
 		})
 	}
