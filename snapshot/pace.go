@@ -62,38 +62,6 @@ func newPacer(share float64, nice int) *pacer {
 	return &pacer{share: share, nice: nice, now: time.Now, wait: sleep, since: time.Now()}
 }
 
-// ownThread reports whether the snapshot must run on a thread of its own,
-// which accounts lowers (onOwnThread).
-func (p *pacer) ownThread() bool { return p != nil && p.nice > 0 }
-
-// accounts is called before each chunk is encoded, with whether it holds
-// accounts: at the first that does, it lowers the thread's priority to
-// nice, once. Chunks come in Capture's order, markets and keys first, so
-// that only the accounts' pass, which holds no lock a trade waits for but
-// the account being copied, runs at the lower priority (priority.go).
-func (p *pacer) accounts(has bool) {
-	if !has || !p.ownThread() || p.lowered {
-		return
-	}
-	p.lowered = true
-	p.niced, p.niceErr = lowerThreadPriority(p.nice)
-}
-
-// onOwnThread runs f on a goroutine locked to a thread of its own and
-// returns when f does. The goroutine exits without unlocking, so the
-// runtime ends the thread (or parks the main thread for good) instead of
-// running other goroutines on it at whatever priority f left it
-// (priority.go).
-func onOwnThread(f func()) {
-	done := make(chan struct{})
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		defer close(done)
-		f()
-	}()
-	<-done
-}
-
 // sleep waits for d, or returns ctx's error.
 func sleep(ctx context.Context, d time.Duration) error {
 	if ctx.Err() != nil {
@@ -117,6 +85,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (p *pacer) rest(ctx context.Context) error {
 	if p == nil {
 		return nil
+	}
+	if ctx.Err() != nil {
+		// Unpaced too: a snapshot walked at a low priority on a busy
+		// machine could otherwise hold up a shutdown for long.
+		return fmt.Errorf("snapshot: paced: %w", context.Cause(ctx))
 	}
 	work := p.now().Sub(p.since)
 	p.longest = max(p.longest, work)

@@ -10,7 +10,7 @@ import (
 // TestPacerRests checks each rest against the work before it: work of w at
 // a share s rests w(1-s)/s, at most maxRestPerChunk; a share of 1 or a nil
 // pacer never rests; the longest work excludes the rests; a done context
-// ends the rest with its cause.
+// ends the rest with its cause, unpaced too.
 func TestPacerRests(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -65,8 +65,9 @@ func TestPacerRests(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("stopping")
 	cancel(stop)
-	p := newPacer(0.25, 0)
-	if err := p.rest(ctx); !errors.Is(err, stop) {
-		t.Fatalf("rest with a done context = %v, want its cause", err)
+	for _, share := range []float64{0.25, 1} {
+		if err := newPacer(share, 0).rest(ctx); !errors.Is(err, stop) {
+			t.Fatalf("rest at share %v with a done context = %v, want its cause", share, err)
+		}
 	}
 }

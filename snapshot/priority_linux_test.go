@@ -21,17 +21,11 @@ import (
 	"marketd/core"
 )
 
-// niceOf returns the nice value of the calling thread; the caller's
-// goroutine must be locked to its thread.
-func niceOf() (int, error) {
-	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
-	return 20 - prio, err // the system call's form (priority_linux.go)
-}
-
-// threadNice is niceOf for the test's goroutine.
-func threadNice(t *testing.T) int {
+// threadNiceOf is threadNice for the test's goroutine, locked to its
+// thread.
+func threadNiceOf(t *testing.T) int {
 	t.Helper()
-	n, err := niceOf()
+	n, err := threadNice()
 	if err != nil {
 		t.Fatalf("getpriority: %v", err)
 	}
@@ -73,7 +67,7 @@ func goroutinesAtNice(nice int) int {
 		wg.Go(func() {
 			for range 200 {
 				runtime.LockOSThread()
-				if n, err := niceOf(); err == nil && n == nice {
+				if n, err := threadNice(); err == nil && n == nice {
 					found.Add(1)
 				}
 				runtime.UnlockOSThread()
@@ -86,20 +80,20 @@ func goroutinesAtNice(nice int) int {
 }
 
 // TestSnapshotThreadNice checks a periodic snapshot's thread priority
-// (priority.go): the chunks before the accounts are written at the
-// process's priority, the accounts' at ThreadNice (or the process's when
+// (priority.go): the chunks before the accounts (the supply's, the keys')
+// are written at the process's priority, the accounts' at ThreadNice (or the process's when
 // that is lower still, or ThreadNice is 0); the caller's thread keeps its
 // priority; and after the snapshot no goroutine runs at the lowered
 // priority: the thread ended, or, when it was the main thread, the
 // runtime parked it for good, and the threads the runtime started while
 // it ran (goroutines it started block in system calls) did not inherit
 // its priority. It fails when the accounts' pass is not lowered, when it
-// is lowered from the start, or when the thread is given back to the
+// is lowered before the accounts, or when the thread is given back to the
 // runtime.
 func TestSnapshotThreadNice(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	base := threadNice(t)
+	base := threadNiceOf(t)
 	if base >= MaxThreadNice {
 		t.Skipf("the test runs at nice %d already: there is no lower priority to check", base)
 	}
@@ -108,6 +102,11 @@ func TestSnapshotThreadNice(t *testing.T) {
 	for i := range 300 {
 		img.Accounts = append(img.Accounts, core.AccountChange{ID: uuid.New(), Prev: uint64(i + 1),
 			Info: &core.AccountInfo{Name: fmt.Sprintf("nice%d", i), CreatedAt: 1}})
+	}
+	// Keys, whose chunk comes after the supply's and before the accounts'.
+	for i := range 3 {
+		img.Keys = append(img.Keys, core.KeyChange{Prev: uint64(1000 + i), Key: core.Key{ID: uuid.New(),
+			Account: img.Accounts[i].ID, Name: fmt.Sprintf("k%d", i), Prefix: fmt.Sprintf("mk_%014d", i), CreatedAt: 1}})
 	}
 	if err := st.LoadImage(img); err != nil {
 		t.Fatalf("load %d accounts: %v", len(img.Accounts), err)
@@ -127,7 +126,7 @@ func TestSnapshotThreadNice(t *testing.T) {
 			p := newPacer(0.999, m.opts.ThreadNice) // below 1: wait is called after every chunk
 			var seen []int                          // the snapshot thread's nice value after each chunk
 			p.wait = func(context.Context, time.Duration) error {
-				n, err := niceOf()
+				n, err := threadNice()
 				seen = append(seen, n)
 				// Goroutines that hold threads in a system call, so that
 				// the runtime may start new ones meanwhile.
@@ -142,13 +141,13 @@ func TestSnapshotThreadNice(t *testing.T) {
 			if _, err := m.take(context.Background(), p, 0); err != nil {
 				t.Fatal(err)
 			}
-			if len(seen) < 3 {
-				t.Fatalf("%d chunks, want the supply's and several of accounts", len(seen))
+			if len(seen) < 4 {
+				t.Fatalf("%d chunks, want the supply's, the keys' and several of accounts", len(seen))
 			}
-			if seen[0] != base || seen[len(seen)-1] != tt.want {
-				t.Errorf("nice values after each chunk %v: want %d for the first (no accounts), %d for the accounts'", seen, base, tt.want)
+			if seen[0] != base || seen[1] != base || seen[len(seen)-1] != tt.want {
+				t.Errorf("nice values after each chunk %v: want %d for the supply's and the keys' (the first two), %d for the accounts'", seen, base, tt.want)
 			}
-			if got := threadNice(t); got != base {
+			if got := threadNiceOf(t); got != base {
 				t.Errorf("the caller's thread is at nice %d after the snapshot, want its own %d", got, base)
 			}
 			if tt.want == base {

@@ -7,6 +7,10 @@ import (
 	"fmt"
 )
 
+// threadPriorities: only Linux sets one thread's nice value, so a
+// snapshot runs at the process's priority, on the caller's thread.
+const threadPriorities = false
+
 // lowerThreadPriority reports errors.ErrUnsupported: only Linux sets one
 // thread's nice value, and the snapshot then runs at the process's
 // priority.

@@ -90,14 +90,15 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 		}
 	}()
 	// The walk, the encoding and the writes are CPU work, done on a
-	// thread of the snapshot's own when pace lowers it (priority.go); the
-	// file's fsync and renames, waits rather than work, stay on the
-	// caller's. (strace, which the kill tests of cmd/marketd use, counts
-	// a call's invocations per thread: a rename on a new thread each time
-	// would always be that thread's first.)
+	// thread of the snapshot's own when pace lowers it (priority.go),
+	// with the writeback's waits (writeback.go) among them. The cut of the
+	// spare, the file's fsync and the renames stay on the caller's thread:
+	// a truncate opens a journal handle that a log fsync's commit may wait
+	// for. (strace, which the kill tests of cmd/marketd use, counts a
+	// call's invocations per thread, so they also keep their counts.)
 	var through, chunks uint64
 	fill := func() {
-		through, chunks, sizeBytes, err = fillTemp(ctx, f, st, from, now, chunkObjects, pace, recycled)
+		through, chunks, sizeBytes, err = fillTemp(ctx, f, st, from, now, chunkObjects, pace)
 	}
 	if pace.ownThread() {
 		onOwnThread(fill)
@@ -106,6 +107,12 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 	}
 	if err != nil {
 		return Header{}, 0, fmt.Errorf("snapshot: write %s: %w", tmp, err)
+	}
+	if recycled {
+		// What the spare held past the snapshot.
+		if err := f.Truncate(sizeBytes); err != nil {
+			return Header{}, 0, fmt.Errorf("snapshot: write %s: cut the spare: %w", tmp, err)
+		}
 	}
 	// The snapshot holds changes up to Through: it may replace the log only
 	// once the log itself is durable that far.
@@ -130,10 +137,9 @@ func write(ctx context.Context, fsys vfs.FS, dir string, st *core.State, log Dur
 }
 
 // fillTemp writes the snapshot of st into f: the header, the chunks of
-// st's Capture, and the trailer; recycled (createTemp), it cuts what the
-// spare held past them. It returns the chunks' highest LSN, their count
-// and the file's size.
-func fillTemp(ctx context.Context, f vfs.File, st *core.State, from uint64, now time.Time, chunkObjects int, pace *pacer, recycled bool) (through, chunks uint64, size int64, err error) {
+// st's Capture, and the trailer. It returns the chunks' highest LSN, their
+// count and the file's size.
+func fillTemp(ctx context.Context, f vfs.File, st *core.State, from uint64, now time.Time, chunkObjects int, pace *pacer) (through, chunks uint64, size int64, err error) {
 	cw := &crcWriter{w: f, crc: crc32.New(castagnoli), wb: newWriteback(f)}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	var buf []byte
@@ -171,29 +177,22 @@ func fillTemp(ctx context.Context, f vfs.File, st *core.State, from uint64, now 
 	if err := bw.Flush(); err != nil {
 		return 0, 0, 0, err
 	}
-	if size, err = endFile(f, cw, buf, through, chunks, recycled); err != nil {
+	if size, err = endFile(f, cw, buf, through, chunks); err != nil {
 		return 0, 0, 0, err
 	}
 	return through, chunks, size, nil
 }
 
 // endFile writes the trailer after what cw wrote to f (buf is scratch
-// space) and returns the file's size; recycled (createTemp), it cuts what
-// the spare held past that.
-func endFile(f vfs.File, cw *crcWriter, buf []byte, through, chunks uint64, recycled bool) (int64, error) {
+// space) and returns the file's size.
+func endFile(f vfs.File, cw *crcWriter, buf []byte, through, chunks uint64) (int64, error) {
 	buf = appendTrailer(buf[:0], through, chunks, 0)
 	crc := crc32.Update(cw.crc.Sum32(), castagnoli, buf[:len(buf)-4])
 	buf = appendTrailer(buf[:0], through, chunks, crc)
 	if _, err := f.Write(buf); err != nil {
 		return 0, err
 	}
-	size := cw.written + int64(len(buf))
-	if recycled {
-		if err := f.Truncate(size); err != nil {
-			return 0, fmt.Errorf("cut the spare: %w", err)
-		}
-	}
-	return size, nil
+	return cw.written + int64(len(buf)), nil
 }
 
 // createTemp creates the temporary file tmp: from spare, when that file

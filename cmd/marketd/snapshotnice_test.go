@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -31,7 +33,7 @@ func firstSnapshotLine(t *testing.T, p *proc) string {
 // TestSnapshotNiceEndToEnd checks -snapshot-nice on the real server: a
 // periodic snapshot walks its accounts at the nice value given, as its log
 // line says, and at the process's own with 0. That the thread runs at it
-// is snapshot's TestSnapshotThreadNice.
+// is snapshot's TestSnapshotThreadNice. Only Linux lowers a thread.
 func TestSnapshotNiceEndToEnd(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
