@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"marketd/core"
+	"marketd/internal/vfs"
 )
 
 // threadNiceOf is threadNice for the test's goroutine, locked to its
@@ -79,6 +81,47 @@ func goroutinesAtNice(nice int) int {
 	return int(found.Load())
 }
 
+// threadTestState returns a state of 300 accounts and 3 keys: a supply
+// chunk, a keys' chunk and several of accounts at 50 objects a chunk.
+func threadTestState(t *testing.T) *core.State {
+	t.Helper()
+	st := core.NewState()
+	img := &core.Record{Kind: core.KindImage}
+	for i := range 300 {
+		img.Accounts = append(img.Accounts, core.AccountChange{ID: uuid.New(), Prev: uint64(i + 1),
+			Info: &core.AccountInfo{Name: fmt.Sprintf("nice%d", i), CreatedAt: 1}})
+	}
+	// Keys, whose chunk comes after the supply's and before the accounts'.
+	for i := range 3 {
+		img.Keys = append(img.Keys, core.KeyChange{Prev: uint64(1000 + i), Key: core.Key{ID: uuid.New(),
+			Account: img.Accounts[i].ID, Name: fmt.Sprintf("k%d", i), Prefix: fmt.Sprintf("mk_%014d", i), CreatedAt: 1}})
+	}
+	if err := st.LoadImage(img); err != nil {
+		t.Fatalf("load %d accounts: %v", len(img.Accounts), err)
+	}
+	return st
+}
+
+// TestSnapshotThreadError checks that a failure on the snapshot's own
+// thread reaches the caller: a write of the file that fails while the
+// accounts are written at a lowered priority fails the snapshot, naming
+// the file, and leaves no temporary file. It fails when fillTemp's error
+// is dropped on the way back from that thread.
+func TestSnapshotThreadError(t *testing.T) {
+	dir := t.TempDir()
+	writes := func(o vfs.Op) bool { return o.Kind == vfs.OpWrite }
+	efs := vfs.NewErrorFS(vfs.Default(), vfs.FailFrom(writes, 1))
+	m := NewManager(threadTestState(t), &trimLog{}, Options{Dir: dir, FS: efs, ChunkObjects: 50,
+		ThreadNice: MaxThreadNice, Logger: slog.New(slog.DiscardHandler)}, nil)
+	_, err := m.take(context.Background(), newPacer(1, m.opts.ThreadNice), 0)
+	if !errors.Is(err, vfs.ErrInjected) || !strings.Contains(err.Error(), "snapshot: write "+dir) {
+		t.Fatalf("a snapshot whose write fails: %v, want the injected error wrapped with the file's name", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Fatalf("files left after the failed snapshot: %v", left)
+	}
+}
+
 // TestSnapshotThreadNice checks a periodic snapshot's thread priority
 // (priority.go): the chunks before the accounts (the supply's, the keys')
 // are written at the process's priority, the accounts' at ThreadNice (or the process's when
@@ -97,20 +140,7 @@ func TestSnapshotThreadNice(t *testing.T) {
 	if base >= MaxThreadNice {
 		t.Skipf("the test runs at nice %d already: there is no lower priority to check", base)
 	}
-	st := core.NewState()
-	img := &core.Record{Kind: core.KindImage}
-	for i := range 300 {
-		img.Accounts = append(img.Accounts, core.AccountChange{ID: uuid.New(), Prev: uint64(i + 1),
-			Info: &core.AccountInfo{Name: fmt.Sprintf("nice%d", i), CreatedAt: 1}})
-	}
-	// Keys, whose chunk comes after the supply's and before the accounts'.
-	for i := range 3 {
-		img.Keys = append(img.Keys, core.KeyChange{Prev: uint64(1000 + i), Key: core.Key{ID: uuid.New(),
-			Account: img.Accounts[i].ID, Name: fmt.Sprintf("k%d", i), Prefix: fmt.Sprintf("mk_%014d", i), CreatedAt: 1}})
-	}
-	if err := st.LoadImage(img); err != nil {
-		t.Fatalf("load %d accounts: %v", len(img.Accounts), err)
-	}
+	st := threadTestState(t)
 	for _, tt := range []struct {
 		nice, want int // want: the accounts' chunks' nice value
 	}{
