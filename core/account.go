@@ -90,8 +90,11 @@ type account struct {
 	// key's entries in index order (idempotency.go); at most
 	// Config.IdempotencyKeys live keys.
 	idem map[string]idemKey
+	// ref names the account in the state's arena (arena.go), by which the
+	// account map holds it.
+	ref arenaRef
 	// Pads the account to a whole number of cache lines.
-	_ [40]byte
+	_ [36]byte
 }
 
 // tradingMode returns the currency of the account's trades, splits and

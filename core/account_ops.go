@@ -64,7 +64,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 		return AccountView{}, e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
 	}
 	// Taken from the state's arena only once the name is free: a refused
-	// name costs no account's memory (account_arena.go).
+	// name costs no account's memory (arena.go).
 	a := e.st.newAccount(e.ids.next())
 	a.mu.Lock()
 	e.st.supply.mu.Lock()
@@ -83,7 +83,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 	done := make(chan error, 1)
 	if s.err == nil {
 		e.commit(p, done, func() {
-			e.st.accounts.store(a.id, a)
+			e.st.accounts.store(a.id, a.ref)
 			e.st.nameStore(req.Name, a.id)
 		})
 	}

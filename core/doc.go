@@ -45,7 +45,7 @@
 //  7. authTable.mu: keys and sessions.
 //  8. the journal's reservation (wal.Log.mu, taken by Journal.Next).
 //  9. leaves, which take no other lock while held: the derived lookups
-//     (indexes.mu), the shards of idMap, idSource.mu,
+//     (indexes.mu), the shards of idMap, arena.mu, idSource.mu,
 //     RecordingCustody.mu, and a market's sendMu (held shared for a send
 //     into its inbox, exclusively to retire or close the inbox).
 //
@@ -69,6 +69,7 @@
 //	counters.go            Counters, InboxDepth: what the engine did, for metrics
 //	command.go             commands sent to a market's actor, its dispatch, lockAccounts
 //	state.go, idmap.go     State: the accounts and markets, sharded by ID
+//	arena.go               the arrays the accounts and markets live in
 //	journal.go             the Journal interface core writes records to
 //	record.go              Record and its parts: the after-images in the log
 //	record_build.go        a record under construction and its commit (pending, scratch)

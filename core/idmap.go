@@ -26,6 +26,12 @@ const idMapMinSlots = 16
 // boxes every uuid key into an interface, an allocation per lookup.
 // Entries are never deleted.
 //
+// A slot holds the object's arenaRef, not a pointer to it, and load
+// resolves the ref in mem: the tables then hold no pointers, and the
+// collector's mark phase does not scan them, nor follow a million
+// pointers into the arena's arrays (docs/PERFORMANCE.md, "The account map
+// without pointers").
+//
 // Each shard is an open-addressing table with linear probing, replaced
 // whole (twice the size) when it passes three quarters full: writers hold
 // the shard's mutex, readers load the current table and its slots with
@@ -33,30 +39,31 @@ const idMapMinSlots = 16
 // holds every entry stored before it was, so a reader that still walks it
 // misses only entries stored concurrently with its lookup.
 type idMap[T any] struct {
-	shards [idShards]idShard[T]
+	shards [idShards]idShard
+	mem    *arena[T] // where the refs point; set before the first store
 }
 
-type idShard[T any] struct {
+type idShard struct {
 	mu  sync.Mutex // held by writers
 	n   int        // entries; guarded by mu
-	tab atomic.Pointer[idTable[T]]
+	tab atomic.Pointer[idTable]
 	// The shards' writers do not share cache lines with each other's
 	// readers: 8 + 8 + 8 + 40 = 64 bytes.
 	_ [40]byte
 }
 
 // idTable is one shard's table: a power-of-two number of slots.
-type idTable[T any] struct {
-	slots []idSlot[T]
+type idTable struct {
+	slots []idSlot
 }
 
-// idSlot holds an entry: its ID, stored before p, so that a reader that
-// sees p sees the ID, and compares it without reading the object, whose
+// idSlot holds an entry: its ID, stored before ref, so that a reader that
+// sees ref sees the ID, and compares it without reading the object, whose
 // first cache line the market's goroutine writes per trade (a market's
 // LSN, an account's mutex).
-type idSlot[T any] struct {
+type idSlot struct {
 	lo, hi atomic.Uint64 // the ID's two halves
-	p      atomic.Pointer[T]
+	ref    atomic.Uint32 // the object's arenaRef + 1; 0 while the slot is free
 }
 
 // idHalves splits an ID into the words a slot holds.
@@ -71,7 +78,7 @@ func idHash(lo, hi uint64) uint64 {
 	return h ^ h>>32
 }
 
-func (m *idMap[T]) shard(id uuid.UUID) *idShard[T] { return &m.shards[id[15]%idShards] }
+func (m *idMap[T]) shard(id uuid.UUID) *idShard { return &m.shards[id[15]%idShards] }
 
 // load returns the object stored for id, without writing to memory.
 func (m *idMap[T]) load(id uuid.UUID) (*T, bool) {
@@ -83,18 +90,18 @@ func (m *idMap[T]) load(id uuid.UUID) (*T, bool) {
 	mask := uint64(len(t.slots) - 1)
 	for i := idHash(lo, hi) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		p := s.p.Load()
-		if p == nil {
+		ref := s.ref.Load()
+		if ref == 0 {
 			return nil, false
 		}
 		if s.lo.Load() == lo && s.hi.Load() == hi {
-			return p, true
+			return m.mem.at(arenaRef(ref - 1)), true
 		}
 	}
 }
 
-// store sets the object for id.
-func (m *idMap[T]) store(id uuid.UUID, p *T) {
+// store sets the object for id: the one of mem that ref names.
+func (m *idMap[T]) store(id uuid.UUID, ref arenaRef) {
 	s := m.shard(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -103,13 +110,13 @@ func (m *idMap[T]) store(id uuid.UUID, p *T) {
 		t = s.grow(t, max(idMapMinSlots, 2*s.capacity()))
 	}
 	lo, hi := idHalves(id)
-	if insertSlot(t, lo, hi, p) {
+	if insertSlot(t, lo, hi, uint32(ref)+1) {
 		s.n++
 	}
 }
 
 // capacity is the number of slots of the shard's table. Caller holds mu.
-func (s *idShard[T]) capacity() int {
+func (s *idShard) capacity() int {
 	if t := s.tab.Load(); t != nil {
 		return len(t.slots)
 	}
@@ -118,13 +125,13 @@ func (s *idShard[T]) capacity() int {
 
 // grow publishes a new table of size slots (a power of two) holding old's
 // entries, and returns it. Caller holds mu.
-func (s *idShard[T]) grow(old *idTable[T], size int) *idTable[T] {
-	t := &idTable[T]{slots: make([]idSlot[T], size)}
+func (s *idShard) grow(old *idTable, size int) *idTable {
+	t := &idTable{slots: make([]idSlot, size)}
 	if old != nil {
 		for i := range old.slots {
 			o := &old.slots[i]
-			if p := o.p.Load(); p != nil {
-				insertSlot(t, o.lo.Load(), o.hi.Load(), p)
+			if ref := o.ref.Load(); ref != 0 {
+				insertSlot(t, o.lo.Load(), o.hi.Load(), ref)
 			}
 		}
 	}
@@ -132,21 +139,22 @@ func (s *idShard[T]) grow(old *idTable[T], size int) *idTable[T] {
 	return t
 }
 
-// insertSlot puts p at the slot of the ID of halves lo and hi in t,
-// replacing an object stored for the same ID; it reports whether the entry is new. The caller holds the
-// shard's mu, and t has a free slot.
-func insertSlot[T any](t *idTable[T], lo, hi uint64, p *T) bool {
+// insertSlot puts ref (an arenaRef + 1) at the slot of the ID of halves
+// lo and hi in t, replacing an object stored for the same ID; it reports
+// whether the entry is new. The caller holds the shard's mu, and t has a
+// free slot.
+func insertSlot(t *idTable, lo, hi uint64, ref uint32) bool {
 	mask := uint64(len(t.slots) - 1)
 	for i := idHash(lo, hi) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.p.Load() == nil {
+		if s.ref.Load() == 0 {
 			s.lo.Store(lo)
 			s.hi.Store(hi)
-			s.p.Store(p)
+			s.ref.Store(ref)
 			return true
 		}
 		if s.lo.Load() == lo && s.hi.Load() == hi {
-			s.p.Store(p)
+			s.ref.Store(ref)
 			return false
 		}
 	}
@@ -178,7 +186,7 @@ func (m *idMap[T]) rangeValues(fn func(*T) bool) {
 			continue
 		}
 		for j := range t.slots {
-			if p := t.slots[j].p.Load(); p != nil && !fn(p) {
+			if ref := t.slots[j].ref.Load(); ref != 0 && !fn(m.mem.at(arenaRef(ref-1))) {
 				return
 			}
 		}

@@ -16,8 +16,8 @@ func BenchmarkTradeLookups(b *testing.B) {
 	var markets, accts [64]uuid.UUID
 	for i := range markets {
 		markets[i], accts[i] = uuid.New(), uuid.New()
-		st.addMarket(newMarket(markets[i]))
-		st.accounts.store(accts[i], st.newAccount(accts[i]))
+		st.addMarket(st.newMarket(markets[i]))
+		st.accounts.store(accts[i], st.newAccount(accts[i]).ref)
 	}
 	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {

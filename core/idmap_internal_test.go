@@ -46,11 +46,12 @@ func TestIDMapFindsWhatWasStored(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(c.n)))
 			ids := idMapIDs(rng, c.n)
-			var m idMap[market]
+			st := NewState()
+			m := idMap[market]{mem: &st.marketMem}
 			m.reserve(c.reserve)
 			objs := make([]*market, len(ids))
 			for i, id := range ids {
-				objs[i] = &market{id: id}
+				objs[i] = st.newMarket(id)
 			}
 			// stored[i] is closed once ids[i] is stored.
 			stored := make([]chan struct{}, len(ids))
@@ -61,7 +62,7 @@ func TestIDMapFindsWhatWasStored(t *testing.T) {
 			for w := range 2 {
 				wg.Go(func() {
 					for i := w; i < len(ids); i += 2 {
-						m.store(ids[i], objs[i])
+						m.store(ids[i], objs[i].ref)
 						close(stored[i])
 					}
 				})
@@ -102,8 +103,8 @@ func TestIDMapFindsWhatWasStored(t *testing.T) {
 			}
 			// A second store of an ID replaces its object.
 			if len(ids) > 0 {
-				o := &market{id: ids[0]}
-				m.store(ids[0], o)
+				o := st.newMarket(ids[0])
+				m.store(ids[0], o.ref)
 				if got, _ := m.load(ids[0]); got != o || m.len() != len(ids) {
 					t.Errorf("after a second store: load = %p (want %p), len %d", got, o, m.len())
 				}
@@ -114,9 +115,10 @@ func TestIDMapFindsWhatWasStored(t *testing.T) {
 
 // TestIDMapLoadAllocatesNothing: a lookup is on every trade's path.
 func TestIDMapLoadAllocatesNothing(t *testing.T) {
-	var m idMap[market]
+	st := NewState()
 	id := uuid.New()
-	m.store(id, &market{id: id})
+	st.addMarket(st.newMarket(id))
+	m := &st.markets
 	if n := testing.AllocsPerRun(100, func() { m.load(id) }); n != 0 {
 		t.Errorf("load allocates %v times", n)
 	}

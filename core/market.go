@@ -18,8 +18,11 @@ const cacheLineBytes = 64
 // lock guards it. Other goroutines read the immutable MarketView that the
 // owner publishes (view_publish.go).
 type market struct {
-	id   uuid.UUID
-	lsn  uint64
+	id  uuid.UUID
+	lsn uint64
+	// ref names the market in the state's arena (arena.go), by which the
+	// market map holds it.
+	ref  arenaRef
 	info MarketInfo
 	// infoView is the copy of info that published views share, nil once
 	// info has changed since the last publish. Only apply changes info.

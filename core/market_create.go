@@ -96,28 +96,30 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 	if err != nil {
 		return nil, err
 	}
-	m := newMarket(e.ids.next())
 	house := e.st.account(HouseID)
 	locked := []*account{house}
 	if creator != nil {
 		locked = append(locked, creator)
 	}
 	unlock := lockAccounts(locked...)
-	p := &pending{}
-	p.rec = Record{Kind: KindMarketCreated, Time: now.UnixNano()}
-	mc := p.addMarket(m)
-	mc.Info = &MarketInfo{Title: req.Title, Description: req.Description, Category: req.Category,
-		Creator: req.Creator, Alpha: req.Alpha, Q0: req.Liquidity, ClosesAt: req.ClosesAt.UnixNano(),
-		CreatedAt: now.UnixNano(), Status: StatusActive}
 	subsidy := pricing.Subsidy(req.Alpha, req.Liquidity)
-	mc.Books = []Book{{Currency: money.KP, Q: [NumSides]money.Amount{req.Liquidity, req.Liquidity},
-		Subsidy: subsidy, Collateral: subsidy}}
 	var s sums
 	after := s.sub(house.balances[money.KP], subsidy)
 	if s.err != nil {
 		unlock()
 		return nil, s.err
 	}
+	// Past the last refusal: a market's memory, once allocated, is never
+	// given back (arena.go).
+	m := e.st.newMarket(e.ids.next())
+	p := &pending{}
+	p.rec = Record{Kind: KindMarketCreated, Time: now.UnixNano()}
+	mc := p.addMarket(m)
+	mc.Info = &MarketInfo{Title: req.Title, Description: req.Description, Category: req.Category,
+		Creator: req.Creator, Alpha: req.Alpha, Q0: req.Liquidity, ClosesAt: req.ClosesAt.UnixNano(),
+		CreatedAt: now.UnixNano(), Status: StatusActive}
+	mc.Books = []Book{{Currency: money.KP, Q: [NumSides]money.Amount{req.Liquidity, req.Liquidity},
+		Subsidy: subsidy, Collateral: subsidy}}
 	p.credit(p.addAccount(house), money.KP, TxMarketSubsidy, -subsidy, after, m.id, now.UnixNano())
 	if creator != nil {
 		// The market's view once the record is applied, but for its LSN,

@@ -14,7 +14,7 @@ import (
 // parts that change set; the next record built in the scratch, of every
 // shape below, must equal the one built after a full reset.
 func TestScratchResetAfterBookChange(t *testing.T) {
-	m := newMarket(uuid.New())
+	m := NewState().newMarket(uuid.New())
 	trader, house := &account{id: uuid.New(), lsn: 7}, &account{id: uuid.New(), lsn: 9}
 	ref := uuid.New()
 	// trade builds a trade's record of the trader alone, part by part as

@@ -61,7 +61,7 @@ func TestCommitRefusesOversizeRecord(t *testing.T) {
 func TestBookChangeRecordFits(t *testing.T) {
 	var sc scratch
 	sc.reset(KindTrade, 1)
-	m := newMarket(uuid.New())
+	m := NewState().newMarket(uuid.New())
 	sc.market(m)
 	sc.rec.Markets[0].Books = sc.books[:1]
 	reasoning := strings.Repeat("\U0001F600", MaxReasoningRunes)

@@ -221,7 +221,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 		ch := &rec.Markets[i]
 		m := mkts[i]
 		if m == nil {
-			m = newMarket(ch.ID)
+			m = s.newMarket(ch.ID)
 			m.apply(seq, ch)
 			m.publish()
 			s.addMarket(m)

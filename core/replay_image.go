@@ -63,7 +63,7 @@ func (s *State) loadObjects(rec *Record) error {
 		case a == nil:
 			a = s.newAccount(ch.ID)
 			a.applyLocked(ch.Prev, ch, s.idemLimits)
-			s.accounts.store(a.id, a) // and its name: indexImage
+			s.accounts.store(a.id, a.ref) // and its name: indexImage
 		case ch.ID == HouseID && a.lsn == 0 && a.ledgerEmpty():
 			a.applyLocked(ch.Prev, ch, s.idemLimits) // the house exists from the start
 		default:
@@ -85,7 +85,7 @@ func (s *State) loadObjects(rec *Record) error {
 		if s.market(ch.ID) != nil {
 			return fmt.Errorf("core: load image: market %s twice", ch.ID)
 		}
-		m := newMarket(ch.ID)
+		m := s.newMarket(ch.ID)
 		m.apply(ch.Prev, ch)
 		m.publish()
 		s.addMarket(m)

@@ -20,13 +20,15 @@ import (
 // docs/ARCHITECTURE.md).
 type State struct {
 	accounts idMap[account]
-	// accountMem holds the accounts themselves (account_arena.go).
-	accountMem accountArena
+	// accountMem holds the accounts themselves (arena.go).
+	accountMem arena[account]
 
 	namesMu sync.Mutex
 	names   map[nameKey]uuid.UUID // lower-case name -> account; guarded by namesMu
 
 	markets idMap[market]
+	// marketMem holds the markets themselves.
+	marketMem arena[market]
 
 	// dirty are the markets replay changed without publishing their views:
 	// publishing after every record cost a quarter of replay. Only the
@@ -68,17 +70,20 @@ type supply struct {
 // NewState returns an empty state holding only the house account.
 func NewState() *State {
 	s := &State{names: make(map[nameKey]uuid.UUID)}
+	s.accounts.mem, s.markets.mem = &s.accountMem, &s.marketMem
 	s.auth.init()
 	s.idx.init()
 	house := s.newAccount(HouseID)
 	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
-	s.accounts.store(HouseID, house)
+	s.accounts.store(HouseID, house.ref)
 	return s
 }
 
 // newAccount returns a new, empty account with ID id, not yet findable:
 // addAccount or accounts.store makes it so.
-func (s *State) newAccount(id uuid.UUID) *account { return s.accountMem.alloc(id) }
+func (s *State) newAccount(id uuid.UUID) *account {
+	return s.accountMem.alloc(func(a *account, ref arenaRef) { a.id, a.ref = id, ref })
+}
 
 func (s *State) account(id uuid.UUID) *account {
 	a, _ := s.accounts.load(id)
@@ -92,7 +97,7 @@ func (s *State) market(id uuid.UUID) *market {
 
 // addAccount makes a new account findable by ID and by name.
 func (s *State) addAccount(a *account) {
-	s.accounts.store(a.id, a)
+	s.accounts.store(a.id, a.ref)
 	s.namesMu.Lock()
 	s.nameStore(a.info.Name, a.id)
 	s.namesMu.Unlock()
@@ -100,7 +105,7 @@ func (s *State) addAccount(a *account) {
 
 // addMarket makes a new market findable. The market's view must be
 // published first.
-func (s *State) addMarket(m *market) { s.markets.store(m.id, m) }
+func (s *State) addMarket(m *market) { s.markets.store(m.id, m.ref) }
 
 // nameLookup returns the account named name, ignoring case. Caller holds
 // namesMu, or owns the state alone (recovery).
@@ -122,15 +127,19 @@ func (s *State) nameStore(name string, id uuid.UUID) {
 	}
 }
 
-func newMarket(id uuid.UUID) *market {
-	return &market{id: id, holders: make(map[uuid.UUID]struct{})}
+// newMarket returns a new, empty market with ID id, not yet findable:
+// addMarket makes it so.
+func (s *State) newMarket(id uuid.UUID) *market {
+	m := s.marketMem.alloc(func(m *market, ref arenaRef) { m.id, m.ref = id, ref })
+	m.holders = make(map[uuid.UUID]struct{})
+	return m
 }
 
 // rangeAccounts calls fn for every account until it returns false.
 func (s *State) rangeAccounts(fn func(*account) bool) { s.accounts.rangeValues(fn) }
 
 // eachAccountLocked calls fn, with a.mu held, for every account of the
-// state in part part of parts (accountArena.eachPart), in memory order.
+// state in part part of parts (arena.eachPart), in memory order.
 // The walks over every account at recovery (the state's check, the
 // engine's start) use it rather than rangeAccounts: in the account map's
 // order each account's lines are cache misses the processor cannot

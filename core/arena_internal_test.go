@@ -8,26 +8,36 @@ import (
 	"marketd/core/money"
 )
 
-// TestAccountArenaKeepsAccountsInPlace: accounts allocated across many
-// arrays keep their addresses and contents while more are allocated, and
-// each walks them all in the order they were allocated.
-func TestAccountArenaKeepsAccountsInPlace(t *testing.T) {
-	var r accountArena
+// allocAccount allocates an account with ID id in r, keeping its ref.
+func allocAccount(r *arena[account], id uuid.UUID) *account {
+	return r.alloc(func(a *account, ref arenaRef) { a.id, a.ref = id, ref })
+}
+
+// TestArenaKeepsAccountsInPlace: accounts allocated across many arrays
+// keep their addresses and contents while more are allocated, at resolves
+// each one's ref to it, and each walks them all in the order they were
+// allocated.
+func TestArenaKeepsAccountsInPlace(t *testing.T) {
+	var r arena[account]
 	const n = 3*arenaMaxChunk + 7
 	accts := make([]*account, n)
 	for i := range accts {
-		a := r.alloc(uuid.UUID{byte(i), byte(i >> 8), 1})
+		a := allocAccount(&r, uuid.UUID{byte(i), byte(i >> 8), 1})
 		a.balances[money.KP] = money.Amount(i)
 		accts[i] = a
 	}
 	seen := make(map[*account]bool, n)
+	refs := make(map[arenaRef]bool, n)
 	for i, a := range accts {
-		if seen[a] {
-			t.Fatalf("account %d shares its memory with another", i)
+		if seen[a] || refs[a.ref] {
+			t.Fatalf("account %d shares its memory or its ref %#x with another", i, a.ref)
 		}
-		seen[a] = true
+		seen[a], refs[a.ref] = true, true
 		if a.id != (uuid.UUID{byte(i), byte(i >> 8), 1}) || a.balances[money.KP] != money.Amount(i) {
 			t.Fatalf("account %d changed after later allocations: id %s, balance %d", i, a.id, a.balances[money.KP])
+		}
+		if got := r.at(a.ref); got != a {
+			t.Fatalf("account %d: at(%#x) = %p, want %p", i, a.ref, got, a)
 		}
 	}
 	var walked []*account
@@ -45,15 +55,15 @@ func TestAccountArenaKeepsAccountsInPlace(t *testing.T) {
 	}
 }
 
-// TestAccountArenaPartsSeeEachAccountOnce: eachPart's parts, for several
-// counts of parts, see every account allocated exactly once between them,
-// each part in memory order.
-func TestAccountArenaPartsSeeEachAccountOnce(t *testing.T) {
-	var r accountArena
+// TestArenaPartsSeeEachAccountOnce: eachPart's parts, for several counts
+// of parts, see every account allocated exactly once between them, each
+// part in memory order.
+func TestArenaPartsSeeEachAccountOnce(t *testing.T) {
+	var r arena[account]
 	const n = 5*arenaMaxChunk + 3
 	index := make(map[*account]int, n)
 	for i := range n {
-		index[r.alloc(uuid.UUID{byte(i), byte(i >> 8), 2})] = i
+		index[allocAccount(&r, uuid.UUID{byte(i), byte(i >> 8), 2})] = i
 	}
 	for _, parts := range []int{1, 2, 3, 7} {
 		seen := make(map[*account]int, n)

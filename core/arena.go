@@ -1,0 +1,134 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Sizes of an arena's arrays: the first holds arenaFirstChunk objects,
+// each next one twice as many as the one before, up to arenaMaxChunk, so
+// that a small state (a test's, a new server's) does not pay for a large
+// array. A ref names an object by its array and its place in it, the
+// place in the low arenaChunkBits bits.
+const (
+	arenaFirstChunk = 8
+	arenaChunkBits  = 10
+	arenaMaxChunk   = 1 << arenaChunkBits
+)
+
+// arenaRef names one object of an arena: (array << arenaChunkBits) | place.
+// It holds no pointer, so a table of refs is memory the garbage collector
+// does not scan (idMap).
+type arenaRef uint32
+
+// arena allocates a state's accounts (and its markets) side by side in
+// arrays that are never freed or moved, instead of one heap object each.
+// The garbage collector's mark phase walks every live object: with a
+// million accounts allocated one by one it visited them in the account
+// map's order, a cache miss and an object lookup each, and took about a
+// core-second per cycle (docs/PERFORMANCE.md, "A heap the collector marks
+// quickly"); an array of accounts it scans front to back as one object,
+// and so does a snapshot's capture (each). Objects are never deleted, so
+// an array lives as long as the state.
+//
+// An object is named by its arenaRef, which at resolves without a lock,
+// so that the map from IDs to objects holds refs rather than pointers: a
+// million pointers into the arrays cost the collector's mark a third of
+// its work over a state of 1,000,000 accounts (docs/PERFORMANCE.md, "The
+// account map without pointers").
+//
+// An account whose creation fails after alloc (the journal refused its
+// record) keeps its slot unused: such failures end the engine, or are
+// refusals of a bonus too large to mint, an administrator's error.
+type arena[T any] struct {
+	mu     sync.Mutex
+	chunks [][]T // the full arrays, oldest first; guarded by mu
+	chunk  []T   // the array being filled: len used, cap its size; guarded by mu
+	// dir holds every array at its full capacity, by index, for at. It is
+	// replaced by a longer one when an array is added, whose entries
+	// before the new one are the old one's: a reader of the old one never
+	// reads past its length.
+	dir atomic.Pointer[[][]T]
+}
+
+// alloc returns a new object, zero but for what init sets in it, given
+// the object and its ref; init runs under the arena's lock, so that every
+// walk sees what it sets. The object is not findable until the state
+// stores its ref.
+func (r *arena[T]) alloc(init func(*T, arenaRef)) *T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.chunk) == cap(r.chunk) {
+		n := arenaFirstChunk
+		if cap(r.chunk) > 0 {
+			r.chunks = append(r.chunks, r.chunk)
+			n = min(2*cap(r.chunk), arenaMaxChunk)
+		}
+		r.chunk = prefaulted[T](n)
+		var dir [][]T
+		if d := r.dir.Load(); d != nil {
+			dir = *d
+		}
+		dir = append(dir, r.chunk[:n])
+		r.dir.Store(&dir)
+	}
+	i := len(r.chunk)
+	r.chunk = r.chunk[:i+1]
+	p := &r.chunk[i]
+	init(p, arenaRef(len(r.chunks)<<arenaChunkBits|i))
+	return p
+}
+
+// at returns the object ref names. ref must be one alloc returned.
+func (r *arena[T]) at(ref arenaRef) *T {
+	return &(*r.dir.Load())[ref>>arenaChunkBits][ref&(arenaMaxChunk-1)]
+}
+
+// prefaulted returns an empty array of room for n objects whose memory
+// has been written once. The runtime takes a large array fresh from the
+// kernel and writes nothing into it; an account's first access is often a
+// read (a ledger's length, a balance), which maps the kernel's shared zero
+// page, and the first write then faults again to copy it, flushing the
+// TLB of every processor the process runs on. On this 2-vCPU guest those
+// flushes (inter-processor interrupts) made time to ready with 1,000,000
+// accounts 4.2 s instead of 2.6 (docs/PERFORMANCE.md, "Recovery on both
+// cores"). Written first, each page is faulted in once, with no flush.
+// The kernel maps its pages first, all in one call (populate), rather
+// than one page fault at each 4 KiB the clear writes: 1,000,000 accounts
+// are 125,000 pages, and their faults were 0.2-1.3 s of a snapshot's load
+// (docs/PERFORMANCE.md, "The accounts' pages mapped in one call").
+func prefaulted[T any](n int) []T {
+	c := make([]T, n)
+	var zero T
+	populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c))), uintptr(n)*unsafe.Sizeof(zero)))
+	clear(c)
+	return c[:0]
+}
+
+// each calls fn for every object allocated before it was called, in
+// memory order, until fn returns false. It holds no lock while fn runs.
+// Some of them may never have been stored in the state (stored says).
+func (r *arena[T]) each(fn func(*T) bool) { r.eachPart(0, 1, fn) }
+
+// eachPart is each over part of the arrays, those whose index is part
+// modulo parts: parts goroutines, one for each part, see every object
+// once between them, each in memory order.
+func (r *arena[T]) eachPart(part, parts int, fn func(*T) bool) {
+	r.mu.Lock()
+	chunks := append(r.chunks[:len(r.chunks):len(r.chunks)], r.chunk)
+	r.mu.Unlock()
+	for j := part; j < len(chunks); j += parts {
+		c := chunks[j]
+		for i := range c {
+			if !fn(&c[i]) {
+				return
+			}
+		}
+	}
+}
+
+// stored reports whether a is one of the state's accounts: every account
+// but the house, which the state starts with, was stored by the change
+// that created it, which set its LSN under its lock. Caller holds a.mu.
+func (a *account) stored() bool { return a.lsn != 0 || a.id == HouseID }
