@@ -97,6 +97,11 @@ type account struct {
 	_ [36]byte
 }
 
+// stored reports whether a is one of the state's accounts: every account
+// but the house, which the state starts with, was stored by the change
+// that created it, which set its LSN under its lock. Caller holds a.mu.
+func (a *account) stored() bool { return a.lsn != 0 || a.id == HouseID }
+
 // tradingMode returns the currency of the account's trades, splits and
 // merges (AccountInfo.Mode) without taking mu.
 func (a *account) tradingMode() money.Currency { return money.Currency(a.mode.Load()) }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -66,5 +67,22 @@ func TestAccountHotFieldsInFirstLines(t *testing.T) {
 		if p := uintptr(unsafe.Pointer(unsafe.SliceData(c))); p%cacheLineBytes != 0 {
 			t.Errorf("an array of %d accounts at %#x: not on a cache line", cap(c), p)
 		}
+	}
+}
+
+// TestMarketsShareNoLine: markets sit side by side in the state's arena,
+// and each one's goroutine writes its first and last fields per trade, so
+// the market ends in a whole cache line that no field uses: whatever the
+// array's alignment, no line holds fields of two markets.
+func TestMarketsShareNoLine(t *testing.T) {
+	typ := reflect.TypeFor[market]()
+	var end uintptr
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.Name != "_" {
+			end = max(end, f.Offset+f.Type.Size())
+		}
+	}
+	if size := typ.Size(); size-end < cacheLineBytes {
+		t.Errorf("market is %d bytes, its last field ends at %d: %d bytes after it, want at least %d", size, end, size-end, cacheLineBytes)
 	}
 }

@@ -63,8 +63,22 @@ func (e *Engine) CreateAccount(ctx context.Context, req NewAccount) (AccountView
 		e.st.namesMu.Unlock()
 		return AccountView{}, e.refuse(ctx, e.accountLSN(id), ErrNameTaken)
 	}
-	// Taken from the state's arena only once the name is free: a refused
-	// name costs no account's memory (arena.go).
+	if req.Bonus > 0 {
+		// The bonus's refusal (a supply at its cap), checked before the
+		// account's memory is taken too; checked again below, under the
+		// locks the record needs.
+		e.st.supply.mu.Lock()
+		var pre sums
+		pre.mint(e.st.supply.minted[money.KP], e.st.supply.burned[money.KP], req.Bonus)
+		e.st.supply.mu.Unlock()
+		if pre.err != nil {
+			e.st.namesMu.Unlock()
+			return AccountView{}, pre.err
+		}
+	}
+	// Taken from the state's arena only once the name is free and the
+	// bonus can be minted: a refused request costs no account's memory
+	// (arena.go).
 	a := e.st.newAccount(e.ids.next())
 	a.mu.Lock()
 	e.st.supply.mu.Lock()

@@ -15,6 +15,8 @@ const (
 	arenaFirstChunk = 8
 	arenaChunkBits  = 10
 	arenaMaxChunk   = 1 << arenaChunkBits
+	// arenaMaxChunks is the number of arrays a ref can name.
+	arenaMaxChunks = 1 << (32 - arenaChunkBits)
 )
 
 // arenaRef names one object of an arena: (array << arenaChunkBits) | place.
@@ -38,9 +40,14 @@ type arenaRef uint32
 // its work over a state of 1,000,000 accounts (docs/PERFORMANCE.md, "The
 // account map without pointers").
 //
-// An account whose creation fails after alloc (the journal refused its
-// record) keeps its slot unused: such failures end the engine, or are
-// refusals of a bonus too large to mint, an administrator's error.
+// An object whose creation fails after alloc keeps its slot unused, so
+// every refusal a request can meet is checked before alloc (the name, the
+// bonus's mint, a market's subsidy and the idempotency key's checks); what
+// can still fail after it (the journal refusing the record) ends the
+// engine.
+//
+// Refs have room for 2^32 objects, far more than memory holds (512 bytes
+// an account); alloc panics past them rather than give a ref twice.
 type arena[T any] struct {
 	mu     sync.Mutex
 	chunks [][]T // the full arrays, oldest first; guarded by mu
@@ -60,6 +67,9 @@ func (r *arena[T]) alloc(init func(*T, arenaRef)) *T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.chunk) == cap(r.chunk) {
+		if len(r.chunks) >= arenaMaxChunks-1 {
+			panic("core: arena: more objects than refs can name")
+		}
 		n := arenaFirstChunk
 		if cap(r.chunk) > 0 {
 			r.chunks = append(r.chunks, r.chunk)
@@ -108,7 +118,8 @@ func prefaulted[T any](n int) []T {
 
 // each calls fn for every object allocated before it was called, in
 // memory order, until fn returns false. It holds no lock while fn runs.
-// Some of them may never have been stored in the state (stored says).
+// Some of them may never have been stored in the state (for an account,
+// stored says).
 func (r *arena[T]) each(fn func(*T) bool) { r.eachPart(0, 1, fn) }
 
 // eachPart is each over part of the arrays, those whose index is part
@@ -127,8 +138,3 @@ func (r *arena[T]) eachPart(part, parts int, fn func(*T) bool) {
 		}
 	}
 }
-
-// stored reports whether a is one of the state's accounts: every account
-// but the house, which the state starts with, was stored by the change
-// that created it, which set its LSN under its lock. Caller holds a.mu.
-func (a *account) stored() bool { return a.lsn != 0 || a.id == HouseID }

@@ -103,3 +103,11 @@ func nonZeroFields(c *command, skip map[string]bool) []string {
 	}
 	return names
 }
+
+// ArenaLens returns how many accounts and markets the state's arenas have
+// allocated, stored or not.
+func ArenaLens(s *State) (accounts, markets int) {
+	s.accountMem.each(func(*account) bool { accounts++; return true })
+	s.marketMem.each(func(*market) bool { markets++; return true })
+	return accounts, markets
+}

@@ -40,7 +40,7 @@ const idMapMinSlots = 16
 // misses only entries stored concurrently with its lookup.
 type idMap[T any] struct {
 	shards [idShards]idShard
-	mem    *arena[T] // where the refs point; set before the first store
+	mem    *arena[T] // where the refs point; set before the map is used
 }
 
 type idShard struct {

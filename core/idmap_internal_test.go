@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,5 +122,53 @@ func TestIDMapLoadAllocatesNothing(t *testing.T) {
 	m := &st.markets
 	if n := testing.AllocsPerRun(100, func() { m.load(id) }); n != 0 {
 		t.Errorf("load allocates %v times", n)
+	}
+}
+
+// TestIDMapLoadsWhileTheArenaGrows: one goroutine allocates accounts and
+// stores them, the arena adding arrays and the map growing its tables as
+// it goes, while others look up the IDs stored so far: every lookup finds
+// the account stored for its ID, resolved through whichever directory of
+// arrays it loads.
+func TestIDMapLoadsWhileTheArenaGrows(t *testing.T) {
+	st := NewState()
+	const n = 4*arenaMaxChunk + 100
+	ids := idMapIDs(rand.New(rand.NewPCG(1, 2)), n)
+	var published atomic.Int64 // ids[:published] are stored
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i, id := range ids {
+			a := st.newAccount(id)
+			st.accounts.store(id, a.ref)
+			published.Store(int64(i + 1))
+		}
+	})
+	for r := range 3 {
+		wg.Go(func() {
+			rr := rand.New(rand.NewPCG(3, uint64(r)))
+			for published.Load() < n {
+				k := published.Load()
+				if k == 0 {
+					continue
+				}
+				id := ids[rr.IntN(int(k))]
+				if a, ok := st.accounts.load(id); !ok || a.id != id {
+					t.Errorf("load(%v) after its store: %v, found %v", id, a, ok)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if a := st.account(id); a == nil || st.accountMem.at(a.ref) != a {
+			t.Fatalf("account %v: %p, not at its own ref", id, a)
+		}
+	}
+	// Markets resolve through their own arena.
+	m := st.newMarket(ids[0])
+	st.addMarket(m)
+	if got := st.market(ids[0]); got != m || st.marketMem.at(m.ref) != m {
+		t.Errorf("market %v: found %p, want %p", ids[0], got, m)
 	}
 }

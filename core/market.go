@@ -73,6 +73,12 @@ type market struct {
 	// (view_publish.go); eng, set by Engine.start, runs the goroutine.
 	lag viewLag
 	eng *Engine
+
+	// A whole line after the last field: markets sit side by side in the
+	// state's arena (arena.go), and each one's goroutine writes its first
+	// and last lines per trade; with this, no two markets share a line,
+	// wherever the arena's array starts (TestMarketsShareNoLine).
+	_ [cacheLineBytes]byte
 }
 
 // MarketView is an immutable copy of a market's state, published by its

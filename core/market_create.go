@@ -109,6 +109,16 @@ func (e *Engine) CreateMarket(ctx context.Context, req NewMarket) (*MarketView, 
 		unlock()
 		return nil, s.err
 	}
+	if creator != nil {
+		// The idempotency key's refusals (attachIdem's), checked here
+		// too: the market's memory, taken below, is never given back
+		// (arena.go), and a caller out of keys must not use it up.
+		// Nothing the check reads changes while the locks are held.
+		if err := e.checkIdem(creator, &idemCallOf(ctx).Idempotent, now.UnixNano()); err != nil {
+			unlock()
+			return nil, err
+		}
+	}
 	// Past the last refusal: a market's memory, once allocated, is never
 	// given back (arena.go).
 	m := e.st.newMarket(e.ids.next())

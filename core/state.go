@@ -130,9 +130,9 @@ func (s *State) nameStore(name string, id uuid.UUID) {
 // newMarket returns a new, empty market with ID id, not yet findable:
 // addMarket makes it so.
 func (s *State) newMarket(id uuid.UUID) *market {
-	m := s.marketMem.alloc(func(m *market, ref arenaRef) { m.id, m.ref = id, ref })
-	m.holders = make(map[uuid.UUID]struct{})
-	return m
+	return s.marketMem.alloc(func(m *market, ref arenaRef) {
+		m.id, m.ref, m.holders = id, ref, make(map[uuid.UUID]struct{})
+	})
 }
 
 // rangeAccounts calls fn for every account until it returns false.
