@@ -67,7 +67,13 @@ func (r *arena[T]) alloc(init func(*T, arenaRef)) *T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.chunk) == cap(r.chunk) {
-		if len(r.chunks) >= arenaMaxChunks-1 {
+		next := len(r.chunks) // the new array's index
+		if cap(r.chunk) > 0 {
+			next++
+		}
+		// The last index is left unused: its last ref, plus one in
+		// idMap's slots, would wrap to 0, a free slot.
+		if next >= arenaMaxChunks-1 {
 			panic("core: arena: more objects than refs can name")
 		}
 		n := arenaFirstChunk

@@ -109,3 +109,26 @@ func TestPopulateKeepsContents(t *testing.T) {
 
 // populateMinTest is larger than populate's least range on every system.
 const populateMinTest = 256 << 10
+
+// TestArenaPanicsPastItsRefs: alloc gives refs up to the last array's but
+// one, whose last ref plus one would be 0 in idMap's slots, and panics
+// rather than give one past them. The arena's arrays before the last are
+// faked (empty), so that the test allocates only the last ones.
+func TestArenaPanicsPastItsRefs(t *testing.T) {
+	var r arena[struct{}]
+	r.chunks = make([][]struct{}, arenaMaxChunks-3)
+	r.chunk = make([]struct{}, arenaMaxChunk)
+	var last arenaRef
+	for range arenaMaxChunk {
+		r.alloc(func(_ *struct{}, ref arenaRef) { last = ref })
+	}
+	if want := arenaRef((arenaMaxChunks-2)<<arenaChunkBits | (arenaMaxChunk - 1)); last != want {
+		t.Fatalf("last ref %#x, want %#x", last, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("alloc past the last usable array did not panic")
+		}
+	}()
+	r.alloc(func(*struct{}, arenaRef) {})
+}
