@@ -60,7 +60,7 @@ func TestAccountHotFieldsInFirstLines(t *testing.T) {
 	for range 2*arenaMaxChunk + 100 {
 		s.newAccount(uuid.New())
 	}
-	for _, c := range append(s.accountMem.chunks, s.accountMem.chunk) {
+	for _, c := range *s.accountMem.dir.Load() {
 		if uintptr(cap(c))*unsafe.Sizeof(a) <= 32<<10 {
 			continue
 		}

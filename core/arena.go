@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -49,13 +50,12 @@ type arenaRef uint32
 // Refs have room for 2^32 objects, far more than memory holds (512 bytes
 // an account); alloc panics past them rather than give a ref twice.
 type arena[T any] struct {
-	mu     sync.Mutex
-	chunks [][]T // the full arrays, oldest first; guarded by mu
-	chunk  []T   // the array being filled: len used, cap its size; guarded by mu
-	// dir holds every array at its full capacity, by index, for at. It is
-	// replaced by a longer one when an array is added, whose entries
-	// before the new one are the old one's: a reader of the old one never
-	// reads past its length.
+	mu    sync.Mutex
+	chunk []T // the array being filled: len used, cap its size; guarded by mu
+	// dir holds every array, the one being filled last, each at its full
+	// capacity, by index, for at. It is replaced by a longer one, under mu,
+	// when an array is added, whose entries before the new one are the old
+	// one's: a reader of the old one never reads past its length.
 	dir atomic.Pointer[[][]T]
 }
 
@@ -66,33 +66,28 @@ type arena[T any] struct {
 func (r *arena[T]) alloc(init func(*T, arenaRef)) *T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var dir [][]T
+	if d := r.dir.Load(); d != nil {
+		dir = *d
+	}
 	if len(r.chunk) == cap(r.chunk) {
-		next := len(r.chunks) // the new array's index
-		if cap(r.chunk) > 0 {
-			next++
-		}
 		// The last index is left unused: its last ref, plus one in
 		// idMap's slots, would wrap to 0, a free slot.
-		if next >= arenaMaxChunks-1 {
+		if len(dir) >= arenaMaxChunks-1 {
 			panic("core: arena: more objects than refs can name")
 		}
 		n := arenaFirstChunk
 		if cap(r.chunk) > 0 {
-			r.chunks = append(r.chunks, r.chunk)
 			n = min(2*cap(r.chunk), arenaMaxChunk)
 		}
 		r.chunk = prefaulted[T](n)
-		var dir [][]T
-		if d := r.dir.Load(); d != nil {
-			dir = *d
-		}
 		dir = append(dir, r.chunk[:n])
 		r.dir.Store(&dir)
 	}
 	i := len(r.chunk)
 	r.chunk = r.chunk[:i+1]
 	p := &r.chunk[i]
-	init(p, arenaRef(len(r.chunks)<<arenaChunkBits|i))
+	init(p, arenaRef((len(dir)-1)<<arenaChunkBits|i))
 	return p
 }
 
@@ -133,7 +128,11 @@ func (r *arena[T]) each(fn func(*T) bool) { r.eachPart(0, 1, fn) }
 // once between them, each in memory order.
 func (r *arena[T]) eachPart(part, parts int, fn func(*T) bool) {
 	r.mu.Lock()
-	chunks := append(r.chunks[:len(r.chunks):len(r.chunks)], r.chunk)
+	var chunks [][]T
+	if d := r.dir.Load(); d != nil {
+		chunks = slices.Clone(*d)
+		chunks[len(chunks)-1] = r.chunk // as far as it is used
+	}
 	r.mu.Unlock()
 	for j := part; j < len(chunks); j += parts {
 		c := chunks[j]

@@ -116,8 +116,10 @@ const populateMinTest = 256 << 10
 // faked (empty), so that the test allocates only the last ones.
 func TestArenaPanicsPastItsRefs(t *testing.T) {
 	var r arena[struct{}]
-	r.chunks = make([][]struct{}, arenaMaxChunks-3)
 	r.chunk = make([]struct{}, arenaMaxChunk)
+	dir := make([][]struct{}, arenaMaxChunks-2) // the last, full, is chunk
+	dir[len(dir)-1] = r.chunk
+	r.dir.Store(&dir)
 	var last arenaRef
 	for range arenaMaxChunk {
 		r.alloc(func(_ *struct{}, ref arenaRef) { last = ref })

@@ -55,7 +55,7 @@ func (p *pacer) ownThread() bool { return threadPriorities && p != nil && p.nice
 // accounts: at the first that does, it lowers the thread's priority to
 // nice, once. Chunks come in Capture's order, markets and keys first, so
 // that only the accounts' pass, which holds no lock a trade waits for but
-// the account being copied, runs at the lower priority (priority.go).
+// the account being copied, runs at the lower priority.
 func (p *pacer) accounts(has bool) {
 	if !has || !p.ownThread() || p.lowered {
 		return
