@@ -77,7 +77,8 @@ type account struct {
 	// trade path, which gives it to a position that has none.
 	referrer uuid.UUID
 
-	info AccountInfo
+	info accountInfo
+	text []byte // the info's strings (accountInfo)
 	// notes are the kept notifications, oldest first, at most MaxNotes;
 	// lastNote is the highest ID ever made, from which the next is drawn.
 	notes    []Note
@@ -94,7 +95,7 @@ type account struct {
 	// account map holds it.
 	ref arenaRef
 	// Pads the account to a whole number of cache lines.
-	_ [36]byte
+	_ [92]byte
 }
 
 // stored reports whether a is one of the state's accounts: every account
@@ -110,11 +111,11 @@ func (a *account) tradingMode() money.Currency { return money.Currency(a.mode.Lo
 // Caller holds a.mu.
 func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimits) {
 	if ch.Info != nil {
-		a.info = *ch.Info
+		// A copy: the record's memory may be reused after replay
+		// applies it.
+		a.setInfo(ch.Info)
 		a.mode.Store(uint32(a.info.Mode))
 		a.referrer, a.referred = a.info.Referrer, a.info.Referrer != uuid.Nil
-		// The record's memory may be reused after replay applies it.
-		a.info.PasswordHash = slices.Clone(a.info.PasswordHash)
 	}
 	for _, b := range ch.Balances {
 		a.balances[b.Currency] = b.After
@@ -327,7 +328,7 @@ type imagePrefixes struct {
 // account that has traded a million times has a million fills. Caller
 // holds a.mu.
 func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
-	b.infos = append(b.infos, a.info)
+	b.infos = append(b.infos, a.infoOf())
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
 	var pre imagePrefixes
 	start := len(b.bals)

@@ -200,7 +200,7 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	p := &pending{}
 	p.rec = Record{Kind: KindReferrerSet, Time: now}
 	var s sums
-	info := a.info
+	info := a.infoOf()
 	info.Referrer = referrerID
 	p.addAccount(a)
 	p.addAccount(r)
@@ -221,7 +221,7 @@ func (e *Engine) SetReferrer(ctx context.Context, accountID, referrerID uuid.UUI
 	if bonus > 0 {
 		after = ac.Balances[0].After // the only balance the change sets
 	}
-	p.answer(ctx, ReferralApplied{Referrer: referrerID, Code: r.info.ReferralCode, Name: r.info.Name,
+	p.answer(ctx, ReferralApplied{Referrer: referrerID, Code: r.referralCode(), Name: r.name(),
 		Bonus: bonus, BalanceAfter: after})
 	done := make(chan error, 1)
 	if s.err == nil {

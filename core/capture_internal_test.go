@@ -15,7 +15,7 @@ import (
 func TestCaptureSplitsLongLedgers(t *testing.T) {
 	st := NewState()
 	a := st.newAccount(uuid.New())
-	a.info = AccountInfo{Name: "long"}
+	a.setInfo(&AccountInfo{Name: "long"})
 	var bal money.Amount
 	for i := range 10 {
 		bal += 1
@@ -71,7 +71,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 	const trades = 3*RecentTradesKept + 7
 	st := NewState()
 	a := st.newAccount(uuid.New())
-	a.info = AccountInfo{Name: "busy"}
+	a.setInfo(&AccountInfo{Name: "busy"})
 	market := uuid.New()
 	ch := AccountChange{ID: a.id}
 	for i := range trades {
@@ -105,7 +105,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 func TestCaptureSplitsLongIdempotency(t *testing.T) {
 	st := NewState()
 	a := st.newAccount(uuid.New())
-	a.info = AccountInfo{Name: "retrier"}
+	a.setInfo(&AccountInfo{Name: "retrier"})
 	ch := AccountChange{ID: a.id}
 	for i := range 9 {
 		for item := range 3 {

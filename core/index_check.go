@@ -65,7 +65,7 @@ func (w *lookupParts) init(s *State) {
 // compares the deposits' the same way, one insert at a time, since a
 // rejection can delete.
 func (x *lookupPart) addAccount(a *account, c *checker) {
-	in := &a.info
+	in := a.infoOf()
 	if k, ok := codeKeyOf(in.ReferralCode); ok { // the house has none
 		x.codes++
 		if id, ok := x.kept[k]; !ok || id != a.id {

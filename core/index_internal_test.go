@@ -57,7 +57,7 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 		{"referee missing", func(s *State, ids []uuid.UUID) { delete(s.idx.referees, ids[0]) }, false},
 		{"one code, two accounts", func(s *State, ids []uuid.UUID) {
 			a := s.account(ids[n-1])
-			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
+			a.editInfo(func(in *AccountInfo) { in.ReferralCode = s.account(ids[1]).referralCode() })
 			delete(s.idx.codes, testCodeKey(n-1))
 		}, false},
 		// Accounts 1 and 10 are in different parts (the first array holds
@@ -66,7 +66,7 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 		// keep, the later: only the parts' count finds it.
 		{"one code, two accounts in two parts, the later kept", func(s *State, ids []uuid.UUID) {
 			a := s.account(ids[10])
-			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
+			a.editInfo(func(in *AccountInfo) { in.ReferralCode = s.account(ids[1]).referralCode() })
 			delete(s.idx.codes, testCodeKey(10))
 			s.idx.codes[testCodeKey(1)] = ids[10]
 		}, false},
@@ -76,14 +76,14 @@ func TestCheckFindsDriftedLookupsOfAccounts(t *testing.T) {
 		// rebuild's noticing a code filed twice finds it.
 		{"one code, two accounts in one part, the later kept", func(s *State, ids []uuid.UUID) {
 			a := s.account(ids[5])
-			a.info.ReferralCode = s.account(ids[1]).info.ReferralCode
+			a.editInfo(func(in *AccountInfo) { in.ReferralCode = s.account(ids[1]).referralCode() })
 			delete(s.idx.codes, testCodeKey(5))
 			s.idx.codes[testCodeKey(1)] = ids[5]
 		}, false},
 		// The same for a wallet, account 5's written in upper case: the
 		// lookup, and the rebuild, key it lower-cased.
 		{"one wallet, two accounts in one part, the later kept", func(s *State, ids []uuid.UUID) {
-			s.account(ids[5]).info.Wallet = strings.ToUpper(testWallet(1))
+			s.account(ids[5]).editInfo(func(in *AccountInfo) { in.Wallet = strings.ToUpper(testWallet(1)) })
 			delete(s.idx.wallets, testWallet(5))
 			s.idx.wallets[testWallet(1)] = ids[5]
 		}, false},

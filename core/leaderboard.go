@@ -110,5 +110,5 @@ func (a *account) leaderLocked() (Leader, bool) {
 		}
 	}
 	profit = addSigned(profit, -a.bonusesKP)
-	return Leader{Account: a.id, Name: a.info.Name, Profit: profit, Volume: a.volumeKP}, true
+	return Leader{Account: a.id, Name: a.name(), Profit: profit, Volume: a.volumeKP}, true
 }

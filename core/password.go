@@ -66,7 +66,7 @@ func (e *Engine) changePassword(ctx context.Context, account uuid.UUID, hash []b
 	// A failed commit above leaves more than perRecord: its done has the
 	// error, and the password stays as it was.
 	if len(ended) <= perRecord {
-		info := a.info
+		info := a.infoOf()
 		info.PasswordHash = hash
 		p := &pending{rec: Record{Kind: KindPasswordChanged, Time: now, Sessions: ended}}
 		p.addAccount(a).Info = &info

@@ -132,7 +132,7 @@ func (e *Engine) editInfo(ctx context.Context, id uuid.UUID, held *sync.Mutex, e
 		return AccountInfo{}, ErrAccountNotFound
 	}
 	a.mu.Lock()
-	info := a.info
+	info := a.infoOf()
 	changed, err := edit(a, &info)
 	if err != nil || !changed {
 		lsn := a.lsn

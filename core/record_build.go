@@ -76,7 +76,7 @@ func (e *Engine) commit(p *pending, done chan<- error, publish func()) bool {
 		// change has one; a trade's has not, and spares the copy.
 		var old *AccountInfo
 		if ch.Info != nil {
-			info := a.info
+			info := a.infoOf()
 			old = &info
 		}
 		a.applyLocked(seq, ch, e.st.idemLimits)

@@ -42,7 +42,7 @@ func (e *Engine) ReferralStats(id uuid.UUID) (ReferralStats, bool) {
 	}
 	st := ReferralStats{ReferredCount: len(e.st.referees(id))}
 	a.mu.Lock()
-	st.Code = a.info.ReferralCode
+	st.Code = a.referralCode()
 	own := a.info.Referrer
 	kp := a.ledger[money.KP].snapshot()
 	vig := a.vig

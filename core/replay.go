@@ -210,7 +210,7 @@ func (s *State) applyRecord(seq uint64, rec *Record, accts []*account, mkts []*m
 			// as the live path does (record_build.go).
 			var old *AccountInfo
 			if ch.Info != nil {
-				info := a.info
+				info := a.infoOf()
 				old = &info
 			}
 			a.applyLocked(seq, ch, s.idemLimits)

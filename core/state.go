@@ -74,7 +74,7 @@ func NewState() *State {
 	s.auth.init()
 	s.idx.init()
 	house := s.newAccount(HouseID)
-	house.info = AccountInfo{Name: "house", Role: RoleAdmin}
+	house.setInfo(&AccountInfo{Name: "house", Role: RoleAdmin})
 	s.accounts.store(HouseID, house.ref)
 	return s
 }
@@ -99,7 +99,7 @@ func (s *State) market(id uuid.UUID) *market {
 func (s *State) addAccount(a *account) {
 	s.accounts.store(a.id, a.ref)
 	s.namesMu.Lock()
-	s.nameStore(a.info.Name, a.id)
+	s.nameStore(a.name(), a.id)
 	s.namesMu.Unlock()
 }
 

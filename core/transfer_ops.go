@@ -81,7 +81,7 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 		return e.repeatDeposit(ctx, a, ref)
 	}
 	a.mu.Lock()
-	wallet := a.info.Wallet
+	wallet := a.wallet()
 	a.mu.Unlock()
 	if wallet == "" {
 		return TransferResult{}, ErrWalletRequired
@@ -105,7 +105,7 @@ func (e *Engine) Deposit(ctx context.Context, req DepositRequest) (TransferResul
 	a.mu.Lock()
 	var refusal error
 	switch {
-	case a.info.Wallet != wallet:
+	case a.wallet() != wallet:
 		// Unlinked or relinked since the custody confirmed it.
 		refusal = ErrWalletRequired
 	case t.Status == TransferPending && a.openTransfersLocked(TransferDeposit) >= MaxPendingDeposits:
@@ -248,7 +248,7 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 	defer e.leave()
 	a.mu.Lock()
 	switch {
-	case a.info.Wallet == "":
+	case a.wallet() == "":
 		lsn := a.lsn
 		a.mu.Unlock()
 		return TransferResult{}, e.refuse(ctx, lsn, ErrWalletRequired)
@@ -262,7 +262,7 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 		return TransferResult{}, e.refuse(ctx, lsn, ErrTooManyOpenTransfers)
 	}
 	t := Transfer{ID: e.ids.next(), Kind: TransferWithdrawal, Status: TransferQueued, Amount: amount,
-		Wallet: a.info.Wallet, Time: e.now()}
+		Wallet: a.wallet(), Time: e.now()}
 	if e.cfg.CustodyMode == CustodyModeRecord {
 		t.Status = TransferSent // handed to the custody once durable
 	}

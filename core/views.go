@@ -26,7 +26,7 @@ func (e *Engine) Account(id uuid.UUID) (AccountView, bool) {
 		return AccountView{}, false
 	}
 	a.mu.Lock()
-	v := AccountView{ID: a.id, LSN: a.lsn, Info: a.info, Balances: a.balances, Trades: a.recentTrades()}
+	v := AccountView{ID: a.id, LSN: a.lsn, Info: a.infoOf(), Balances: a.balances, Trades: a.recentTrades()}
 	for c := range money.NumCurrencies {
 		v.LedgerLen[c] = a.ledger[c].Len()
 	}

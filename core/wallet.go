@@ -91,5 +91,5 @@ func (e *Engine) walletOf(id uuid.UUID) string {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.info.Wallet
+	return a.wallet()
 }
