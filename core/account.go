@@ -49,19 +49,42 @@ type account struct {
 	// at the largest Amount instead of overflowing.
 	volumeKP  money.Amount
 	bonusesKP money.Amount
-	// reasons are the reasoning of the last RecentTradesKept fills, fill
-	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
-	// The recent trades are the last fills with their reasoning
-	// (recentTrades): a ring of whole trades kept beside the fills wrote
-	// every trade twice, two cache lines more per trade.
-	reasons *[RecentTradesKept]string
 	// mode is info.Mode, stored with it, for the trade path, which reads
 	// it without mu (tradingMode).
 	mode atomic.Uint32
 	// referred is whether referrer is set: the trade path reads referrer
 	// only then.
 	referred bool
+	// placed is whether the account came from a state's arena, whose
+	// array holds its companion (refs).
+	placed bool
+	// ref names the account in the state's arena (arena.go), by which the
+	// account map holds it and the account finds its companion.
+	ref arenaRef
+	_   [4]byte // id starts the second line
 
+	id uuid.UUID
+	// referrer is info.Referrer, stored with it (applyLocked), for the
+	// trade path, which gives it to a position that has none.
+	referrer uuid.UUID
+
+	info accountInfo
+	// lastNote is the highest notification ID ever made, from which the
+	// next is drawn.
+	lastNote uint64
+	// Pads the account to a whole number of cache lines.
+	_ [8]byte
+}
+
+// accountRefs is the part of an account that holds pointers, kept apart
+// from it in the arena's array (arena.go), so that the collector's mark
+// reads these 256 bytes of each account and not the account: every field
+// with a pointer is here, and the account has none
+// (TestAccountHasNoPointers). Like the account's, its fields are guarded
+// by the account's mu. A trade's come first, in two whole cache lines:
+// the positions and the fills in the first, the ledgers (32 bytes each) in
+// the second (TestAccountHotFieldsInFirstLines).
+type accountRefs struct {
 	// positions are the account's positions, every currency's, by
 	// market and currency (positions.go).
 	positions positionTable
@@ -72,30 +95,33 @@ type account struct {
 
 	ledger [money.NumCurrencies]chunkList[ledgerSlot]
 
-	id uuid.UUID
-	// referrer is info.Referrer, stored with it (applyLocked), for the
-	// trade path, which gives it to a position that has none.
-	referrer uuid.UUID
-
-	info accountInfo
 	text []byte // the info's strings (accountInfo)
-	// notes are the kept notifications, oldest first, at most MaxNotes;
-	// lastNote is the highest ID ever made, from which the next is drawn.
-	notes    []Note
-	lastNote uint64
-	// vig and transfers are append-only, like the ledger.
-	vig       []VigPayment
-	transfers []Transfer
-
+	// reasons are the reasoning of the last RecentTradesKept fills, fill
+	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
+	// The recent trades are the last fills with their reasoning
+	// (recentTrades): a ring of whole trades kept beside the fills wrote
+	// every trade twice, two cache lines more per trade.
+	reasons *[RecentTradesKept]string
 	// idem holds the stored answers of idempotent requests by key, each
 	// key's entries in index order (idempotency.go); at most
 	// Config.IdempotencyKeys live keys.
 	idem map[string]idemKey
-	// ref names the account in the state's arena (arena.go), by which the
-	// account map holds it.
-	ref arenaRef
-	// Pads the account to a whole number of cache lines.
-	_ [92]byte
+	// notes are the kept notifications, oldest first, at most MaxNotes.
+	notes []Note
+	// vig and transfers are append-only, like the ledger.
+	vig       []VigPayment
+	transfers []Transfer
+	// Pads the companion to a whole number of cache lines.
+	_ [16]byte
+}
+
+// refs returns the account's companion, which holds its pointers. The
+// account must come from a state's arena: no other has one.
+func (a *account) refs() *accountRefs {
+	if !a.placed {
+		panic("BUG: core: an account outside a state's arena has no companion")
+	}
+	return companion[account, accountRefs](a, a.ref)
 }
 
 // stored reports whether a is one of the state's accounts: every account
@@ -132,7 +158,7 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 	for i := range ch.Trades {
 		t := &ch.Trades[i]
 		a.keepReasoning(t.Reasoning)
-		a.fills.push(makeFill(t))
+		a.refs().fills.push(makeFill(t))
 	}
 	// A trade has none of these: skipping them leaves their fields'
 	// cache lines unwritten.
@@ -140,10 +166,10 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 		a.applyNotes(ch.Notes, ch.NotesRead)
 	}
 	if len(ch.Vig) > 0 {
-		a.vig = append(a.vig, ch.Vig...)
+		a.refs().vig = append(a.refs().vig, ch.Vig...)
 	}
 	if len(ch.Transfers) > 0 {
-		a.transfers = append(a.transfers, ch.Transfers...)
+		a.refs().transfers = append(a.refs().transfers, ch.Transfers...)
 	}
 	for _, ie := range ch.Idem {
 		a.putIdem(ie, lim)
@@ -162,7 +188,7 @@ func (a *account) updateTransfers(ts []Transfer) {
 	if len(ts) == 0 {
 		return
 	}
-	out := slices.Clone(a.transfers)
+	out := slices.Clone(a.refs().transfers)
 	for _, t := range ts {
 		i := slices.IndexFunc(out, func(o Transfer) bool { return o.ID == t.ID })
 		if i < 0 {
@@ -170,7 +196,7 @@ func (a *account) updateTransfers(ts []Transfer) {
 		}
 		out[i] = t
 	}
-	a.transfers = out
+	a.refs().transfers = out
 }
 
 // hasTransfers reports whether the account has a transfer of each ID in
@@ -178,7 +204,7 @@ func (a *account) updateTransfers(ts []Transfer) {
 // owns the state alone (recovery).
 func (a *account) hasTransfers(ts []Transfer) bool {
 	for _, t := range ts {
-		if !slices.ContainsFunc(a.transfers, func(o Transfer) bool { return o.ID == t.ID }) {
+		if !slices.ContainsFunc(a.refs().transfers, func(o Transfer) bool { return o.ID == t.ID }) {
 			return false
 		}
 	}
@@ -190,7 +216,7 @@ func (a *account) hasTransfers(ts []Transfer) bool {
 // replay and snapshot images alike), which keeps the aggregates equal to a
 // recomputation from the ledger. Caller holds a.mu.
 func (a *account) appendLedger(l *LedgerEntry) {
-	if led := &a.ledger[l.Currency]; led.empty() {
+	if led := &a.refs().ledger[l.Currency]; led.empty() {
 		led.pushFirst(firstLedgerEntry(*l))
 	} else {
 		led.push(ledgerSlot{LedgerEntry: *l})
@@ -237,8 +263,8 @@ func ledgerEntries(ledger *[money.NumCurrencies]listView[ledgerSlot]) int {
 
 // ledgerEmpty reports whether the account's ledgers have no entry.
 func (a *account) ledgerEmpty() bool {
-	for c := range a.ledger {
-		if !a.ledger[c].empty() {
+	for c := range a.refs().ledger {
+		if !a.refs().ledger[c].empty() {
 			return false
 		}
 	}
@@ -249,30 +275,30 @@ func (a *account) ledgerEmpty() bool {
 // which reads their rest once past listChunkLen, is read only when the
 // ring is kept. Caller holds a.mu.
 func (a *account) keepReasoning(reasoning string) {
-	if a.reasons == nil {
+	if a.refs().reasons == nil {
 		if reasoning == "" {
 			return
 		}
-		a.reasons = new([RecentTradesKept]string)
+		a.refs().reasons = new([RecentTradesKept]string)
 	}
-	a.reasons[a.fills.Len()%RecentTradesKept] = reasoning
+	a.refs().reasons[a.refs().fills.Len()%RecentTradesKept] = reasoning
 }
 
 // recentCount returns how many trades the account's profile shows: its
 // last RecentTradesKept. Caller holds a.mu.
-func (a *account) recentCount() int { return min(a.fills.Len(), RecentTradesKept) }
+func (a *account) recentCount() int { return min(a.refs().fills.Len(), RecentTradesKept) }
 
 // appendRecent appends the account's recent trades, oldest first, with
 // their reasoning, to out. Caller holds a.mu.
 func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
-	n := a.fills.Len()
+	n := a.refs().fills.Len()
 	first := n - a.recentCount()
 	start := len(out)
-	fills := a.fills.snapshot()
+	fills := a.refs().fills.snapshot()
 	out = appendValues(out, &fills, first, n)
-	if a.reasons != nil {
+	if a.refs().reasons != nil {
 		for i := first; i < n; i++ {
-			out[start+i-first].Reasoning = a.reasons[i%RecentTradesKept]
+			out[start+i-first].Reasoning = a.refs().reasons[i%RecentTradesKept]
 		}
 	}
 	return out
@@ -280,7 +306,7 @@ func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
 
 // recentTrades returns the kept trades, oldest first. Caller holds a.mu.
 func (a *account) recentTrades() []TradeSummary {
-	if a.fills.Len() == 0 {
+	if a.refs().fills.Len() == 0 {
 		return nil
 	}
 	return a.appendRecent(make([]TradeSummary, 0, a.recentCount()))
@@ -334,7 +360,7 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 	start := len(b.bals)
 	for c := range money.NumCurrencies {
 		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
-		pre.ledger[c] = a.ledger[c].snapshot()
+		pre.ledger[c] = a.refs().ledger[c].snapshot()
 	}
 	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if a.positionCount() > 0 {
@@ -342,25 +368,25 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 		b.pos = a.appendPositions(b.pos)
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
-	if a.fills.Len() > 0 {
-		pre.fills, pre.olderFills = a.fills.snapshot(), a.fills.Len()-a.recentCount()
+	if a.refs().fills.Len() > 0 {
+		pre.fills, pre.olderFills = a.refs().fills.snapshot(), a.refs().fills.Len()-a.recentCount()
 		start := len(b.recent)
 		b.recent = a.appendRecent(b.recent)
 		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
 	}
-	if len(a.notes) > 0 {
+	if len(a.refs().notes) > 0 {
 		// Notes change in place when read: copy them.
 		start := len(b.notes)
-		b.notes = append(b.notes, a.notes...)
+		b.notes = append(b.notes, a.refs().notes...)
 		ch.Notes = b.notes[start:len(b.notes):len(b.notes)]
 	}
 	// Append-only: a prefix stays as it is.
-	ch.Vig = a.vig[:len(a.vig):len(a.vig)]
-	ch.Transfers = a.transfers[:len(a.transfers):len(a.transfers)]
-	if len(a.idem) > 0 {
+	ch.Vig = a.refs().vig[:len(a.refs().vig):len(a.refs().vig)]
+	ch.Transfers = a.refs().transfers[:len(a.refs().transfers):len(a.refs().transfers)]
+	if len(a.refs().idem) > 0 {
 		// Entries are replaced in place by putIdem: copy them.
 		start := len(b.idem)
-		for _, k := range a.idem {
+		for _, k := range a.refs().idem {
 			b.idem = append(b.idem, k.first)
 			b.idem = append(b.idem, k.more...)
 		}

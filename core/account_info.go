@@ -58,7 +58,7 @@ func (a *account) setInfo(in *AccountInfo) {
 		text = append(text, f...)
 		st.ends[i] = uint32(len(text))
 	}
-	a.info, a.text = st, text
+	a.info, a.refs().text = st, text
 }
 
 // infoOf returns the account's info. Its strings and password hash share
@@ -97,5 +97,5 @@ func (a *account) infoString(i int) string {
 	if start == a.info.ends[i] {
 		return ""
 	}
-	return unsafe.String(&a.text[start], a.info.ends[i]-start)
+	return unsafe.String(&a.refs().text[start], a.info.ends[i]-start)
 }

@@ -9,6 +9,9 @@ import (
 	"marketd/core/money"
 )
 
+// testAccount returns an account of a new state's arena, not stored.
+func testAccount() *account { return NewState().newAccount(uuid.New()) }
+
 // editInfo changes the account's info through fn, as a test's corruption
 // of the state does.
 func (a *account) editInfo(fn func(*AccountInfo)) {
@@ -37,7 +40,7 @@ func TestAccountInfoRoundTrip(t *testing.T) {
 		{"middle empty", AccountInfo{Name: "carol", Wallet: "0x1", TOSVersion: "v2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var a account
+			a := testAccount()
 			in := tc.in
 			in.PasswordHash = append([]byte(nil), tc.in.PasswordHash...)
 			if len(tc.in.PasswordHash) == 0 {

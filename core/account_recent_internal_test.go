@@ -15,7 +15,7 @@ import (
 // reasoning left out; then the same of an account loaded from the
 // account's image.
 func TestRecentTradesAreTheLastFillsWithTheirReasoning(t *testing.T) {
-	var a account
+	a := testAccount()
 	a.id = uuid.New()
 	var all []TradeSummary
 	for i := range 3*RecentTradesKept + 7 {
@@ -29,7 +29,7 @@ func TestRecentTradesAreTheLastFillsWithTheirReasoning(t *testing.T) {
 		if got := a.recentTrades(); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("after trade %d: recent trades\n got %+v\nwant %+v", i, got, want)
 		}
-		fills := listValues(&a.fills)
+		fills := listValues(&a.refs().fills)
 		for j, f := range fills {
 			w := all[j]
 			w.Reasoning = ""
@@ -47,7 +47,7 @@ func TestRecentTradesAreTheLastFillsWithTheirReasoning(t *testing.T) {
 	if len(ch.Trades) != len(all) {
 		t.Fatalf("image has %d trades, want %d", len(ch.Trades), len(all))
 	}
-	var loaded account
+	loaded := testAccount()
 	loaded.id = a.id
 	loaded.applyLocked(a.lsn, &AccountChange{ID: a.id, Trades: ch.Trades}, IdempotencyLimits{})
 	if got, want := loaded.recentTrades(), a.recentTrades(); fmt.Sprint(got) != fmt.Sprint(want) {

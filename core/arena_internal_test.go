@@ -1,6 +1,10 @@
 package core
 
 import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
@@ -9,8 +13,8 @@ import (
 )
 
 // allocAccount allocates an account with ID id in r, keeping its ref.
-func allocAccount(r *arena[account], id uuid.UUID) *account {
-	return r.alloc(func(a *account, ref arenaRef) { a.id, a.ref = id, ref })
+func allocAccount(r *arena[account, accountRefs], id uuid.UUID) *account {
+	return r.alloc(func(a *account, ref arenaRef) { a.id, a.ref, a.placed = id, ref, true })
 }
 
 // TestArenaKeepsAccountsInPlace: accounts allocated across many arrays
@@ -18,7 +22,7 @@ func allocAccount(r *arena[account], id uuid.UUID) *account {
 // each one's ref to it, and each walks them all in the order they were
 // allocated.
 func TestArenaKeepsAccountsInPlace(t *testing.T) {
-	var r arena[account]
+	var r arena[account, accountRefs]
 	const n = 3*arenaMaxChunk + 7
 	accts := make([]*account, n)
 	for i := range accts {
@@ -59,7 +63,7 @@ func TestArenaKeepsAccountsInPlace(t *testing.T) {
 // of parts, see every account allocated exactly once between them, each
 // part in memory order.
 func TestArenaPartsSeeEachAccountOnce(t *testing.T) {
-	var r arena[account]
+	var r arena[account, accountRefs]
 	const n = 5*arenaMaxChunk + 3
 	index := make(map[*account]int, n)
 	for i := range n {
@@ -115,10 +119,10 @@ const populateMinTest = 256 << 10
 // rather than give one past them. The arena's arrays before the last are
 // faked (empty), so that the test allocates only the last ones.
 func TestArenaPanicsPastItsRefs(t *testing.T) {
-	var r arena[struct{}]
-	r.chunk = make([]struct{}, arenaMaxChunk)
-	dir := make([][]struct{}, arenaMaxChunks-2) // the last, full, is chunk
-	dir[len(dir)-1] = r.chunk
+	var r arena[struct{}, struct{}]
+	dir := make([]arenaChunk, arenaMaxChunks-2) // the last is full
+	dir[len(dir)-1] = newArenaChunk[struct{}, struct{}](arenaMaxChunk)
+	r.used = arenaMaxChunk
 	r.dir.Store(&dir)
 	var last arenaRef
 	for range arenaMaxChunk {
@@ -133,4 +137,69 @@ func TestArenaPanicsPastItsRefs(t *testing.T) {
 		}
 	}()
 	r.alloc(func(*struct{}, arenaRef) {})
+}
+
+// TestArenaCompanions: each object's companion is its own, found from the
+// object and its ref alone in arrays of every size, for objects and
+// companions of sizes that are not multiples of each other; what is
+// written into one stays there while more are allocated.
+func TestArenaCompanions(t *testing.T) {
+	type obj struct {
+		ref arenaRef
+		n   [5]uint32
+	}
+	type comp struct {
+		s string
+		v [3]uint64
+	}
+	var r arena[obj, comp]
+	const n = 2*arenaMaxChunk + 13
+	objs := make([]*obj, n)
+	seen := make(map[*comp]bool, n)
+	for i := range objs {
+		o := r.alloc(func(o *obj, ref arenaRef) { o.ref = ref })
+		o.n[4] = uint32(i)
+		c := companion[obj, comp](o, o.ref)
+		if seen[c] {
+			t.Fatalf("object %d shares its companion", i)
+		}
+		seen[c] = true
+		c.s, c.v[2] = strconv.Itoa(i), uint64(i)
+		objs[i] = o
+	}
+	for i, o := range objs {
+		c := companion[obj, comp](o, o.ref)
+		if o.n[4] != uint32(i) || c.s != strconv.Itoa(i) || c.v[2] != uint64(i) {
+			t.Fatalf("object %d: %d, companion %q %d", i, o.n[4], c.s, c.v[2])
+		}
+	}
+}
+
+// TestArenaCompanionsKeepTheirPointers: the collector marks what an
+// account's companion points to, though the account has no pointer: the
+// accounts' strings, made for the test and held by nothing else, stay
+// intact over collections while garbage is allocated over freed memory.
+func TestArenaCompanionsKeepTheirPointers(t *testing.T) {
+	s := NewState()
+	const n = arenaMaxChunk + 100
+	accts := make([]*account, n)
+	for i := range accts {
+		a := s.newAccount(uuid.New())
+		a.setInfo(&AccountInfo{Name: fmt.Sprintf("name-%d", i), PasswordHash: []byte(fmt.Sprintf("hash-%d", i))})
+		accts[i] = a
+	}
+	for range 3 {
+		runtime.GC()
+		var garbage [][]byte
+		for range 4 * n {
+			garbage = append(garbage, bytes.Repeat([]byte{0xee}, 24))
+		}
+		runtime.KeepAlive(garbage)
+	}
+	for i, a := range accts {
+		in := a.infoOf()
+		if in.Name != fmt.Sprintf("name-%d", i) || string(in.PasswordHash) != fmt.Sprintf("hash-%d", i) {
+			t.Fatalf("account %d: name %q, hash %q after collections", i, in.Name, in.PasswordHash)
+		}
+	}
 }

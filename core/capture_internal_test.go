@@ -19,7 +19,7 @@ func TestCaptureSplitsLongLedgers(t *testing.T) {
 	var bal money.Amount
 	for i := range 10 {
 		bal += 1
-		a.ledger[money.KP].push(ledgerSlot{LedgerEntry: LedgerEntry{Seq: uint64(i + 1), Currency: money.KP,
+		a.refs().ledger[money.KP].push(ledgerSlot{LedgerEntry: LedgerEntry{Seq: uint64(i + 1), Currency: money.KP,
 			Type: TxSignupBonus, Amount: 1, BalanceAfter: bal}})
 	}
 	a.balances[money.KP] = bal
@@ -90,7 +90,7 @@ func TestCaptureSplitsLongFills(t *testing.T) {
 		}
 	})
 	la := loaded.account(a.id)
-	if got, want := listValues(&la.fills), listValues(&a.fills); !reflect.DeepEqual(got, want) {
+	if got, want := listValues(&la.refs().fills), listValues(&a.refs().fills); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded fills differ: got %d, want %d", len(got), len(want))
 	}
 	if !reflect.DeepEqual(la.recentTrades(), a.recentTrades()) {
@@ -124,7 +124,7 @@ func TestCaptureSplitsLongIdempotency(t *testing.T) {
 			}
 		}
 	})
-	if got, want := len(loaded.account(a.id).idem), len(a.idem); got != want {
+	if got, want := len(loaded.account(a.id).refs().idem), len(a.refs().idem); got != want {
 		t.Fatalf("loaded %d keys, want %d", got, want)
 	}
 }

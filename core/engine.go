@@ -296,7 +296,7 @@ func (e *Engine) now() int64 { return e.cfg.Now().UnixNano() }
 // positions: derived state is not logged.
 func (e *Engine) rebuildHolders() {
 	e.st.eachAccountLocked(0, 1, func(a *account) {
-		for p := range a.positions.all() {
+		for p := range a.refs().positions.all() {
 			if m := e.st.market(p.Market); m != nil {
 				m.holders[a.id] = struct{}{}
 			}

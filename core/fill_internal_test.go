@@ -67,11 +67,11 @@ func TestFillsAndLedgerEntriesOneLineEach(t *testing.T) {
 			t.Errorf("%s at %#x: not on a cache line", what, p)
 		}
 	}
-	var a account
+	a := testAccount()
 	for i := range 3*listChunkLen + 1 {
 		a.appendLedger(&LedgerEntry{Currency: money.KP, Type: TxTradeBuy, Amount: -1, BalanceAfter: money.Amount(-i - 1)})
-		a.fills.push(fill{})
-		led, fills := a.ledger[money.KP].snapshot(), a.fills.snapshot()
+		a.refs().fills.push(fill{})
+		led, fills := a.refs().ledger[money.KP].snapshot(), a.refs().fills.snapshot()
 		for _, e := range []unsafe.Pointer{unsafe.Pointer(led.at(i)), unsafe.Pointer(fills.at(i))} {
 			onLine("entry", e)
 		}

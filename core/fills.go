@@ -20,7 +20,7 @@ func (e *Engine) Fills(ctx context.Context, id, market uuid.UUID, offset, limit 
 	}
 	a.mu.Lock()
 	// Append-only: the prefix copied under the lock stays as it is.
-	all := a.fills.snapshot()
+	all := a.refs().fills.snapshot()
 	lsn := a.lsn
 	a.mu.Unlock()
 	fills = []TradeSummary{}
@@ -49,7 +49,7 @@ func (e *Engine) Fill(ctx context.Context, id, trade uuid.UUID) (TradeSummary, b
 		return TradeSummary{}, false, nil
 	}
 	a.mu.Lock()
-	all := a.fills.snapshot()
+	all := a.refs().fills.snapshot()
 	lsn := a.lsn
 	a.mu.Unlock()
 	for i := all.Len() - 1; i >= 0; i-- {

@@ -38,9 +38,9 @@ const idMapMinSlots = 16
 // atomic loads only. A table once replaced is never written again, and
 // holds every entry stored before it was, so a reader that still walks it
 // misses only entries stored concurrently with its lookup.
-type idMap[T any] struct {
+type idMap[T, P any] struct {
 	shards [idShards]idShard
-	mem    *arena[T] // where the refs point; set before the map is used
+	mem    *arena[T, P] // where the refs point; set before the map is used
 }
 
 type idShard struct {
@@ -78,10 +78,10 @@ func idHash(lo, hi uint64) uint64 {
 	return h ^ h>>32
 }
 
-func (m *idMap[T]) shard(id uuid.UUID) *idShard { return &m.shards[id[15]%idShards] }
+func (m *idMap[T, P]) shard(id uuid.UUID) *idShard { return &m.shards[id[15]%idShards] }
 
 // load returns the object stored for id, without writing to memory.
-func (m *idMap[T]) load(id uuid.UUID) (*T, bool) {
+func (m *idMap[T, P]) load(id uuid.UUID) (*T, bool) {
 	t := m.shard(id).tab.Load()
 	if t == nil {
 		return nil, false
@@ -101,7 +101,7 @@ func (m *idMap[T]) load(id uuid.UUID) (*T, bool) {
 }
 
 // store sets the object for id: the one of mem that ref names.
-func (m *idMap[T]) store(id uuid.UUID, ref arenaRef) {
+func (m *idMap[T, P]) store(id uuid.UUID, ref arenaRef) {
 	s := m.shard(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,7 +162,7 @@ func insertSlot(t *idTable, lo, hi uint64, ref uint32) bool {
 
 // reserve makes room for n more values, spread evenly over the shards as
 // random IDs are, in shards that are still empty (recovery's first step).
-func (m *idMap[T]) reserve(n int) {
+func (m *idMap[T, P]) reserve(n int) {
 	perShard := n/idShards + n/idShards/8 + 16 // the spread of a binomial count, and some
 	// The least power of two that holds perShard below three quarters.
 	size := 1 << bits.Len(uint(perShard*4/3))
@@ -179,7 +179,7 @@ func (m *idMap[T]) reserve(n int) {
 // rangeValues calls fn for every value until fn returns false. fn runs with
 // no lock held, so it may take other locks; values stored during the walk
 // may or may not be seen, values stored before it are.
-func (m *idMap[T]) rangeValues(fn func(*T) bool) {
+func (m *idMap[T, P]) rangeValues(fn func(*T) bool) {
 	for i := range m.shards {
 		t := m.shards[i].tab.Load()
 		if t == nil {
@@ -195,7 +195,7 @@ func (m *idMap[T]) rangeValues(fn func(*T) bool) {
 
 // len returns the number of values stored. Values stored during the call
 // may or may not be counted.
-func (m *idMap[T]) len() int {
+func (m *idMap[T, P]) len() int {
 	n := 0
 	for i := range m.shards {
 		s := &m.shards[i]

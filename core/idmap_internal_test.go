@@ -48,7 +48,7 @@ func TestIDMapFindsWhatWasStored(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(c.n)))
 			ids := idMapIDs(rng, c.n)
 			st := NewState()
-			m := idMap[market]{mem: &st.marketMem}
+			m := idMap[market, struct{}]{mem: &st.marketMem}
 			m.reserve(c.reserve)
 			objs := make([]*market, len(ids))
 			for i, id := range ids {

@@ -183,7 +183,7 @@ func (c *checker) account(a *account) {
 	for cur := range money.NumCurrencies {
 		c.balances[cur] = c.s.add(c.balances[cur], a.balances[cur])
 		var bal money.Amount
-		led := a.ledger[cur].snapshot()
+		led := a.refs().ledger[cur].snapshot()
 		for i, l := range led.all() {
 			bal = c.s.add(bal, l.Amount)
 			if l.BalanceAfter != bal || l.Currency != money.Currency(cur) {
@@ -195,14 +195,14 @@ func (c *checker) account(a *account) {
 			c.failf(invLedger, "account %s %s: balance %s, ledger ends at %s", a.id, money.Currency(cur), a.balances[cur], bal)
 		}
 	}
-	kp := a.ledger[money.KP].snapshot()
+	kp := a.refs().ledger[money.KP].snapshot()
 	if v, b := ledgerAggregates(&kp); v != a.volumeKP || b != a.bonusesKP {
 		c.failf(invAggregates, "account %s: volume %s and bonuses %s kept, ledger gives %s and %s", a.id, a.volumeKP, a.bonusesKP, v, b)
 	}
-	if err := a.positions.check(); err != nil {
+	if err := a.refs().positions.check(); err != nil {
 		c.failf(invPositions, "account %s: positions: %v", a.id, err)
 	}
-	for p := range a.positions.all() {
+	for p := range a.refs().positions.all() {
 		k := posKey{p.Market, p.Currency}
 		h := c.held[k]
 		for side := range NumSides {

@@ -104,7 +104,7 @@ func (a *account) leaderLocked() (Leader, bool) {
 		return Leader{}, false
 	}
 	profit := a.balances[money.KP]
-	for p := range a.positions.all() {
+	for p := range a.refs().positions.all() {
 		if p.Currency == money.KP {
 			profit = addSigned(profit, addSigned(p.Cost[Yes], p.Cost[No]))
 		}

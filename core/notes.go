@@ -71,20 +71,20 @@ type Note struct {
 // the read ones. Caller holds a.mu.
 func (a *account) applyNotes(notes []Note, read []uint64) {
 	for _, n := range notes {
-		if len(a.notes) == MaxNotes {
+		if len(a.refs().notes) == MaxNotes {
 			// Move the window instead of the notes: append replaces the
 			// array when it runs out of room, copying the kept notes once
 			// every few hundred notes instead of for every one (a
 			// settlement notifies every holder), and the array stays
 			// within a small multiple of MaxNotes.
-			a.notes = a.notes[1:]
+			a.refs().notes = a.refs().notes[1:]
 		}
-		a.notes = append(a.notes, n)
+		a.refs().notes = append(a.refs().notes, n)
 		a.lastNote = max(a.lastNote, n.ID)
 	}
 	for _, id := range read {
 		if i, ok := a.noteIndex(id); ok {
-			a.notes[i].Read = true
+			a.refs().notes[i].Read = true
 		}
 	}
 }
@@ -92,13 +92,13 @@ func (a *account) applyNotes(notes []Note, read []uint64) {
 // noteIndex finds a kept notification by ID: IDs ascend, so it searches.
 // Caller holds a.mu.
 func (a *account) noteIndex(id uint64) (int, bool) {
-	lo, hi := 0, len(a.notes)
+	lo, hi := 0, len(a.refs().notes)
 	for lo < hi {
 		mid := (lo + hi) / 2
 		switch {
-		case a.notes[mid].ID == id:
+		case a.refs().notes[mid].ID == id:
 			return mid, true
-		case a.notes[mid].ID < id:
+		case a.refs().notes[mid].ID < id:
 			lo = mid + 1
 		default:
 			hi = mid

@@ -181,21 +181,21 @@ func (t *positionTable) check() error {
 // position returns the account's position in market m's book in cur.
 // Caller holds a.mu, or owns the state alone (recovery).
 func (a *account) position(m uuid.UUID, cur money.Currency) (Position, bool) {
-	return a.positions.get(m, cur)
+	return a.refs().positions.get(m, cur)
 }
 
 // putPosition stores p's after-image, or removes the position when p is
 // Closed. Caller holds a.mu, or owns the state alone (recovery).
-func (a *account) putPosition(p *Position) { a.positions.put(p) }
+func (a *account) putPosition(p *Position) { a.refs().positions.put(p) }
 
 // positionCount returns how many positions the account holds, in every
 // currency. Caller holds a.mu.
-func (a *account) positionCount() int { return a.positions.n }
+func (a *account) positionCount() int { return a.refs().positions.n }
 
 // appendPositions appends every position of the account to ps, in no
 // particular order, and returns the result. Caller holds a.mu.
 func (a *account) appendPositions(ps []Position) []Position {
-	for p := range a.positions.all() {
+	for p := range a.refs().positions.all() {
 		ps = append(ps, *p)
 	}
 	return ps

@@ -39,7 +39,7 @@ func TestPositionsKeptPerMarketAndCurrency(t *testing.T) {
 		{"USDC closed", pos(m1, money.USDC, 0), true, 2, []want{{m1, money.KP, 6}, {m1, money.USDC, -1}, {m2, money.KP, 9}}},
 		{"closing an absent one", pos(m2, money.USDC, 0), true, 2, []want{{m2, money.KP, 9}, {m2, money.USDC, -1}}},
 	}
-	var a account
+	a := testAccount()
 	for _, s := range steps {
 		p := s.put
 		p.Closed = s.close

@@ -15,7 +15,8 @@ import (
 // shape below, must equal the one built after a full reset.
 func TestScratchResetAfterBookChange(t *testing.T) {
 	m := NewState().newMarket(uuid.New())
-	trader, house := &account{id: uuid.New(), lsn: 7}, &account{id: uuid.New(), lsn: 9}
+	trader, house := testAccount(), testAccount()
+	trader.lsn, house.lsn = 7, 9
 	ref := uuid.New()
 	// trade builds a trade's record of the trader alone, part by part as
 	// buildBookChange does.

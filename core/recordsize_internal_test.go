@@ -47,8 +47,8 @@ func TestCommitRefusesOversizeRecord(t *testing.T) {
 			if err := <-done; !errors.Is(err, ErrRecordTooLarge) {
 				t.Fatalf("commit: %v, want ErrRecordTooLarge", err)
 			}
-			if a.lsn != 7 || a.ledger[0].Len() != 0 {
-				t.Fatalf("account changed: lsn %d, %d ledger entries", a.lsn, a.ledger[0].Len())
+			if a.lsn != 7 || a.refs().ledger[0].Len() != 0 {
+				t.Fatalf("account changed: lsn %d, %d ledger entries", a.lsn, a.refs().ledger[0].Len())
 			}
 		})
 	}

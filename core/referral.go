@@ -44,8 +44,8 @@ func (e *Engine) ReferralStats(id uuid.UUID) (ReferralStats, bool) {
 	a.mu.Lock()
 	st.Code = a.referralCode()
 	own := a.info.Referrer
-	kp := a.ledger[money.KP].snapshot()
-	vig := a.vig
+	kp := a.refs().ledger[money.KP].snapshot()
+	vig := a.refs().vig
 	a.mu.Unlock()
 	// Ledger entries are immutable: read the prefix without the lock. A
 	// referrer's entry refers to the referee; the one bonus received as a

@@ -67,8 +67,8 @@ func TestRecoveryRefusesWhatStateCannotHold(t *testing.T) {
 				if how == "log record" && !errors.Is(err, ErrCorruptReplay) {
 					t.Errorf("got %v, want ErrCorruptReplay", err)
 				}
-				if a := s.account(HouseID); a.positionCount() != 0 || a.fills.Len() != 0 || a.lsn != 0 {
-					t.Errorf("the house changed: %d positions, %d fills, LSN %d", a.positionCount(), a.fills.Len(), a.lsn)
+				if a := s.account(HouseID); a.positionCount() != 0 || a.refs().fills.Len() != 0 || a.lsn != 0 {
+					t.Errorf("the house changed: %d positions, %d fills, LSN %d", a.positionCount(), a.refs().fills.Len(), a.lsn)
 				}
 				if a := s.account(account); a != nil {
 					t.Errorf("the image's account was added: %d positions", a.positionCount())

@@ -19,16 +19,16 @@ import (
 // names; that is what lets a snapshot be taken while trading goes on (see
 // docs/ARCHITECTURE.md).
 type State struct {
-	accounts idMap[account]
+	accounts idMap[account, accountRefs]
 	// accountMem holds the accounts themselves (arena.go).
-	accountMem arena[account]
+	accountMem arena[account, accountRefs]
 
 	namesMu sync.Mutex
 	names   map[nameKey]uuid.UUID // lower-case name -> account; guarded by namesMu
 
-	markets idMap[market]
+	markets idMap[market, struct{}]
 	// marketMem holds the markets themselves.
-	marketMem arena[market]
+	marketMem arena[market, struct{}]
 
 	// dirty are the markets replay changed without publishing their views:
 	// publishing after every record cost a quarter of replay. Only the
@@ -82,7 +82,7 @@ func NewState() *State {
 // newAccount returns a new, empty account with ID id, not yet findable:
 // addAccount or accounts.store makes it so.
 func (s *State) newAccount(id uuid.UUID) *account {
-	return s.accountMem.alloc(func(a *account, ref arenaRef) { a.id, a.ref = id, ref })
+	return s.accountMem.alloc(func(a *account, ref arenaRef) { a.id, a.ref, a.placed = id, ref, true })
 }
 
 func (s *State) account(id uuid.UUID) *account {

@@ -28,7 +28,7 @@ func (e *Engine) Account(id uuid.UUID) (AccountView, bool) {
 	a.mu.Lock()
 	v := AccountView{ID: a.id, LSN: a.lsn, Info: a.infoOf(), Balances: a.balances, Trades: a.recentTrades()}
 	for c := range money.NumCurrencies {
-		v.LedgerLen[c] = a.ledger[c].Len()
+		v.LedgerLen[c] = a.refs().ledger[c].Len()
 	}
 	v.Positions = a.appendPositions(make([]Position, 0, a.positionCount()))
 	a.mu.Unlock()
@@ -66,7 +66,7 @@ func (e *Engine) Ledger(id uuid.UUID, cur money.Currency, offset, limit int) ([]
 		return nil, 0, false
 	}
 	a.mu.Lock()
-	l := a.ledger[cur].snapshot()
+	l := a.refs().ledger[cur].snapshot()
 	a.mu.Unlock()
 	// Entries are never modified once appended: l is safe to read unlocked.
 	total := l.Len()

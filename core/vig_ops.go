@@ -39,7 +39,7 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 	}
 	r := VigReport{Currency: cur}
 	a.mu.Lock()
-	paid := a.vig
+	paid := a.refs().vig
 	a.mu.Unlock()
 	for _, v := range paid { // append-only: read without the lock
 		if v.Currency != cur {
@@ -62,7 +62,7 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 	for _, rid := range e.st.referees(id) {
 		ref := e.st.account(rid)
 		ref.mu.Lock()
-		for p := range ref.positions.all() {
+		for p := range ref.refs().positions.all() {
 			// Positions leave at settlement, so these markets are unsettled.
 			if p.Currency == cur && p.Referrer == id && p.RefVig > 0 {
 				fromReferees[p.Market] = addSigned(fromReferees[p.Market], p.RefVig)

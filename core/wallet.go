@@ -75,7 +75,7 @@ func (a *account) holdsUSDCLocked() bool {
 	if a.balances[money.USDC] != 0 {
 		return true
 	}
-	for p := range a.positions.all() {
+	for p := range a.refs().positions.all() {
 		if p.Currency == money.USDC && (p.Shares[Yes] > 0 || p.Shares[No] > 0) {
 			return true
 		}
