@@ -55,6 +55,9 @@ type account struct {
 	// referred is whether referrer is set: the trade path reads referrer
 	// only then.
 	referred bool
+	// reasoned is whether the account keeps reasoning (accountMore's
+	// reasons), which a trade without reasoning reads only then.
+	reasoned bool
 	// placed is whether the account came from a state's arena, whose
 	// array holds its companion (refs).
 	placed bool
@@ -78,7 +81,7 @@ type account struct {
 
 // accountRefs is the part of an account that holds pointers, kept apart
 // from it in the arena's array (arena.go), so that the collector's mark
-// reads these 256 bytes of each account and not the account: every field
+// reads these 192 bytes of each account and not the account: every field
 // with a pointer is here, and the account has none
 // (TestAccountHasNoPointers). Like the account's, its fields are guarded
 // by the account's mu. A trade's come first, in two whole cache lines:
@@ -96,6 +99,20 @@ type accountRefs struct {
 	ledger [money.NumCurrencies]chunkList[ledgerSlot]
 
 	text []byte // the info's strings (accountInfo)
+	// extra holds what most accounts never have; nil until one of its
+	// fields is set (editMore).
+	extra *accountMore
+	// Pads the companion to a whole number of cache lines.
+	_ [32]byte
+}
+
+// accountMore is the part of an account's companion that most accounts
+// never have: notifications, vig payments, transfers, idempotent answers,
+// trades' reasoning. Behind one pointer, nil in most accounts, they are
+// one word of the companion that the collector's mark reads, not five
+// (docs/PERFORMANCE.md, "Accounts the collector does not scan"). Its
+// fields are guarded by the account's mu.
+type accountMore struct {
 	// reasons are the reasoning of the last RecentTradesKept fills, fill
 	// i's at reasons[i%RecentTradesKept]; nil while none of them had one.
 	// The recent trades are the last fills with their reasoning
@@ -111,8 +128,37 @@ type accountRefs struct {
 	// vig and transfers are append-only, like the ledger.
 	vig       []VigPayment
 	transfers []Transfer
-	// Pads the companion to a whole number of cache lines.
-	_ [16]byte
+}
+
+// reasons, idem, notes, vig and transfers return the account's
+// accountMore's fields, nil when it has none: what they return is the
+// account's own (a map changed in place changes the account's), but a
+// field is set through editMore. Caller holds a.mu.
+func (a *account) reasons() *[RecentTradesKept]string { return a.moreOrZero().reasons }
+func (a *account) idem() map[string]idemKey           { return a.moreOrZero().idem }
+func (a *account) notes() []Note                      { return a.moreOrZero().notes }
+func (a *account) vig() []VigPayment                  { return a.moreOrZero().vig }
+func (a *account) transfers() []Transfer              { return a.moreOrZero().transfers }
+
+// noMore is what an account without an accountMore reads: never written.
+var noMore accountMore
+
+// moreOrZero returns the account's accountMore, or noMore, to read.
+func (a *account) moreOrZero() *accountMore {
+	if m := a.refs().extra; m != nil {
+		return m
+	}
+	return &noMore
+}
+
+// editMore returns the account's accountMore to change, made if it has
+// none. Caller holds a.mu.
+func (a *account) editMore() *accountMore {
+	r := a.refs()
+	if r.extra == nil {
+		r.extra = new(accountMore)
+	}
+	return r.extra
 }
 
 // refs returns the account's companion, which holds its pointers. The
@@ -166,10 +212,12 @@ func (a *account) applyLocked(seq uint64, ch *AccountChange, lim IdempotencyLimi
 		a.applyNotes(ch.Notes, ch.NotesRead)
 	}
 	if len(ch.Vig) > 0 {
-		a.refs().vig = append(a.refs().vig, ch.Vig...)
+		m := a.editMore()
+		m.vig = append(m.vig, ch.Vig...)
 	}
 	if len(ch.Transfers) > 0 {
-		a.refs().transfers = append(a.refs().transfers, ch.Transfers...)
+		m := a.editMore()
+		m.transfers = append(m.transfers, ch.Transfers...)
 	}
 	for _, ie := range ch.Idem {
 		a.putIdem(ie, lim)
@@ -188,7 +236,7 @@ func (a *account) updateTransfers(ts []Transfer) {
 	if len(ts) == 0 {
 		return
 	}
-	out := slices.Clone(a.refs().transfers)
+	out := slices.Clone(a.transfers())
 	for _, t := range ts {
 		i := slices.IndexFunc(out, func(o Transfer) bool { return o.ID == t.ID })
 		if i < 0 {
@@ -196,7 +244,7 @@ func (a *account) updateTransfers(ts []Transfer) {
 		}
 		out[i] = t
 	}
-	a.refs().transfers = out
+	a.editMore().transfers = out
 }
 
 // hasTransfers reports whether the account has a transfer of each ID in
@@ -204,7 +252,7 @@ func (a *account) updateTransfers(ts []Transfer) {
 // owns the state alone (recovery).
 func (a *account) hasTransfers(ts []Transfer) bool {
 	for _, t := range ts {
-		if !slices.ContainsFunc(a.refs().transfers, func(o Transfer) bool { return o.ID == t.ID }) {
+		if !slices.ContainsFunc(a.transfers(), func(o Transfer) bool { return o.ID == t.ID }) {
 			return false
 		}
 	}
@@ -275,13 +323,14 @@ func (a *account) ledgerEmpty() bool {
 // which reads their rest once past listChunkLen, is read only when the
 // ring is kept. Caller holds a.mu.
 func (a *account) keepReasoning(reasoning string) {
-	if a.refs().reasons == nil {
+	if !a.reasoned {
 		if reasoning == "" {
 			return
 		}
-		a.refs().reasons = new([RecentTradesKept]string)
+		a.editMore().reasons = new([RecentTradesKept]string)
+		a.reasoned = true
 	}
-	a.refs().reasons[a.refs().fills.Len()%RecentTradesKept] = reasoning
+	a.editMore().reasons[a.refs().fills.Len()%RecentTradesKept] = reasoning
 }
 
 // recentCount returns how many trades the account's profile shows: its
@@ -296,9 +345,9 @@ func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
 	start := len(out)
 	fills := a.refs().fills.snapshot()
 	out = appendValues(out, &fills, first, n)
-	if a.refs().reasons != nil {
+	if a.reasons() != nil {
 		for i := first; i < n; i++ {
-			out[start+i-first].Reasoning = a.refs().reasons[i%RecentTradesKept]
+			out[start+i-first].Reasoning = a.reasons()[i%RecentTradesKept]
 		}
 	}
 	return out
@@ -374,19 +423,19 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 		b.recent = a.appendRecent(b.recent)
 		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
 	}
-	if len(a.refs().notes) > 0 {
+	if len(a.notes()) > 0 {
 		// Notes change in place when read: copy them.
 		start := len(b.notes)
-		b.notes = append(b.notes, a.refs().notes...)
+		b.notes = append(b.notes, a.notes()...)
 		ch.Notes = b.notes[start:len(b.notes):len(b.notes)]
 	}
 	// Append-only: a prefix stays as it is.
-	ch.Vig = a.refs().vig[:len(a.refs().vig):len(a.refs().vig)]
-	ch.Transfers = a.refs().transfers[:len(a.refs().transfers):len(a.refs().transfers)]
-	if len(a.refs().idem) > 0 {
+	ch.Vig = slices.Clip(a.vig())
+	ch.Transfers = slices.Clip(a.transfers())
+	if len(a.idem()) > 0 {
 		// Entries are replaced in place by putIdem: copy them.
 		start := len(b.idem)
-		for _, k := range a.refs().idem {
+		for _, k := range a.idem() {
 			b.idem = append(b.idem, k.first)
 			b.idem = append(b.idem, k.more...)
 		}

@@ -49,17 +49,17 @@ type arenaRef uint32
 // can still fail after it (the journal refusing the record) ends the
 // engine.
 //
-// Refs have room for 2^32 objects, far more than memory holds (512 bytes
-// an account); alloc panics past them rather than give a ref twice.
+// Refs have room for 2^32 objects, far more than memory holds (384 bytes
+// an account with its companion); alloc panics past them rather than give a ref twice.
 //
 // Each object has a companion of type P, in the same array's allocation:
 // the array holds its companions first, then its objects. An account
 // keeps every pointer it has in its companion (accountRefs) and none in
-// itself, so the collector's mark reads only the companions, a quarter of
-// the array's memory with every pointer word side by side, and stops at
-// the last of them, where the objects begin: the mark over a million
-// accounts whose 18 pointer words were spread over 512 bytes each read
-// them all, nil or not, on every cycle (docs/PERFORMANCE.md, "Accounts
+// itself, so the collector's mark reads only the companions, half of the
+// array's memory with the 9 pointer words of each in its first 160 bytes,
+// and stops at the last of them, where the objects begin: the mark over a
+// million accounts whose 18 pointer words were spread over 512 bytes each
+// read them all, nil or not, on every cycle (docs/PERFORMANCE.md, "Accounts
 // the collector does not scan"). An object finds its companion from its
 // ref alone (companion), with no pointer of its own that the mark would
 // read. A market has none (P is struct{}).

@@ -124,7 +124,7 @@ func TestCaptureSplitsLongIdempotency(t *testing.T) {
 			}
 		}
 	})
-	if got, want := len(loaded.account(a.id).refs().idem), len(a.refs().idem); got != want {
+	if got, want := len(loaded.account(a.id).idem()), len(a.idem()); got != want {
 		t.Fatalf("loaded %d keys, want %d", got, want)
 	}
 }

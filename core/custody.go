@@ -109,7 +109,7 @@ func (e *Engine) requeueWithdrawals() {
 	}
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
-		ts := a.refs().transfers[:len(a.refs().transfers):len(a.refs().transfers)]
+		ts := slices.Clip(a.transfers())
 		a.mu.Unlock()
 		for _, t := range ts {
 			if t.Kind == TransferWithdrawal && t.Status == TransferQueued {

@@ -46,7 +46,7 @@ const (
 // for an admin. Caller holds a.mu.
 func (a *account) openTransfersLocked(kind TransferKind) int {
 	n := 0
-	for _, t := range a.refs().transfers {
+	for _, t := range a.transfers() {
 		if t.Kind == kind && t.Status.Open() {
 			n++
 		}
@@ -148,12 +148,12 @@ func (e *Engine) decideTransfer(ctx context.Context, d TransferDecision, kind Tr
 		locked = append(locked, admin)
 	}
 	unlock := lockAccounts(locked...)
-	i := slices.IndexFunc(a.refs().transfers, func(t Transfer) bool { return t.ID == d.Transfer })
-	if i < 0 || a.refs().transfers[i].Kind != kind || !a.refs().transfers[i].Status.Open() {
+	i := slices.IndexFunc(a.transfers(), func(t Transfer) bool { return t.ID == d.Transfer })
+	if i < 0 || a.transfers()[i].Kind != kind || !a.transfers()[i].Status.Open() {
 		unlock()
 		return e.findFinal(ctx, d.Transfer, kind)
 	}
-	t := a.refs().transfers[i]
+	t := a.transfers()[i]
 	t.ResolvedAt, t.ResolvedBy = e.now(), d.Admin
 	recKind, tx, signed, note := decide(&t)
 	after, done, err := e.commitTransferRecord(ctx, a, recKind, t, true, tx, signed, note, admin)
@@ -177,7 +177,7 @@ func (e *Engine) findFinal(ctx context.Context, id uuid.UUID, kind TransferKind)
 	e.st.rangeAccounts(func(a *account) bool {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if slices.ContainsFunc(a.refs().transfers, func(t Transfer) bool { return t.ID == id && t.Kind == kind }) {
+		if slices.ContainsFunc(a.transfers(), func(t Transfer) bool { return t.ID == id && t.Kind == kind }) {
 			found, lsn = true, a.lsn
 			return false
 		}
@@ -204,9 +204,9 @@ func (e *Engine) OpenTransfers(kind TransferKind, limit, offset int) ([]AccountT
 			continue
 		}
 		a.mu.Lock()
-		i := slices.IndexFunc(a.refs().transfers, func(t Transfer) bool { return t.ID == tid })
-		if i >= 0 && a.refs().transfers[i].Kind == kind && a.refs().transfers[i].Status.Open() {
-			all = append(all, AccountTransfer{Account: aid, Transfer: a.refs().transfers[i]})
+		i := slices.IndexFunc(a.transfers(), func(t Transfer) bool { return t.ID == tid })
+		if i >= 0 && a.transfers()[i].Kind == kind && a.transfers()[i].Status.Open() {
+			all = append(all, AccountTransfer{Account: aid, Transfer: a.transfers()[i]})
 		}
 		a.mu.Unlock()
 	}

@@ -137,11 +137,12 @@ func (k *idemKey) put(ie IdemEntry) {
 func (s *State) DropExpiredIdempotency(l IdempotencyLimits, now time.Time) {
 	nowNanos := now.UnixNano()
 	s.eachAccountLocked(0, 1, func(a *account) {
-		for key, k := range a.refs().idem {
+		idem := a.idem() // nil, or the account's own map, changed in place
+		for key, k := range idem {
 			k = k.lastRequest(l)
-			a.refs().idem[key] = k
+			idem[key] = k
 			if !l.live(k.first.Time, nowNanos) {
-				delete(a.refs().idem, key)
+				delete(idem, key)
 			}
 		}
 	})
@@ -173,10 +174,11 @@ func (k idemKey) lastRequest(l IdempotencyLimits) idemKey {
 // a new key that finds the account at its cap first drops every expired
 // key, which checkIdem has found room among. Caller holds a.mu.
 func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
-	if a.refs().idem == nil {
-		a.refs().idem = make(map[string]idemKey)
+	m := a.editMore()
+	if m.idem == nil {
+		m.idem = make(map[string]idemKey)
 	}
-	k, ok := a.refs().idem[ie.Key]
+	k, ok := m.idem[ie.Key]
 	if ok && !lim.live(k.first.Time, ie.Time) {
 		ok = false
 	}
@@ -189,18 +191,18 @@ func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
 		ok = false
 	}
 	if !ok {
-		if lim.Keys > 0 && len(a.refs().idem) >= lim.Keys {
-			for key, old := range a.refs().idem {
+		if lim.Keys > 0 && len(m.idem) >= lim.Keys {
+			for key, old := range m.idem {
 				if !lim.live(old.first.Time, ie.Time) {
-					delete(a.refs().idem, key)
+					delete(m.idem, key)
 				}
 			}
 		}
-		a.refs().idem[ie.Key] = idemKey{first: ie}
+		m.idem[ie.Key] = idemKey{first: ie}
 		return
 	}
 	k.put(ie)
-	a.refs().idem[ie.Key] = k
+	m.idem[ie.Key] = k
 }
 
 // checkIdem runs before an idempotent operation builds its record, and
@@ -209,7 +211,7 @@ func (a *account) putIdem(ie IdemEntry, lim IdempotencyLimits) {
 // when the account holds its cap of live keys. Caller holds a.mu.
 func (e *Engine) checkIdem(a *account, req *Idempotent, nowNanos int64) error {
 	lim := e.cfg.Idempotency
-	k, ok := a.refs().idem[req.Key]
+	k, ok := a.idem()[req.Key]
 	if ok && lim.live(k.first.Time, nowNanos) {
 		if k.first.Fingerprint != req.Fingerprint {
 			return ErrIdempotencyKeyReused
@@ -219,11 +221,11 @@ func (e *Engine) checkIdem(a *account, req *Idempotent, nowNanos int64) error {
 		}
 		return nil // another item of the same batch
 	}
-	if len(a.refs().idem) < lim.Keys {
+	if len(a.idem()) < lim.Keys {
 		return nil
 	}
 	live := 0
-	for _, old := range a.refs().idem {
+	for _, old := range a.idem() {
 		if lim.live(old.first.Time, nowNanos) {
 			live++
 		}
@@ -255,7 +257,7 @@ func (e *Engine) Idempotent(ctx context.Context, account uuid.UUID, key string) 
 	}
 	now := e.now()
 	a.mu.Lock()
-	k, ok := a.refs().idem[key]
+	k, ok := a.idem()[key]
 	lsn := a.lsn
 	var es []IdemEntry
 	if ok && e.cfg.Idempotency.live(k.first.Time, now) {
@@ -281,5 +283,5 @@ func (e *Engine) IdempotencyKeys(account uuid.UUID) int {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.refs().idem)
+	return len(a.idem())
 }

@@ -82,7 +82,7 @@ func (x *lookupPart) addAccount(a *account, c *checker) {
 	if in.Referrer != uuid.Nil {
 		x.referees[in.Referrer] = append(x.referees[in.Referrer], a.id)
 	}
-	for _, t := range a.refs().transfers {
+	for _, t := range a.transfers() {
 		if x.transfer(a.id, t) {
 			c.failf(invLookups, "lookups: account %s's deposit %s has tx hash %s, another deposit's too", a.id, t.ID, t.TxHash)
 		}

@@ -167,6 +167,7 @@ func testWallet(i int) string { return fmt.Sprintf("0x%040d", i) }
 func testDeposit(s *State, id uuid.UUID, hash string, st TransferStatus) uuid.UUID {
 	t := Transfer{ID: uuid.New(), Kind: TransferDeposit, Status: st, Amount: 1, Claimed: 1, TxHash: hash}
 	a := s.account(id)
-	a.refs().transfers = append(a.refs().transfers, t)
+	m := a.editMore()
+	m.transfers = append(m.transfers, t)
 	return t.ID
 }

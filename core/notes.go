@@ -71,20 +71,21 @@ type Note struct {
 // the read ones. Caller holds a.mu.
 func (a *account) applyNotes(notes []Note, read []uint64) {
 	for _, n := range notes {
-		if len(a.refs().notes) == MaxNotes {
+		m := a.editMore()
+		if len(m.notes) == MaxNotes {
 			// Move the window instead of the notes: append replaces the
 			// array when it runs out of room, copying the kept notes once
 			// every few hundred notes instead of for every one (a
 			// settlement notifies every holder), and the array stays
 			// within a small multiple of MaxNotes.
-			a.refs().notes = a.refs().notes[1:]
+			m.notes = m.notes[1:]
 		}
-		a.refs().notes = append(a.refs().notes, n)
+		m.notes = append(m.notes, n)
 		a.lastNote = max(a.lastNote, n.ID)
 	}
 	for _, id := range read {
 		if i, ok := a.noteIndex(id); ok {
-			a.refs().notes[i].Read = true
+			a.editMore().notes[i].Read = true
 		}
 	}
 }
@@ -92,13 +93,13 @@ func (a *account) applyNotes(notes []Note, read []uint64) {
 // noteIndex finds a kept notification by ID: IDs ascend, so it searches.
 // Caller holds a.mu.
 func (a *account) noteIndex(id uint64) (int, bool) {
-	lo, hi := 0, len(a.refs().notes)
+	lo, hi := 0, len(a.notes())
 	for lo < hi {
 		mid := (lo + hi) / 2
 		switch {
-		case a.refs().notes[mid].ID == id:
+		case a.notes()[mid].ID == id:
 			return mid, true
-		case a.refs().notes[mid].ID < id:
+		case a.notes()[mid].ID < id:
 			lo = mid + 1
 		default:
 			hi = mid

@@ -23,8 +23,8 @@ func (e *Engine) Notes(id uuid.UUID, unreadOnly bool, limit int) (NotesPage, boo
 	var pg NotesPage
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := len(a.refs().notes) - 1; i >= 0; i-- {
-		n := a.refs().notes[i]
+	for i := len(a.notes()) - 1; i >= 0; i-- {
+		n := a.notes()[i]
 		if !n.Read {
 			pg.Unread++
 		}
@@ -64,7 +64,7 @@ func (e *Engine) MarkNotesRead(ctx context.Context, id uuid.UUID, ids []uint64, 
 	a.mu.Lock()
 	var unread []uint64
 	if all {
-		for _, n := range a.refs().notes {
+		for _, n := range a.notes() {
 			if !n.Read {
 				unread = append(unread, n.ID)
 			}
@@ -72,7 +72,7 @@ func (e *Engine) MarkNotesRead(ctx context.Context, id uuid.UUID, ids []uint64, 
 	} else {
 		seen := make(map[uint64]bool, len(ids))
 		for _, nid := range ids {
-			if i, ok := a.noteIndex(nid); ok && !a.refs().notes[i].Read && !seen[nid] {
+			if i, ok := a.noteIndex(nid); ok && !a.notes()[i].Read && !seen[nid] {
 				seen[nid] = true
 				unread = append(unread, nid)
 			}

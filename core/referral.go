@@ -45,7 +45,7 @@ func (e *Engine) ReferralStats(id uuid.UUID) (ReferralStats, bool) {
 	st.Code = a.referralCode()
 	own := a.info.Referrer
 	kp := a.refs().ledger[money.KP].snapshot()
-	vig := a.refs().vig
+	vig := a.vig()
 	a.mu.Unlock()
 	// Ledger entries are immutable: read the prefix without the lock. A
 	// referrer's entry refers to the referee; the one bonus received as a

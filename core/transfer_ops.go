@@ -219,12 +219,12 @@ func (e *Engine) repeatDeposit(ctx context.Context, a *account, ref txRef) (Tran
 	}
 	a.mu.Lock()
 	lsn, bal := a.lsn, a.balances[money.USDC]
-	i := slices.IndexFunc(a.refs().transfers, func(t Transfer) bool { return t.ID == ref.transfer })
+	i := slices.IndexFunc(a.transfers(), func(t Transfer) bool { return t.ID == ref.transfer })
 	if i < 0 {
 		a.mu.Unlock()
 		panic(fmt.Sprintf("BUG: deposit %s of account %s in the lookup, not in the account", ref.transfer, a.id))
 	}
-	t := a.refs().transfers[i]
+	t := a.transfers()[i]
 	a.mu.Unlock()
 	if err := e.refuse(ctx, lsn, nil); err != nil {
 		return TransferResult{}, err
@@ -289,7 +289,7 @@ func (e *Engine) Transfers(id uuid.UUID, kind TransferKind, limit int) ([]Transf
 	}
 	a.mu.Lock()
 	// Append-only, like the ledger: the prefix is safe to read unlocked.
-	ts := a.refs().transfers[:len(a.refs().transfers):len(a.refs().transfers)]
+	ts := slices.Clip(a.transfers())
 	a.mu.Unlock()
 	var out []Transfer
 	total := 0

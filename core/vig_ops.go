@@ -39,7 +39,7 @@ func (e *Engine) VigReport(id uuid.UUID, cur money.Currency) (VigReport, bool) {
 	}
 	r := VigReport{Currency: cur}
 	a.mu.Lock()
-	paid := a.refs().vig
+	paid := a.vig()
 	a.mu.Unlock()
 	for _, v := range paid { // append-only: read without the lock
 		if v.Currency != cur {
