@@ -69,7 +69,7 @@
 //	counters.go            Counters, InboxDepth: what the engine did, for metrics
 //	command.go             commands sent to a market's actor, its dispatch, lockAccounts
 //	state.go, idmap.go     State: the accounts and markets, sharded by ID
-//	arena.go               the arrays the accounts and markets live in
+//	arena.go               the arrays the accounts and markets live in, each with its companion
 //	journal.go             the Journal interface core writes records to
 //	record.go              Record and its parts: the after-images in the log
 //	record_build.go        a record under construction and its commit (pending, scratch)
@@ -86,7 +86,9 @@
 //	totals.go              bounds of the totals: money never wraps, statistics saturate
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
-//	account.go             an account in memory: balances, ledger, positions, image
+//	account.go             an account in memory: balances, ledger, positions, image; its
+//	                       companion (accountRefs), which holds its pointers
+//	account_info.go        an account's AccountInfo, its strings in one array
 //	positions.go           an account's positions: one open-addressing table by market and currency
 //	fill.go                fill and ledgerSlot: an account's fills and ledger entries, a cache line each
 //	account_ops.go         CreateAccount, SetReferrer, ValidName
