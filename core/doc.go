@@ -86,8 +86,8 @@
 //	totals.go              bounds of the totals: money never wraps, statistics saturate
 //	views.go               reads: Account, AccountByName, Ledger, Market, Markets, Supply
 //
-//	account.go             an account in memory: balances, ledger, positions, image; its
-//	                       companion (accountRefs), which holds its pointers
+//	account.go             an account in memory: balances, ledger, positions, image
+//	account_refs.go        an account's companion (accountRefs), which holds its pointers
 //	account_info.go        an account's AccountInfo, its strings in one array
 //	positions.go           an account's positions: one open-addressing table by market and currency
 //	fill.go                fill and ledgerSlot: an account's fills and ledger entries, a cache line each
