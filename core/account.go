@@ -16,27 +16,32 @@ import (
 // profile: the last 20 (docs/API.md, "GET /api/agents/me").
 const RecentTradesKept = 20
 
-// account is one account's state. Every field but id and mode is guarded
-// by mu; an operation holds mu from the moment it reads what it checks
-// until its record is appended to the journal, which is what keeps the log
-// order of an account's records equal to the order of its changes.
+// account is one account's state, less its pointers, which its companion
+// holds (accountRefs, account_refs.go). Every field but id, mode, placed
+// and ref (set once, when the arena allocates it) is guarded by mu, and so
+// are the companion's; an operation holds mu from the moment it reads what
+// it checks until its record is appended to the journal, which is what
+// keeps the log order of an account's records equal to the order of its
+// changes.
 //
 // Ledgers and fills are append-only: an entry is never modified once
 // appended, so a reader may keep a snapshot it took under mu and read it
 // afterwards (chunkList).
 //
-// The fields a trade reads and writes come first, in three whole cache
-// lines: the first (mu to referred), the second (positions and fills),
-// the third (the ledgers, 32 bytes each); the rest (id, referrer, info,
-// notes, transfers, idempotency) follow. With 1,024 traders the state a
-// trade touches is cold when the account trades again, so every line is
-// a miss; spread over the 528 bytes as they were, a trade touched seven
-// or eight (docs/PERFORMANCE.md, "A trade's working set over 1,024
-// accounts"), and four with the ledger's and the fills' 64-byte headers
-// on lines of their own ("The account's cold lines"). A trade names its
-// account by the ID in its request, not id. The arena places accounts
-// side by side, and the size is a whole number of lines, so that each
-// account's lines start where its first does
+// A trade reads and writes three whole cache lines of an account: the
+// account's first (mu to ref) and its companion's first two (positions
+// and fills; the ledgers, 32 bytes each); the rest (id, referrer, info)
+// follow in the account, and what most accounts never have (notes,
+// transfers, idempotency) sits behind one pointer in the companion
+// (accountMore). With 1,024 traders the state a trade touches is cold
+// when the account trades again, so every line is a miss; spread over the
+// 528 bytes as they were, a trade touched seven or eight
+// (docs/PERFORMANCE.md, "A trade's working set over 1,024 accounts"), and
+// four with the ledger's and the fills' 64-byte headers on lines of their
+// own ("The account's cold lines"). A trade names its account by the ID in
+// its request, not id. The arena places accounts side by side, and
+// companions side by side, both a whole number of lines, so that each
+// one's lines start where its first does
 // (TestAccountHotFieldsInFirstLines).
 type account struct {
 	mu       sync.Mutex

@@ -76,8 +76,7 @@ func (a *account) infoOf() AccountInfo {
 	return out
 }
 
-// name returns the account's name. Caller holds a.mu, or reads an
-// account whose name never changes.
+// name returns the account's name. Caller holds a.mu.
 func (a *account) name() string { return a.infoString(0) }
 
 // referralCode returns the account's referral code ("" for the house).

@@ -33,8 +33,9 @@ type arenaRef uint32
 // million accounts allocated one by one it visited them in the account
 // map's order, a cache miss and an object lookup each, and took about a
 // core-second per cycle (docs/PERFORMANCE.md, "A heap the collector marks
-// quickly"); an array of accounts it scans front to back as one object,
-// and so does a snapshot's capture (each). Objects are never deleted, so
+// quickly"); an array of accounts it scans as one object, up to its
+// last companion's last pointer word (below), and a snapshot's capture
+// walks it front to back (each). Objects are never deleted, so
 // an array lives as long as the state.
 //
 // An object is named by its arenaRef, which at resolves without a lock,
@@ -91,7 +92,11 @@ func arenaChunkLen(j int) int {
 }
 
 // arenaDoublings is the number of arrays smaller than arenaMaxChunk.
-const arenaDoublings = 7 // arenaFirstChunk << 7 == arenaMaxChunk
+const arenaDoublings = 7
+
+// arenaFirstChunk doubled arenaDoublings times is arenaMaxChunk: the
+// array fails to compile otherwise.
+var _ = [1]struct{}{}[arenaFirstChunk<<arenaDoublings-arenaMaxChunk]
 
 // arenaObjsOffset returns where an array of n objects T and their
 // companions P puts its first object: after the companions, at T's

@@ -69,7 +69,7 @@
 //	counters.go            Counters, InboxDepth: what the engine did, for metrics
 //	command.go             commands sent to a market's actor, its dispatch, lockAccounts
 //	state.go, idmap.go     State: the accounts and markets, sharded by ID
-//	arena.go               the arrays the accounts and markets live in, each with its companion
+//	arena.go               the arrays the accounts (each with its companion) and markets live in
 //	journal.go             the Journal interface core writes records to
 //	record.go              Record and its parts: the after-images in the log
 //	record_build.go        a record under construction and its commit (pending, scratch)

@@ -10,7 +10,7 @@ import (
 )
 
 // fill is a trade as an account's fills keep it: a TradeSummary without
-// its reasoning (only the recent trades keep one, in account.reasons), in
+// its reasoning (only the recent trades keep one, in accountMore.reasons), in
 // 64 bytes. A trade appends one fill to an account that 1,023 other trades
 // have pushed out of the cache since it last traded, so every line the
 // fill touches is a miss: the 88-byte TradeSummary, eight to a run of

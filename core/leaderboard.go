@@ -110,5 +110,7 @@ func (a *account) leaderLocked() (Leader, bool) {
 		}
 	}
 	profit = addSigned(profit, -a.bonusesKP)
+	// The name is a view of the account's info (infoOf), kept only as
+	// long as this ranking: no copy per ranked account.
 	return Leader{Account: a.id, Name: a.name(), Profit: profit, Volume: a.volumeKP}, true
 }

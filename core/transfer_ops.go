@@ -262,7 +262,7 @@ func (e *Engine) Withdraw(ctx context.Context, account uuid.UUID, amount money.A
 		return TransferResult{}, e.refuse(ctx, lsn, ErrTooManyOpenTransfers)
 	}
 	t := Transfer{ID: e.ids.next(), Kind: TransferWithdrawal, Status: TransferQueued, Amount: amount,
-		Wallet: a.wallet(), Time: e.now()}
+		Wallet: strings.Clone(a.wallet()), Time: e.now()} // kept for good: not a view of the account's info
 	if e.cfg.CustodyMode == CustodyModeRecord {
 		t.Status = TransferSent // handed to the custody once durable
 	}

@@ -8,7 +8,9 @@ import (
 	"marketd/core/money"
 )
 
-// AccountView is a copy of an account's state at one moment.
+// AccountView is a copy of an account's state at one moment. Its Info's
+// strings and password hash share the account's memory, which is never
+// written: the hash must not be modified.
 type AccountView struct {
 	ID        uuid.UUID
 	LSN       uint64
