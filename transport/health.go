@@ -46,6 +46,8 @@ var (
 	errRecovering = newError(fasthttp.StatusServiceUnavailable, "recovering", "Recovering")
 	errDraining   = newError(fasthttp.StatusServiceUnavailable, "draining", "Draining")
 	errLogFailed  = newError(fasthttp.StatusServiceUnavailable, "log_failed", "Log failed")
+	errStopping   = &apiError{status: fasthttp.StatusServiceUnavailable, code: "shutting_down",
+		msg: "Server is shutting down", retryAfterSeconds: 1}
 )
 
 // Phase returns the server's phase.
@@ -85,6 +87,10 @@ func (s *Server) Fail() { s.phase.Store(int32(PhaseFailed)) }
 // gate answers 503 for an API route when the server does not serve; it
 // returns whether the route may run.
 func (s *Server) gate(ctx *fasthttp.RequestCtx) bool {
+	if s.stopping.Load() && Phase(s.phase.Load()) != PhaseFailed {
+		s.fail(ctx, errStopping)
+		return false
+	}
 	switch Phase(s.phase.Load()) {
 	case PhaseServing, PhaseDraining:
 		// From the moment the log fails, before the process marks the

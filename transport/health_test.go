@@ -5,9 +5,12 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"marketd/core"
 	"marketd/wal"
@@ -75,4 +78,37 @@ func TestPhases(t *testing.T) {
 	check("draining", 503, "Draining", 200, "")
 	srv.Fail()
 	check("failed", 503, "Log failed", 503, "Log failed")
+}
+
+// TestShutdownRefusesWhatItCannotAnswer: once Shutdown has begun, an API
+// route answers 503 shutting_down and changes nothing, so that a request
+// fasthttp reads on a connection it is closing as idle is never applied
+// without an answer (docs/API.md, "Errors"). The handler is called
+// directly, as fasthttp would call it for such a request.
+func TestShutdownRefusesWhatItCannotAnswer(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ts.client.CloseIdleConnections()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rc fasthttp.RequestCtx
+	rc.Request.Header.SetMethod("POST")
+	rc.Request.SetRequestURI("/api/auth/register")
+	rc.Request.Header.SetContentType("application/json")
+	rc.Request.SetBodyString(`{"name":"late","password":"password-late"}`)
+	ts.srv.Handler()(&rc)
+	if got := rc.Response.StatusCode(); got != fasthttp.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503: %s", got, rc.Response.Body())
+	}
+	if body := string(rc.Response.Body()); !strings.Contains(body, `"code":"shutting_down"`) {
+		t.Errorf("body %s, want code shutting_down", body)
+	}
+	if got := string(rc.Response.Header.Peek("Retry-After")); got != "1" {
+		t.Errorf("Retry-After %q, want 1", got)
+	}
+	if _, ok := ts.eng.AccountByName("late"); ok {
+		t.Error("the refused registration created its account")
+	}
 }

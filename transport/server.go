@@ -152,6 +152,10 @@ type Server struct {
 	// phase is a Phase: recovering until Open, then serving until Drain
 	// or Fail. eng is set before it leaves recovering and never after.
 	phase atomic.Int32
+	// stopping is set by Shutdown before it closes any connection: from
+	// then on, API routes answer 503 shutting_down and change nothing
+	// (gate).
+	stopping atomic.Bool
 
 	// inflight holds the Idempotency-Keys being answered.
 	inflight inFlight
@@ -295,6 +299,13 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting connections, waits for the requests in flight to
 // be answered (or ctx to end), and stops the background work.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// fasthttp closes the connections it sees idle, and one that has just
+	// read a request may still look idle: its request would run with no
+	// connection left to answer on. Refused from here, such a request
+	// changes nothing; one admitted before this store runs on a connection
+	// fasthttp already sees active, which it waits for (docs/API.md,
+	// "Health").
+	s.stopping.Store(true)
 	err := s.http.ShutdownWithContext(ctx)
 	s.stopped.Do(func() { close(s.stop) })
 	s.wg.Wait()
