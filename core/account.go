@@ -225,8 +225,9 @@ func ledgerEntries(ledger *[money.NumCurrencies]listView[ledgerSlot]) int {
 
 // ledgerEmpty reports whether the account's ledgers have no entry.
 func (a *account) ledgerEmpty() bool {
-	for c := range a.refs().ledger {
-		if !a.refs().ledger[c].empty() {
+	led := &a.refs().ledger
+	for c := range led {
+		if !led[c].empty() {
 			return false
 		}
 	}
@@ -254,10 +255,10 @@ func (a *account) recentCount() int { return min(a.refs().fills.Len(), RecentTra
 // appendRecent appends the account's recent trades, oldest first, with
 // their reasoning, to out. Caller holds a.mu.
 func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
-	n := a.refs().fills.Len()
+	fills := a.refs().fills.snapshot()
+	n := fills.Len()
 	first := n - a.recentCount()
 	start := len(out)
-	fills := a.refs().fills.snapshot()
 	out = appendValues(out, &fills, first, n)
 	if a.reasons() != nil {
 		for i := first; i < n; i++ {
@@ -320,10 +321,11 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 	b.infos = append(b.infos, a.infoOf())
 	ch := AccountChange{ID: a.id, Prev: a.lsn, Info: &b.infos[len(b.infos)-1]}
 	var pre imagePrefixes
+	r := a.refs()
 	start := len(b.bals)
 	for c := range money.NumCurrencies {
 		b.bals = append(b.bals, Balance{Currency: money.Currency(c), After: a.balances[c]})
-		pre.ledger[c] = a.refs().ledger[c].snapshot()
+		pre.ledger[c] = r.ledger[c].snapshot()
 	}
 	ch.Balances = b.bals[start:len(b.bals):len(b.bals)]
 	if a.positionCount() > 0 {
@@ -331,8 +333,8 @@ func (a *account) imageLocked(b *imageBuffers) (AccountChange, imagePrefixes) {
 		b.pos = a.appendPositions(b.pos)
 		ch.Positions = b.pos[start:len(b.pos):len(b.pos)]
 	}
-	if a.refs().fills.Len() > 0 {
-		pre.fills, pre.olderFills = a.refs().fills.snapshot(), a.refs().fills.Len()-a.recentCount()
+	if n := r.fills.Len(); n > 0 {
+		pre.fills, pre.olderFills = r.fills.snapshot(), n-a.recentCount()
 		start := len(b.recent)
 		b.recent = a.appendRecent(b.recent)
 		pre.recent = b.recent[start:len(b.recent):len(b.recent)]
