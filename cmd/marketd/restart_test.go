@@ -471,6 +471,9 @@ type trader struct {
 	// lost is the request whose answer never arrived, if any: it may or
 	// may not have been applied.
 	lost map[string]any
+	// refused is whether a clean stop answered the last request 503
+	// shutting_down (docs/API.md, "Errors"): answered, and not applied.
+	refused bool
 	// sent counts the requests sent with the key, answered or not.
 	sent uint64
 	err  error // an answer other than 200
@@ -507,6 +510,10 @@ func (tr *trader) run(c *client, first, second string, acks chan<- struct{}, sto
 			tr.lost = body
 			return
 		}
+		if r.status == http.StatusServiceUnavailable && errorCode(r.body) == "shutting_down" {
+			tr.refused = true
+			return
+		}
 		if r.status != http.StatusOK {
 			tr.err = fmt.Errorf("trade %s: status %d: %s", jsonText(body), r.status, r.body)
 			return
@@ -535,7 +542,8 @@ func signedAmount(typ string, cost money.Amount) money.Amount {
 // TestRestartWhileTrading stops the server while several clients trade,
 // by a crash (SIGKILL) or cleanly (SIGTERM), and checks that every trade
 // answered with 200 survives, that a trade whose answer was lost is either
-// wholly there or wholly absent, and that balances, positions, markets and
+// wholly there or wholly absent (and absent after a clean stop), that one
+// a clean stop refused (503 shutting_down) is absent, and that balances, positions, markets and
 // the stats all agree with the ledgers.
 func TestRestartWhileTrading(t *testing.T) {
 	t.Parallel()
@@ -601,7 +609,7 @@ wait:
 	if sig == syscall.SIGTERM && code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
-	answered, lost := 0, 0
+	answered, lost, refused := 0, 0, 0
 	for _, tr := range trs {
 		if tr.err != nil {
 			t.Fatalf("%s: %v", tr.name, tr.err)
@@ -610,8 +618,11 @@ wait:
 		if tr.lost != nil {
 			lost++
 		}
+		if tr.refused {
+			refused++
+		}
 	}
-	t.Logf("%s after %d trades answered; %d requests without an answer", sigName, answered, lost)
+	t.Logf("%s after %d trades answered; %d requests without an answer, %d refused as the server stopped", sigName, answered, lost, refused)
 
 	second := startProc(t, "after "+sigName, opts)
 	c = second.client(nil)
