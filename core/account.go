@@ -245,7 +245,7 @@ func (a *account) keepReasoning(reasoning string) {
 		a.editMore().reasons = new([RecentTradesKept]string)
 		a.reasoned = true
 	}
-	a.editMore().reasons[a.refs().fills.Len()%RecentTradesKept] = reasoning
+	a.reasons()[a.refs().fills.Len()%RecentTradesKept] = reasoning
 }
 
 // recentCount returns how many trades the account's profile shows: its
@@ -260,9 +260,9 @@ func (a *account) appendRecent(out []TradeSummary) []TradeSummary {
 	first := n - a.recentCount()
 	start := len(out)
 	out = appendValues(out, &fills, first, n)
-	if a.reasons() != nil {
+	if reasons := a.reasons(); reasons != nil {
 		for i := first; i < n; i++ {
-			out[start+i-first].Reasoning = a.reasons()[i%RecentTradesKept]
+			out[start+i-first].Reasoning = reasons[i%RecentTradesKept]
 		}
 	}
 	return out

@@ -51,7 +51,8 @@ type arenaRef uint32
 // engine.
 //
 // Refs have room for 2^32 objects, far more than memory holds (384 bytes
-// an account with its companion); alloc panics past them rather than give a ref twice.
+// an account with its companion); alloc panics past them rather than give
+// a ref twice.
 //
 // Each object has a companion of type P, in the same array's allocation:
 // the array holds its companions first, then its objects. An account

@@ -148,12 +148,13 @@ func (e *Engine) decideTransfer(ctx context.Context, d TransferDecision, kind Tr
 		locked = append(locked, admin)
 	}
 	unlock := lockAccounts(locked...)
-	i := slices.IndexFunc(a.transfers(), func(t Transfer) bool { return t.ID == d.Transfer })
-	if i < 0 || a.transfers()[i].Kind != kind || !a.transfers()[i].Status.Open() {
+	ts := a.transfers()
+	i := slices.IndexFunc(ts, func(t Transfer) bool { return t.ID == d.Transfer })
+	if i < 0 || ts[i].Kind != kind || !ts[i].Status.Open() {
 		unlock()
 		return e.findFinal(ctx, d.Transfer, kind)
 	}
-	t := a.transfers()[i]
+	t := ts[i]
 	t.ResolvedAt, t.ResolvedBy = e.now(), d.Admin
 	recKind, tx, signed, note := decide(&t)
 	after, done, err := e.commitTransferRecord(ctx, a, recKind, t, true, tx, signed, note, admin)
@@ -204,9 +205,10 @@ func (e *Engine) OpenTransfers(kind TransferKind, limit, offset int) ([]AccountT
 			continue
 		}
 		a.mu.Lock()
-		i := slices.IndexFunc(a.transfers(), func(t Transfer) bool { return t.ID == tid })
-		if i >= 0 && a.transfers()[i].Kind == kind && a.transfers()[i].Status.Open() {
-			all = append(all, AccountTransfer{Account: aid, Transfer: a.transfers()[i]})
+		ts := a.transfers()
+		i := slices.IndexFunc(ts, func(t Transfer) bool { return t.ID == tid })
+		if i >= 0 && ts[i].Kind == kind && ts[i].Status.Open() {
+			all = append(all, AccountTransfer{Account: aid, Transfer: ts[i]})
 		}
 		a.mu.Unlock()
 	}

@@ -93,13 +93,14 @@ func (a *account) applyNotes(notes []Note, read []uint64) {
 // noteIndex finds a kept notification by ID: IDs ascend, so it searches.
 // Caller holds a.mu.
 func (a *account) noteIndex(id uint64) (int, bool) {
-	lo, hi := 0, len(a.notes())
+	notes := a.notes()
+	lo, hi := 0, len(notes)
 	for lo < hi {
 		mid := (lo + hi) / 2
 		switch {
-		case a.notes()[mid].ID == id:
+		case notes[mid].ID == id:
 			return mid, true
-		case a.notes()[mid].ID < id:
+		case notes[mid].ID < id:
 			lo = mid + 1
 		default:
 			hi = mid

@@ -23,8 +23,9 @@ func (e *Engine) Notes(id uuid.UUID, unreadOnly bool, limit int) (NotesPage, boo
 	var pg NotesPage
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := len(a.notes()) - 1; i >= 0; i-- {
-		n := a.notes()[i]
+	notes := a.notes()
+	for i := len(notes) - 1; i >= 0; i-- {
+		n := notes[i]
 		if !n.Read {
 			pg.Unread++
 		}

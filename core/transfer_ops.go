@@ -219,12 +219,13 @@ func (e *Engine) repeatDeposit(ctx context.Context, a *account, ref txRef) (Tran
 	}
 	a.mu.Lock()
 	lsn, bal := a.lsn, a.balances[money.USDC]
-	i := slices.IndexFunc(a.transfers(), func(t Transfer) bool { return t.ID == ref.transfer })
+	ts := a.transfers()
+	i := slices.IndexFunc(ts, func(t Transfer) bool { return t.ID == ref.transfer })
 	if i < 0 {
 		a.mu.Unlock()
 		panic(fmt.Sprintf("BUG: deposit %s of account %s in the lookup, not in the account", ref.transfer, a.id))
 	}
-	t := a.transfers()[i]
+	t := ts[i]
 	a.mu.Unlock()
 	if err := e.refuse(ctx, lsn, nil); err != nil {
 		return TransferResult{}, err
