@@ -154,6 +154,7 @@ func TestScaleTimeToReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtime.GC() // as cmd/marketd does after recovering
 	log.Start()
 	e = core.NewEngine(st, log, core.Config{CloseInterval: -1})
 	ready := time.Since(began)
