@@ -284,29 +284,10 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	snapDir := filepath.Join(cfg.dataDir, "snapshots")
-	began := time.Now()
-	// Recovery builds the whole state from nothing, so at the usual target
-	// the collector runs a cycle every time the heap doubles and marks the
-	// growing state again each time: a third of the CPU of a restart with
-	// 1,000,000 accounts and 1,000,000 records to replay. A larger target
-	// while recovering, and the usual one after (docs/PERFORMANCE.md,
-	// "Stalls of the trade path").
-	gcPercent := debug.SetGCPercent(snapshot.RecoveryGCPercent)
-	st, rec, err := snapshot.Recover(nil, snapDir, log, logger)
-	debug.SetGCPercent(gcPercent)
+	st, rec, took, err := recoverState(snapDir, log, logger)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("recover: %w", err), log.Close())
+		return nil, errors.Join(err, log.Close())
 	}
-	took := time.Since(began)
-	// Recovery leaves its garbage in the heap (the snapshot file's bytes,
-	// the decoded records: 180 MB over a live state of 666 MB with
-	// 1,000,000 accounts), and the collector's next cycle, due when the
-	// heap is twice the live state, would come that much sooner, while
-	// trading: 46.8-48.7 s after the start at 17,431 trades/s, against 87 s.
-	// Collected now, before the node serves, it costs one mark of the
-	// state (19-32 ms) in the time to ready instead (docs/PERFORMANCE.md,
-	// "Recovery's garbage").
-	runtime.GC()
 	var snapFrom uint64
 	if rec.Snapshot != nil {
 		snapFrom = rec.Snapshot.From
@@ -339,6 +320,36 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 	srv.SetDeviceKey(key)
 	srv.Attach(n.eng)
 	return n, nil
+}
+
+// recoverState recovers the state from the snapshots in snapDir and the
+// log, with the collector set for it, and reports how long the recovery
+// took, the collection after it left out.
+func recoverState(snapDir string, log *wal.Log, logger *slog.Logger) (*core.State, snapshot.Recovered, time.Duration, error) {
+	began := time.Now()
+	// Recovery builds the whole state from nothing, so at the usual target
+	// the collector runs a cycle every time the heap doubles and marks the
+	// growing state again each time: a third of the CPU of a restart with
+	// 1,000,000 accounts and 1,000,000 records to replay. A larger target
+	// while recovering, and the usual one after (docs/PERFORMANCE.md,
+	// "Stalls of the trade path").
+	gcPercent := debug.SetGCPercent(snapshot.RecoveryGCPercent)
+	st, rec, err := snapshot.Recover(nil, snapDir, log, logger)
+	debug.SetGCPercent(gcPercent)
+	if err != nil {
+		return nil, rec, 0, fmt.Errorf("recover: %w", err)
+	}
+	took := time.Since(began)
+	// Recovery leaves its garbage in the heap (the snapshot file's bytes,
+	// the decoded records: 180 MB over a live state of 666 MB with
+	// 1,000,000 accounts), and the collector's next cycle, due when the
+	// heap is twice the live state, would come that much sooner, while
+	// trading: 46.8-48.7 s after the start at 17,431 trades/s, against 87 s.
+	// Collected now, before the node serves, it costs one mark of the
+	// state (19-32 ms) in the time to ready instead (docs/PERFORMANCE.md,
+	// "Recovery's garbage").
+	runtime.GC()
+	return st, rec, took, nil
 }
 
 // shutdown marks the server draining, keeps serving for drainDelay (so
