@@ -46,8 +46,6 @@ var (
 	errRecovering = newError(fasthttp.StatusServiceUnavailable, "recovering", "Recovering")
 	errDraining   = newError(fasthttp.StatusServiceUnavailable, "draining", "Draining")
 	errLogFailed  = newError(fasthttp.StatusServiceUnavailable, "log_failed", "Log failed")
-	errStopping   = &apiError{status: fasthttp.StatusServiceUnavailable, code: "shutting_down",
-		msg: "Server is shutting down", retryAfterSeconds: 1}
 )
 
 // Phase returns the server's phase.
@@ -88,7 +86,8 @@ func (s *Server) Fail() { s.phase.Store(int32(PhaseFailed)) }
 // returns whether the route may run.
 func (s *Server) gate(ctx *fasthttp.RequestCtx) bool {
 	if s.stopping.Load() && Phase(s.phase.Load()) != PhaseFailed {
-		s.fail(ctx, errStopping)
+		// The answer of an engine that has stopped: 503 shutting_down.
+		s.fail(ctx, core.ErrClosed)
 		return false
 	}
 	switch Phase(s.phase.Load()) {

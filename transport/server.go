@@ -304,7 +304,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// connection left to answer on. Refused from here, such a request
 	// changes nothing; one admitted before this store runs on a connection
 	// fasthttp already sees active, which it waits for (docs/API.md,
-	// "Health").
+	// "Other errors").
 	s.stopping.Store(true)
 	err := s.http.ShutdownWithContext(ctx)
 	s.stopped.Do(func() { close(s.stop) })

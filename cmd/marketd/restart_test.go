@@ -543,8 +543,8 @@ func signedAmount(typ string, cost money.Amount) money.Amount {
 // by a crash (SIGKILL) or cleanly (SIGTERM), and checks that every trade
 // answered with 200 survives, that a trade whose answer was lost is either
 // wholly there or wholly absent (and absent after a clean stop), that one
-// a clean stop refused (503 shutting_down) is absent, and that balances, positions, markets and
-// the stats all agree with the ledgers.
+// a clean stop refused (503 shutting_down) is absent, and that balances,
+// positions, markets and the stats all agree with the ledgers.
 func TestRestartWhileTrading(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
