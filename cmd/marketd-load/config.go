@@ -44,9 +44,12 @@ type config struct {
 	sync             bool // sync(2) before each warm-up
 	accounts         int
 	snapshotEvery    time.Duration
-	tracePrefix      string
-	baselines        string
-	profilePrefix    string
+	// floorSnapshotBytes is the size of the files written beside the
+	// floors (floorSnapshots); 0: none.
+	floorSnapshotBytes int64
+	tracePrefix        string
+	baselines          string
+	profilePrefix      string
 	// serveBaselines, when set, makes this process the baselines' child
 	// of another marketd-load (-serve-baselines DIR) and nothing else.
 	serveBaselines string
@@ -57,6 +60,10 @@ type config struct {
 // its side listener, whose answers are cut at its write timeout of 2
 // minutes (cmd/marketd, sideWriteTimeout).
 const maxTracedRun = 100 * time.Second
+
+// maxFloorSnapshotBytes bounds -floor-snapshot-bytes: 16 GiB, past any
+// snapshot of populate.MaxAccounts accounts with their histories.
+const maxFloorSnapshotBytes = 16 << 30
 
 func parseConfig(args []string) (config, error) {
 	var c config
@@ -90,6 +97,7 @@ func parseConfig(args []string) (config, error) {
 	fs.BoolVar(&c.sync, "sync", true, "before each warm-up (each run, without one), write the machine's dirty pages to disk (sync(2)), so that what was written before the run (a build, the last run's files) is not written back by the kernel during it (docs/PERFORMANCE.md, \"Writeback that is not the server's\")")
 	fs.IntVar(&c.accounts, "accounts", 0, "with -spawn: fill its data directory (new or empty) with this many accounts and a snapshot of them before starting it, offline through core, the log and the snapshot code")
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", 0, "with -spawn: the server takes a snapshot this often (its -snapshot-every); with either, the seconds during which a snapshot was taken are marked (from the server's /metrics, scraped every 250 ms)")
+	fs.Int64Var(&c.floorSnapshotBytes, "floor-snapshot-bytes", 0, "with -compare and -snapshot-every: during each measured run of a handler marketd is compared with, write a file of this many bytes every -snapshot-every, the way marketd writes a periodic snapshot, beside -data (docs/PERFORMANCE.md, \"A floor for the 1,000,000-account row\"); give the size of marketd's snapshots (its marketd_snapshot_size_bytes); 0: none")
 	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace; with -compare, marketd-load's during the fsync-only handler's first measured run to PREFIX-fsync-only.trace (the handler in it with -baselines in-process)")
 	fs.StringVar(&c.baselines, "baselines", baselinesProcess, "with -compare: where the no-op and fsync-only handlers run: process (a child process of their own, as marketd runs in its own) or in-process (in marketd-load itself)")
 	fs.StringVar(&c.profilePrefix, "cpuprofile", "", "write a CPU profile of marketd-load itself during each target's first measured run to PREFIX-TARGET.prof")
@@ -162,6 +170,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("-accounts needs -spawn: the data directory is filled before the server starts")
 	case c.snapshotEvery < 0:
 		return fmt.Errorf("-snapshot-every: %v is negative", c.snapshotEvery)
+	case c.floorSnapshotBytes < 0 || c.floorSnapshotBytes > maxFloorSnapshotBytes:
+		return fmt.Errorf("-floor-snapshot-bytes: %d is out of range 0-%d", c.floorSnapshotBytes, int64(maxFloorSnapshotBytes))
+	case c.floorSnapshotBytes > 0 && (!c.compare || c.snapshotEvery == 0):
+		return fmt.Errorf("-floor-snapshot-bytes needs -compare and -snapshot-every: the files are written beside the floors, as often as marketd snapshots")
 	case c.tracePrefix != "" && c.spawn == "":
 		return fmt.Errorf("-trace needs -spawn: the server's trace comes from a listener it is started with")
 	case c.tracePrefix != "" && c.duration > maxTracedRun:

@@ -113,7 +113,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		o.Measured = both(o.Measured, prof.measured)
 	}
 	watch := load.WatchMetrics(metricsAddr, metricsScrapeEvery)
-	marketd := load.NewTarget("marketd", c, fx)
+	marketd := load.NewTarget(marketdName, c, fx)
 	marketd.ServerPid = serverPid
 	cmp, err := measure(ctx, cfg, marketd, fx, dataDir, o)
 	err = errors.Join(err, markWatched(cfg, out, watch, cmp, marketd.Name))
@@ -198,16 +198,32 @@ func loadOptions(cfg config) (load.Options, error) {
 	return o, nil
 }
 
+// marketdName is the target name of marketd itself.
+const marketdName = "marketd"
+
 // measure runs the load against marketd alone (after its warm-up), or with
-// -compare in alternating rounds against the baselines.
+// -compare in alternating rounds against the baselines, beside the floor
+// snapshots that cfg asks for (floorSnapshots).
 func measure(ctx context.Context, cfg config, marketd *load.Target, fx *load.Fixture, dataDir string, o load.Options) (*load.Comparison, error) {
 	if cfg.compare {
+		fsnap, err := newFloorSnapshots(cfg, dataDir)
+		if err != nil {
+			return nil, err
+		}
+		if fsnap != nil {
+			defer func() { _ = fsnap.close() }()
+			o.Measured = both(o.Measured, fsnap.measured)
+		}
 		targets, closeAll, err := baselineTargets(cfg, fx, dataDir)
 		if err != nil {
 			return nil, err
 		}
 		cmp, err := load.Compare(ctx, append([]*load.Target{marketd}, targets...), cfg.rounds, cfg.warmup, o)
-		return cmp, errors.Join(err, closeAll())
+		err = errors.Join(err, closeAll())
+		if fsnap != nil {
+			err = errors.Join(err, fsnap.mark(cmp), fsnap.close())
+		}
+		return cmp, err
 	}
 	if cfg.warmup > 0 {
 		var w load.Options

@@ -54,6 +54,10 @@ func TestParseConfig(t *testing.T) {
 		{"least record bytes", []string{"-spawn", "m", "-compare", "-least-record-bytes", "300"}, ""},
 		{"bad least record bytes", []string{"-spawn", "m", "-compare", "-least-record-bytes", "-1"}, "-least-record-bytes"},
 		{"bad baselines", []string{"-spawn", "m", "-compare", "-baselines", "thread"}, "-baselines"},
+		{"floor snapshots", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "1000"}, ""},
+		{"floor snapshots without compare", []string{"-spawn", "m", "-snapshot-every", "15s", "-floor-snapshot-bytes", "1000"}, "-floor-snapshot-bytes"},
+		{"floor snapshots without period", []string{"-spawn", "m", "-compare", "-floor-snapshot-bytes", "1000"}, "-floor-snapshot-bytes"},
+		{"negative floor snapshots", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "-1"}, "-floor-snapshot-bytes"},
 		{"serve baselines", []string{"-serve-baselines", "/tmp"}, ""},
 		{"serve baselines with more", []string{"-serve-baselines", "/tmp", "-conns", "3"}, "-serve-baselines"},
 		{"trace too long", []string{"-spawn", "m", "-trace", "/tmp/x", "-duration", "5m"}, "-trace"},
@@ -128,6 +132,35 @@ func TestCompareBaselinesInProcess(t *testing.T) {
 		"ratio marketd/fsync-only", "ratio marketd/least-trade", "load generator with the handler in it")
 	checkCPU(t, rep, true)
 	checkLeastTrade(t, rep)
+}
+
+// TestCompareFloorSnapshots runs -compare with files written beside the
+// floors every 300 ms, and checks that each floor's runs have their
+// writes marked, as marketd's have its snapshots, and that the files are
+// gone after.
+func TestCompareFloorSnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns marketd; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := buildMarketd(t, dir)
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(dir, "report.json")
+	rep := runTool(t, []string{"-spawn", bin, "-data", data, "-compare", "-rounds", "1", "-duration", "1s", "-warmup", "0s",
+		"-snapshot-every", "300ms", "-floor-snapshot-bytes", "3000000", "-rate", "200", "-conns", "4", "-markets", "2",
+		"-mix", "buy=1,sell=1", "-json", jsonPath, "-progress", "off"}, jsonPath, "seconds with a snapshot:")
+	for _, r := range rep.Comparison.Runs {
+		if len(r.Snapshots) == 0 || r.DuringSnapshots == nil {
+			t.Errorf("run of %s: %d snapshots marked, latency during them %v; want some", r.Target, len(r.Snapshots), r.DuringSnapshots)
+		}
+	}
+	left, err := filepath.Glob(filepath.Join(dir, "marketd-load-floor-snapshots-*"))
+	if err != nil || len(left) != 0 {
+		t.Errorf("floor snapshots left beside -data: %v, %v", left, err)
+	}
 }
 
 // checkLeastTrade checks that a trades-only -compare ran the least-trade
