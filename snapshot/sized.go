@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"time"
 
 	"marketd/internal/vfs"
 )
@@ -26,13 +27,15 @@ const sizedBlockBytes = 1 << 20
 // snapshot writes its own (write, fillTemp): under a temporary name,
 // over the spare when there is one (createTemp), written back in steps
 // as it is written (writeback.go), on a thread of its own at nice when
-// nice is above 0 (priority.go), then fsynced, renamed to the name of a
+// nice is above 0 (priority.go), spread evenly over spread when it is
+// above 0 (a block is written no sooner than its share of spread after
+// the first), then fsynced, renamed to the name of a
 // snapshot from seq and the directory fsynced; then, as a paced retention
 // does (Manager.retain), the newest two such files are kept, the next
 // older one becomes the spare and the rest are removed. The bytes are not
 // a snapshot: Recover sets such a file aside as damaged, so dir must be
 // no server's.
-func WriteSized(ctx context.Context, fsys vfs.FS, dir string, seq uint64, size int64, nice int) error {
+func WriteSized(ctx context.Context, fsys vfs.FS, dir string, seq uint64, size int64, nice int, spread time.Duration) error {
 	if size < 0 {
 		return fmt.Errorf("snapshot: sized write of %d bytes", size)
 	}
@@ -46,7 +49,7 @@ func WriteSized(ctx context.Context, fsys vfs.FS, dir string, seq uint64, size i
 	pace := newPacer(DefaultCPUShare, nice)
 	fill := func() {
 		pace.accounts(true)
-		err = fillSized(ctx, f, size)
+		err = fillSized(ctx, f, size, spread)
 	}
 	if pace.ownThread() {
 		onOwnThread(fill)
@@ -75,15 +78,22 @@ func WriteSized(ctx context.Context, fsys vfs.FS, dir string, seq uint64, size i
 }
 
 // fillSized writes size bytes of one random block, repeated, to f,
-// written back in steps (writeback.go). Random, so that no layer under
+// written back in steps (writeback.go), spread over spread. Random, so that no layer under
 // the file system writes less than a snapshot's bytes.
-func fillSized(ctx context.Context, f vfs.File, size int64) error {
+func fillSized(ctx context.Context, f vfs.File, size int64, spread time.Duration) error {
 	block := make([]byte, sizedBlockBytes)
 	for i := range block {
 		block[i] = byte(rand.Uint32())
 	}
 	wb := newWriteback(f)
+	start := time.Now()
 	for written := int64(0); written < size; {
+		if spread > 0 {
+			due := start.Add(time.Duration(float64(spread) * float64(written) / float64(size)))
+			if err := sleep(ctx, time.Until(due)); err != nil {
+				return err
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}

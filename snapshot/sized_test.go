@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"marketd/internal/vfs"
 )
@@ -21,7 +22,7 @@ func TestWriteSized(t *testing.T) {
 	sizes := []int64{0, 1, sizedBlockBytes + 5, 3 * writebackStepBytes, 2 * sizedBlockBytes, 7}
 	for i, size := range sizes {
 		seq := uint64(i + 1)
-		if err := WriteSized(context.Background(), fsys, dir, seq, size, 0); err != nil {
+		if err := WriteSized(context.Background(), fsys, dir, seq, size, 0, 0); err != nil {
 			t.Fatalf("write %d (%d bytes): %v", seq, size, err)
 		}
 		st, err := os.Stat(filepath.Join(dir, fileName(seq)))
@@ -49,14 +50,27 @@ func TestWriteSizedCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("stopped")
 	cancel(stop)
-	if err := WriteSized(ctx, vfs.Default(), dir, 1, 4*sizedBlockBytes, 0); !errors.Is(err, stop) {
+	if err := WriteSized(ctx, vfs.Default(), dir, 1, 4*sizedBlockBytes, 0, 0); !errors.Is(err, stop) {
 		t.Errorf("WriteSized after cancel: %v; want %v", err, stop)
 	}
 	if got := dirNames(t, dir); len(got) != 0 {
 		t.Errorf("after a cancelled write: %q; want nothing", got)
 	}
-	if err := WriteSized(context.Background(), vfs.Default(), dir, 1, -1, 0); err == nil {
+	if err := WriteSized(context.Background(), vfs.Default(), dir, 1, -1, 0, 0); err == nil {
 		t.Error("WriteSized of -1 bytes: no error")
+	}
+}
+
+// TestWriteSizedSpread checks that a write spread over a duration takes
+// about that long: its last block is due at its share of it.
+func TestWriteSizedSpread(t *testing.T) {
+	const spread = 200 * time.Millisecond
+	start := time.Now()
+	if err := WriteSized(context.Background(), vfs.Default(), t.TempDir(), 1, 4*sizedBlockBytes, 0, spread); err != nil {
+		t.Fatal(err)
+	}
+	if took, least := time.Since(start), spread*3/4; took < least {
+		t.Errorf("4 blocks spread over %v took %v; want at least %v (the last block's due time)", spread, took, least)
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 )
 
 // WriteSnapshots writes a file of size bytes into dir every period, the
-// way marketd writes a periodic snapshot (snapshot.WriteSized), until ctx
+// way marketd writes a periodic snapshot (snapshot.WriteSized), each
+// spread over spread (0: as fast as it is written), until ctx
 // is done, and returns how many it finished; wrote, when not nil, is told
 // when each began and ended. The first comes half a period after the
 // start, so that a run of whole periods holds as many as a server
@@ -20,7 +21,7 @@ import (
 // (docs/PERFORMANCE.md, "A floor for the 1,000,000-account row"). dir
 // must be no server's. An error of a write ends it: a floor that did not
 // write what marketd wrote would be no floor.
-func WriteSnapshots(ctx context.Context, dir string, size int64, period time.Duration, nice int, wrote func(start, end time.Time)) (int, error) {
+func WriteSnapshots(ctx context.Context, dir string, size int64, period, spread time.Duration, nice int, wrote func(start, end time.Time)) (int, error) {
 	if period <= 0 {
 		return 0, fmt.Errorf("baseline: snapshots every %v", period)
 	}
@@ -38,7 +39,7 @@ func WriteSnapshots(ctx context.Context, dir string, size int64, period time.Dur
 		case <-t.C:
 		}
 		start := time.Now()
-		if err := snapshot.WriteSized(ctx, fsys, dir, uint64(n)+1, size, nice); err != nil {
+		if err := snapshot.WriteSized(ctx, fsys, dir, uint64(n)+1, size, nice, spread); err != nil {
 			if ctx.Err() != nil {
 				return n, nil
 			}

@@ -16,7 +16,7 @@ func TestWriteSnapshots(t *testing.T) {
 	defer cancel()
 	var windows [][2]time.Time
 	start := time.Now()
-	n, err := WriteSnapshots(ctx, dir, 100_000, 20*time.Millisecond, 0, func(s, e time.Time) {
+	n, err := WriteSnapshots(ctx, dir, 100_000, 20*time.Millisecond, 0, 0, func(s, e time.Time) {
 		windows = append(windows, [2]time.Time{s, e})
 	})
 	if err != nil {
@@ -37,7 +37,7 @@ func TestWriteSnapshots(t *testing.T) {
 	if err != nil || len(ents) > 3 {
 		t.Errorf("%d files left, %v; want at most 3", len(ents), err)
 	}
-	if _, err := WriteSnapshots(context.Background(), dir, 1, 0, 0, nil); err == nil {
+	if _, err := WriteSnapshots(context.Background(), dir, 1, 0, 0, 0, nil); err == nil {
 		t.Error("WriteSnapshots every 0s: no error")
 	}
 }

@@ -47,9 +47,12 @@ type config struct {
 	// floorSnapshotBytes is the size of the files written beside the
 	// floors (floorSnapshots); 0: none.
 	floorSnapshotBytes int64
-	tracePrefix        string
-	baselines          string
-	profilePrefix      string
+	// floorSnapshotSpread is how long each of those files' writes is
+	// spread over; 0: as fast as they are written.
+	floorSnapshotSpread time.Duration
+	tracePrefix         string
+	baselines           string
+	profilePrefix       string
 	// serveBaselines, when set, makes this process the baselines' child
 	// of another marketd-load (-serve-baselines DIR) and nothing else.
 	serveBaselines string
@@ -98,6 +101,7 @@ func parseConfig(args []string) (config, error) {
 	fs.IntVar(&c.accounts, "accounts", 0, "with -spawn: fill its data directory (new or empty) with this many accounts and a snapshot of them before starting it, offline through core, the log and the snapshot code")
 	fs.DurationVar(&c.snapshotEvery, "snapshot-every", 0, "with -spawn: the server takes a snapshot this often (its -snapshot-every); with either, the seconds during which a snapshot was taken are marked (from the server's /metrics, scraped every 250 ms)")
 	fs.Int64Var(&c.floorSnapshotBytes, "floor-snapshot-bytes", 0, "with -compare and -snapshot-every: during each measured run of a handler marketd is compared with, write a file of this many bytes every -snapshot-every, the way marketd writes a periodic snapshot, beside -data (docs/PERFORMANCE.md, \"A floor for the 1,000,000-account row\"); give the size of marketd's snapshots (its marketd_snapshot_size_bytes); 0: none")
+	fs.DurationVar(&c.floorSnapshotSpread, "floor-snapshot-spread", 0, "with -floor-snapshot-bytes: spread the writes of each file evenly over this long, as marketd's take about that long (its marketd_snapshot_duration_seconds); 0: as fast as they are written")
 	fs.StringVar(&c.tracePrefix, "trace", "", "with -spawn: write execution traces of marketd's first measured run, the server's to PREFIX-server.trace (the server listens for -metrics-addr on a loopback port) and marketd-load's own to PREFIX-client.trace; with -compare, marketd-load's during the fsync-only handler's first measured run to PREFIX-fsync-only.trace (the handler in it with -baselines in-process)")
 	fs.StringVar(&c.baselines, "baselines", baselinesProcess, "with -compare: where the no-op and fsync-only handlers run: process (a child process of their own, as marketd runs in its own) or in-process (in marketd-load itself)")
 	fs.StringVar(&c.profilePrefix, "cpuprofile", "", "write a CPU profile of marketd-load itself during each target's first measured run to PREFIX-TARGET.prof")
@@ -172,6 +176,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-snapshot-every: %v is negative", c.snapshotEvery)
 	case c.floorSnapshotBytes < 0 || c.floorSnapshotBytes > maxFloorSnapshotBytes:
 		return fmt.Errorf("-floor-snapshot-bytes: %d is out of range 0-%d", c.floorSnapshotBytes, int64(maxFloorSnapshotBytes))
+	case c.floorSnapshotSpread < 0 || (c.floorSnapshotSpread > 0 && c.floorSnapshotSpread >= c.snapshotEvery):
+		return fmt.Errorf("-floor-snapshot-spread: %v is not in 0 to -snapshot-every (%v)", c.floorSnapshotSpread, c.snapshotEvery)
 	case c.floorSnapshotBytes > 0 && (!c.compare || c.snapshotEvery == 0):
 		return fmt.Errorf("-floor-snapshot-bytes needs -compare and -snapshot-every: the files are written beside the floors, as often as marketd snapshots")
 	case c.tracePrefix != "" && c.spawn == "":

@@ -16,7 +16,8 @@ import (
 
 // floorSnapshots writes, during each measured run of a handler marketd is
 // compared with, a file of -floor-snapshot-bytes every -snapshot-every,
-// the way marketd writes a periodic snapshot (baseline.WriteSnapshots), so
+// spread over -floor-snapshot-spread, the way marketd writes a periodic
+// snapshot (baseline.WriteSnapshots), so
 // that a run in which marketd snapshots has its floors measured beside the
 // same writes (docs/PERFORMANCE.md, "A floor for the 1,000,000-account
 // row"). The writes run in marketd-load's process, on a thread of their
@@ -26,6 +27,7 @@ type floorSnapshots struct {
 	dir    string
 	size   int64
 	period time.Duration
+	spread time.Duration
 
 	mu      sync.Mutex
 	windows map[string][]load.Window // by target
@@ -43,7 +45,7 @@ func newFloorSnapshots(cfg config, dataDir string) (*floorSnapshots, error) {
 	if err != nil {
 		return nil, fmt.Errorf("floor snapshots: %w", err)
 	}
-	return &floorSnapshots{dir: dir, size: cfg.floorSnapshotBytes, period: cfg.snapshotEvery,
+	return &floorSnapshots{dir: dir, size: cfg.floorSnapshotBytes, period: cfg.snapshotEvery, spread: cfg.floorSnapshotSpread,
 		windows: make(map[string][]load.Window)}, nil
 }
 
@@ -58,7 +60,7 @@ func (fs *floorSnapshots) measured(target string) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, err := baseline.WriteSnapshots(ctx, fs.dir, fs.size, fs.period, snapshot.DefaultThreadNice,
+		_, err := baseline.WriteSnapshots(ctx, fs.dir, fs.size, fs.period, fs.spread, snapshot.DefaultThreadNice,
 			func(start, end time.Time) {
 				fs.mu.Lock()
 				fs.windows[target] = append(fs.windows[target], load.Window{Start: start, End: end})

@@ -57,6 +57,8 @@ func TestParseConfig(t *testing.T) {
 		{"floor snapshots", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "1000"}, ""},
 		{"floor snapshots without compare", []string{"-spawn", "m", "-snapshot-every", "15s", "-floor-snapshot-bytes", "1000"}, "-floor-snapshot-bytes"},
 		{"floor snapshots without period", []string{"-spawn", "m", "-compare", "-floor-snapshot-bytes", "1000"}, "-floor-snapshot-bytes"},
+		{"floor snapshots spread", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "1000", "-floor-snapshot-spread", "2s"}, ""},
+		{"floor snapshots spread past the period", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "1000", "-floor-snapshot-spread", "15s"}, "-floor-snapshot-spread"},
 		{"negative floor snapshots", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "-1"}, "-floor-snapshot-bytes"},
 		{"serve baselines", []string{"-serve-baselines", "/tmp"}, ""},
 		{"serve baselines with more", []string{"-serve-baselines", "/tmp", "-conns", "3"}, "-serve-baselines"},
@@ -150,7 +152,7 @@ func TestCompareFloorSnapshots(t *testing.T) {
 	}
 	jsonPath := filepath.Join(dir, "report.json")
 	rep := runTool(t, []string{"-spawn", bin, "-data", data, "-compare", "-rounds", "1", "-duration", "1s", "-warmup", "0s",
-		"-snapshot-every", "300ms", "-floor-snapshot-bytes", "3000000", "-rate", "200", "-conns", "4", "-markets", "2",
+		"-snapshot-every", "300ms", "-floor-snapshot-bytes", "3000000", "-floor-snapshot-spread", "50ms", "-rate", "200", "-conns", "4", "-markets", "2",
 		"-mix", "buy=1,sell=1", "-json", jsonPath, "-progress", "off"}, jsonPath, "seconds with a snapshot:")
 	for _, r := range rep.Comparison.Runs {
 		if len(r.Snapshots) == 0 || r.DuringSnapshots == nil {
