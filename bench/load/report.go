@@ -3,6 +3,7 @@ package load
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -58,6 +59,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, r := range c.Runs {
 		writeSnapshots(&b, r)
 		writeCollections(&b, r)
+		writePauses(&b, r)
 	}
 	if len(c.Runs) > 0 {
 		writeSlowest(&b, c.Runs[0])
@@ -99,6 +101,26 @@ func writeCollections(b *strings.Builder, r *Result) {
 	}
 	writeSplit(b, r, counted(ended, "server garbage collection", "server garbage collections")+", ended in", r.Collections, func(s Second) bool { return s.Collection },
 		"seconds with a collection", r.DuringCollections, r.OutsideCollections)
+}
+
+// writePauses writes the pauses of the server during r, their shortest
+// and longest, and the latency of the seconds with one against that of
+// the others.
+func writePauses(b *strings.Builder, r *Result) {
+	if len(r.Pauses) == 0 {
+		return
+	}
+	shortest, longest := math.Inf(1), 0.0
+	for _, sp := range r.Pauses {
+		ms := (sp.EndS - sp.StartS) * 1000
+		shortest, longest = min(shortest, ms), max(longest, ms)
+	}
+	what := fmt.Sprintf("%s of %.1f-%.1f ms", counted(len(r.Pauses), "pause", "pauses"), shortest, longest)
+	if !r.PausesRealtime {
+		what += " (the pausing thread's real-time priority refused: a pause may outlast its setting)"
+	}
+	writeSplit(b, r, what+", at", r.Pauses, func(s Second) bool { return s.Paused },
+		"seconds with a pause", r.DuringPauses, r.OutsidePauses)
 }
 
 // counted returns n and the noun, singular for one.

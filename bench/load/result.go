@@ -45,6 +45,9 @@ type Second struct {
 	// Collection is true when the second overlaps a window in which one of
 	// the server's garbage collections ended (MarkCollections).
 	Collection bool `json:"collection,omitempty"`
+	// Paused is true when the server was paused during part of the
+	// second (Options.Pauses).
+	Paused bool `json:"paused,omitempty"`
 }
 
 // SlowRequest is one of a run's slowest requests.
@@ -113,6 +116,15 @@ type Result struct {
 	Collections        []Span   `json:"collections,omitempty"`
 	DuringCollections  *Latency `json:"during_collections_ms,omitempty"`
 	OutsideCollections *Latency `json:"outside_collections_ms,omitempty"`
+	// Pauses are the pauses of the server during the run
+	// (Options.Pauses), its latency split between the seconds they touch
+	// and the others as for the snapshots; PausesRealtime is true when
+	// the pausing thread ran at a real-time priority, so that each pause
+	// lasted about as long as asked even with the cores busy.
+	Pauses         []Span   `json:"pauses,omitempty"`
+	DuringPauses   *Latency `json:"during_pauses_ms,omitempty"`
+	OutsidePauses  *Latency `json:"outside_pauses_ms,omitempty"`
+	PausesRealtime bool     `json:"pauses_realtime,omitempty"`
 	// CPU is the CPU time the run cost per request, nil for a run that
 	// sent none.
 	CPU *CPUUse `json:"cpu,omitempty"`
@@ -180,6 +192,19 @@ func (r *Result) MarkCollections(ws []Window) {
 	r.Collections, touched, r.DuringCollections, r.OutsideCollections = r.split(ws)
 	for i := range r.Series {
 		r.Series[i].Collection = touched[i]
+	}
+}
+
+// MarkPauses notes the pauses of ws (Options.Pauses): their spans, the
+// seconds they touch, and the latency of those seconds against that of
+// the others; realtime says whether the pausing thread ran at a
+// real-time priority.
+func (r *Result) MarkPauses(ws []Window, realtime bool) {
+	var touched []bool
+	r.Pauses, touched, r.DuringPauses, r.OutsidePauses = r.split(ws)
+	r.PausesRealtime = realtime
+	for i := range r.Series {
+		r.Series[i].Paused = touched[i]
 	}
 }
 

@@ -38,6 +38,9 @@ type Options struct {
 	// returns (if not nil) once the run's requests are all answered: to
 	// trace or profile the run. Warmups run without it.
 	Measured func(target string) (done func())
+	// Pauses, when on, stops the target's server process on a schedule
+	// during measured runs (Pauses); warm-ups run without them.
+	Pauses Pauses
 	// Settle, when set, is called before the run sends anything, and its
 	// error ends the run: marketd-load's writes the machine's dirty pages
 	// to disk (sync(2)), so that what was written before the run is not
@@ -53,7 +56,7 @@ type Options struct {
 // at once.
 func (o Options) Warmup(d time.Duration) (warm, run Options) {
 	warm, run = o, o
-	warm.Duration, warm.Progress, warm.Measured = d, nil, nil
+	warm.Duration, warm.Progress, warm.Measured, warm.Pauses = d, nil, nil, Pauses{}
 	run.Settle = nil
 	return warm, run
 }
@@ -78,7 +81,7 @@ func (o Options) Validate(bots int) error {
 	case o.Rate < 0 || math.IsInf(o.Rate, 0) || math.IsNaN(o.Rate):
 		return fmt.Errorf("load: rate %v", o.Rate)
 	}
-	return nil
+	return o.Pauses.Validate()
 }
 
 // Run sends the load to t for o.Duration (less if ctx is done first) and
@@ -86,6 +89,9 @@ func (o Options) Validate(bots int) error {
 func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := o.Validate(len(t.bots)); err != nil {
 		return nil, err
+	}
+	if o.Pauses.On() && (t.ServerPid == 0 || t.ServerInProcess) {
+		return nil, fmt.Errorf("%w: %s", errPausesHere, t.Name)
 	}
 	if o.Settle != nil {
 		if err := o.Settle(); err != nil {
@@ -101,6 +107,10 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	cpuBefore := sampleCPU(t.ServerPid)
 	start := time.Now().Add(10 * time.Millisecond) // the workers are started by then
 	end := start.Add(o.Duration)
+	var ps *pauser
+	if o.Pauses.On() {
+		ps = startPauser(o.Pauses, t.ServerPid, start)
+	}
 	var stop atomic.Bool
 	watchDone := make(chan struct{})
 	go func() {
@@ -129,6 +139,10 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	var paused pauseLog
+	if ps != nil {
+		paused = ps.finish()
+	}
 	cpuAfter := sampleCPU(t.ServerPid)
 	close(watchDone)
 	if o.Progress != nil {
@@ -139,8 +153,14 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load: run against %s: %w", t.Name, context.Cause(ctx))
 	}
+	if paused.err != nil {
+		return nil, fmt.Errorf("load: run against %s: %w", t.Name, paused.err)
+	}
 	r := summarize(t.Name, o, start, elapsed, recs, seconds)
 	r.CPU = cpuUse(cpuBefore, cpuAfter, r.Requests, t.ServerInProcess)
+	if ps != nil {
+		r.MarkPauses(paused.windows, paused.realtime)
+	}
 	return r, nil
 }
 

@@ -57,6 +57,9 @@ type config struct {
 	// of another marketd-load (-serve-baselines DIR) and nothing else.
 	serveBaselines string
 	spareProcs     int
+	// pauses stops the spawned marketd and the baselines' child on a
+	// schedule during measured runs (load.Pauses).
+	pauses load.Pauses
 }
 
 // maxTracedRun bounds -duration with -trace: the server's trace comes from
@@ -107,6 +110,8 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.profilePrefix, "cpuprofile", "", "write a CPU profile of marketd-load itself during each target's first measured run to PREFIX-TARGET.prof")
 	fs.StringVar(&c.serveBaselines, "serve-baselines", "", "internal: serve the baseline handlers (the fsync-only file in this directory) for a parent marketd-load, naming their addresses on stdout, until stdin ends")
 	fs.IntVar(&c.spareProcs, "spare-procs", procs.DefaultSpare, "processors beyond one per CPU for marketd-load itself (its load and its no-op and fsync-only handlers) and, by GOMAXPROCS, for the spawned marketd, so that marketd and the handlers it is compared with run on the same count (marketd's -spare-procs; the GOMAXPROCS environment variable, when set, wins for both)")
+	fs.DurationVar(&c.pauses.Every, "pause-every", 0, "with -spawn: during each measured run, stop the server's process (SIGSTOP) this often, from the run's start, for -pause-for, then resume it: the same stall for marketd and each handler it is compared with (docs/PERFORMANCE.md, \"The drain after a stall\"); 0: never")
+	fs.DurationVar(&c.pauses.For, "pause-for", 0, "with -pause-every: how long each pause lasts")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -137,7 +142,27 @@ func parseConfig(args []string) (config, error) {
 	if c.mix, err = load.ParseMix(mix); err != nil {
 		return c, err
 	}
-	return c, c.validate()
+	if err := c.validate(); err != nil {
+		return c, err
+	}
+	return c, c.validatePauses()
+}
+
+// validatePauses checks -pause-every and -pause-for: a schedule whose
+// pauses end before the next, of processes of their own.
+func (c *config) validatePauses() error {
+	if err := c.pauses.Validate(); err != nil {
+		return fmt.Errorf("-pause-every, -pause-for: %w", err)
+	}
+	switch {
+	case !c.pauses.On():
+		return nil
+	case c.spawn == "":
+		return fmt.Errorf("-pause-every needs -spawn: the server paused is the process it starts")
+	case c.compare && c.baselines == baselinesInProcess:
+		return fmt.Errorf("-pause-every needs -baselines %s: handlers in this process cannot be paused without the load", baselinesProcess)
+	}
+	return nil
 }
 
 func (c *config) validate() error {

@@ -13,7 +13,9 @@
 // served by a child process of this binary, -serve-baselines, unless
 // -baselines in-process), and the throughput ratios are printed. Before
 // each warm-up the machine's dirty pages are written to disk (-sync). Each run
-// reports the CPU time per request of this process and of the server's. Afterwards the invariants are checked
+// reports the CPU time per request of this process and of the server's.
+// With -pause-every, the server's process is stopped on a schedule during
+// each measured run, the same for every target. Afterwards the invariants are checked
 // through the API. The report goes to stdout, as JSON to -json, and as
 // PNG and SVG charts to -plot.
 //

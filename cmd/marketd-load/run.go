@@ -188,7 +188,8 @@ func loadOptions(cfg config) (load.Options, error) {
 	if err != nil {
 		return load.Options{}, err
 	}
-	o := load.Options{Conns: cfg.conns, Duration: cfg.duration, Rate: cfg.rate, Mix: cfg.mix, Skew: skew, Seed: cfg.seed}
+	o := load.Options{Conns: cfg.conns, Duration: cfg.duration, Rate: cfg.rate, Mix: cfg.mix, Skew: skew, Seed: cfg.seed,
+		Pauses: cfg.pauses}
 	if cfg.sync {
 		o.Settle = syncDisks
 	}
