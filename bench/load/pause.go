@@ -63,10 +63,12 @@ type pauseLog struct {
 	err      error
 }
 
-// startPauser starts pausing pid every p.Every from start.
-func startPauser(p Pauses, pid int, start time.Time) *pauser {
+// startPauser starts pausing pid every p.Every from start, the last
+// pause due before end: one due later would hold only the run's last
+// answers.
+func startPauser(p Pauses, pid int, start, end time.Time) *pauser {
 	ps := &pauser{p: p, pid: pid, stop: make(chan struct{}), done: make(chan pauseLog, 1)}
-	go func() { ps.done <- ps.run(start) }()
+	go func() { ps.done <- ps.run(start, end) }()
 	return ps
 }
 
@@ -77,14 +79,14 @@ func (ps *pauser) finish() pauseLog {
 	return <-ps.done
 }
 
-func (ps *pauser) run(start time.Time) pauseLog {
+func (ps *pauser) run(start, end time.Time) pauseLog {
 	var log pauseLog
 	release, realtime := pauseThread()
 	defer release()
 	log.realtime = realtime
 	timer := time.NewTimer(time.Until(start.Add(ps.p.Every)))
 	defer timer.Stop()
-	for next := start.Add(ps.p.Every); ; next = next.Add(ps.p.Every) {
+	for next := start.Add(ps.p.Every); next.Before(end); next = next.Add(ps.p.Every) {
 		select {
 		case <-ps.stop:
 			return log
@@ -98,4 +100,6 @@ func (ps *pauser) run(start time.Time) pauseLog {
 		log.windows = append(log.windows, w)
 		timer.Reset(time.Until(next.Add(ps.p.Every)))
 	}
+	<-ps.stop
+	return log
 }

@@ -109,7 +109,7 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 	end := start.Add(o.Duration)
 	var ps *pauser
 	if o.Pauses.On() {
-		ps = startPauser(o.Pauses, t.ServerPid, start)
+		ps = startPauser(o.Pauses, t.ServerPid, start, end)
 	}
 	var stop atomic.Bool
 	watchDone := make(chan struct{})
