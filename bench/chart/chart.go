@@ -32,10 +32,14 @@ func Files(dir, base string) []string {
 
 // Latency draws a target's latency percentiles per second (logarithmic
 // axis, milliseconds) into dir/base.png and dir/base.svg, the seconds
-// during which a snapshot was being taken shaded.
+// during which a snapshot was being taken shaded grey, those with a
+// pause of the server (load.Pauses) pink.
 func Latency(dir, base, title string, series []load.Second) error {
 	p := plot.New()
-	if err := shadeSnapshots(p, series); err != nil {
+	if err := shade(p, series, func(s load.Second) bool { return s.Snapshot }, "snapshot being taken", color.Gray{Y: 225}); err != nil {
+		return fmt.Errorf("chart: %s: %w", base, err)
+	}
+	if err := shade(p, series, func(s load.Second) bool { return s.Paused }, "server paused", color.RGBA{R: 255, G: 215, B: 225, A: 255}); err != nil {
 		return fmt.Errorf("chart: %s: %w", base, err)
 	}
 	p.Title.Text = title
@@ -64,20 +68,20 @@ func Latency(dir, base, title string, series []load.Second) error {
 	return save(p, dir, base)
 }
 
-// shadeSnapshots adds a grey band behind every run of seconds marked
-// Snapshot, spanning the latencies drawn.
-func shadeSnapshots(p *plot.Plot, series []load.Second) error {
+// shade adds a band of colour c, labelled label, behind every run of
+// seconds marked, spanning the latencies drawn.
+func shade(p *plot.Plot, series []load.Second, marked func(load.Second) bool, label string, c color.Color) error {
 	lo, hi := math.Inf(1), floorMs
 	labelled := false
 	for _, s := range series {
 		lo, hi = min(lo, max(s.LatencyP.P50, floorMs)), max(hi, s.LatencyP.Max)
 	}
 	for i := 0; i < len(series); i++ {
-		if !series[i].Snapshot {
+		if !marked(series[i]) {
 			continue
 		}
 		j := i
-		for j+1 < len(series) && series[j+1].Snapshot {
+		for j+1 < len(series) && marked(series[j+1]) {
 			j++
 		}
 		x0, x1 := float64(series[i].T)-0.5, float64(series[j].T)+0.5
@@ -85,11 +89,11 @@ func shadeSnapshots(p *plot.Plot, series []load.Second) error {
 		if err != nil {
 			return err
 		}
-		band.Color = color.Gray{Y: 225}
+		band.Color = c
 		band.LineStyle.Width = 0
 		p.Add(band)
 		if !labelled {
-			p.Legend.Add("snapshot being taken", band)
+			p.Legend.Add(label, band)
 			labelled = true
 		}
 		i = j
