@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-least bench-http fuzz load load-snapshot drill bench-metrics scale fsync-floor
+.PHONY: build run test vet unit bench bench-core bench-floor bench-least bench-http fuzz load load-snapshot load-pause drill bench-metrics scale fsync-floor
 
 # The server binary, left at bin/marketd.
 build:
@@ -35,6 +35,16 @@ load-snapshot: build
 	$(GO) build -o bin/marketd-load ./cmd/marketd-load
 	./bin/marketd-load -spawn bin/marketd -accounts 1000000 -snapshot-every 15s -conns 128 -rate $(RATE) \
 		-duration 60s -warmup 2s -mix buy=1,sell=1 -progress off $(LOAD_ARGS)
+
+# The open loop with the same stall for marketd and each handler it is
+# compared with (docs/PERFORMANCE.md, "The drain after a stall"): each
+# target's process is stopped (SIGSTOP) for 60 ms every 10 s of its 60 s
+# run, and the report gives the latency of the seconds with a pause
+# against the others'. RATE as for load-snapshot; LOAD_ARGS adds flags.
+load-pause: build
+	$(GO) build -o bin/marketd-load ./cmd/marketd-load
+	./bin/marketd-load -spawn bin/marketd -compare -rounds 1 -conns 128 -rate $(RATE) -duration 60s -warmup 2s \
+		-mix buy=1,sell=1 -pause-every 10s -pause-for 60ms -progress off $(LOAD_ARGS)
 
 # The disk's own part of the open loop's tail (docs/PERFORMANCE.md, "The
 # open loop's tail", section 9): one goroutine writes and fsyncs the
