@@ -18,9 +18,11 @@ type Pauses struct {
 }
 
 // maxPause bounds Pauses.For: far longer than any stall worth studying,
-// and short of the load's request timeout, so that a mistaken setting
-// does not leave a server stopped for long.
-const maxPause = 5 * time.Second
+// and well short of a /metrics scrape's timeout (scrapeTimeout), so that
+// a mistaken setting neither leaves a server stopped for long nor fails
+// the scrapes that mark the snapshots. marketd-load also keeps it under
+// its request timeout.
+const maxPause = 2 * time.Second
 
 // On reports whether p asks for pauses.
 func (p Pauses) On() bool { return p.Every > 0 }
@@ -32,6 +34,8 @@ func (p Pauses) Validate() error {
 		return fmt.Errorf("load: pauses every %v for %v: negative", p.Every, p.For)
 	case p.Every == 0 && p.For == 0:
 		return nil
+	case !pausesSupported:
+		return errors.New("load: pauses are implemented on Linux only")
 	case p.Every == 0:
 		return fmt.Errorf("load: pauses of %v with no period", p.For)
 	case p.For == 0 || p.For > maxPause:

@@ -143,6 +143,7 @@ func TestPausesValidate(t *testing.T) {
 		{Pauses{Every: 60 * ms, For: 60 * ms}, false},
 		{Pauses{Every: -time.Second, For: 60 * ms}, false},
 		{Pauses{Every: time.Minute, For: maxPause + ms}, false},
+		{Pauses{Every: time.Minute, For: maxPause}, true},
 	} {
 		if err := c.p.Validate(); (err == nil) != c.ok {
 			t.Errorf("%+v: error %v, want ok %v", c.p, err, c.ok)

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// pausesSupported is false: Pauses.Validate refuses pauses here before
+// any run.
+const pausesSupported = false
+
 // pauseThread has nothing to set here: pauses are refused (pauseOnce).
 func pauseThread() (release func(), realtime bool) { return func() {}, false }
 

@@ -159,6 +159,8 @@ func (c *config) validatePauses() error {
 		return nil
 	case c.spawn == "":
 		return fmt.Errorf("-pause-every needs -spawn: the server paused is the process it starts")
+	case c.pauses.For >= c.timeout:
+		return fmt.Errorf("-pause-for: %v is not under -timeout (%v): every request held by a pause would fail", c.pauses.For, c.timeout)
 	case c.compare && c.baselines == baselinesInProcess:
 		return fmt.Errorf("-pause-every needs -baselines %s: handlers in this process cannot be paused without the load", baselinesProcess)
 	}
