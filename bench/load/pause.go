@@ -35,7 +35,7 @@ func (p Pauses) Validate() error {
 	case p.Every == 0 && p.For == 0:
 		return nil
 	case !pausesSupported:
-		return errors.New("load: pauses are implemented on Linux only")
+		return errPausesUnsupported
 	case p.Every == 0:
 		return fmt.Errorf("load: pauses of %v with no period", p.For)
 	case p.For == 0 || p.For > maxPause:
@@ -45,6 +45,10 @@ func (p Pauses) Validate() error {
 	}
 	return nil
 }
+
+// errPausesUnsupported refuses pauses off Linux, whose thread priority
+// and sleep the pauser uses (pause_linux.go).
+var errPausesUnsupported = errors.New("load: pauses are implemented on Linux only")
 
 // errPausesHere refuses pauses of a server this process serves: stopping
 // it would stop the load too.
@@ -88,9 +92,10 @@ func (ps *pauser) run(start, end time.Time) pauseLog {
 	release, realtime := pauseThread()
 	defer release()
 	log.realtime = realtime
-	timer := time.NewTimer(time.Until(start.Add(ps.p.Every)))
+	next := start.Add(ps.p.Every)
+	timer := time.NewTimer(time.Until(next))
 	defer timer.Stop()
-	for next := start.Add(ps.p.Every); next.Before(end); next = next.Add(ps.p.Every) {
+	for ; next.Before(end); next = next.Add(ps.p.Every) {
 		select {
 		case <-ps.stop:
 			return log

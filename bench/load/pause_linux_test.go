@@ -81,9 +81,9 @@ func TestPauserStopsAndResumes(t *testing.T) {
 }
 
 // TestRunMarksPauses: a run with pauses pauses the target's server
-// process, none due at or after the run's end, and marks the pauses and the seconds they touch in its result
-// and report. The server here is in this process; the process paused is
-// a sleeper standing in for it.
+// process, none due at or after the run's end, and marks the pauses and
+// the seconds they touch in its result and report. The server here is in
+// this process; the process paused is a sleeper standing in for it.
 func TestRunMarksPauses(t *testing.T) {
 	c, _, mix, skew := serveNoop(t)
 	tg := NewTarget("noop", c, testFixture(2, 2))

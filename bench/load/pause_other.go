@@ -2,10 +2,7 @@
 
 package load
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // pausesSupported is false: Pauses.Validate refuses pauses here before
 // any run.
@@ -14,8 +11,7 @@ const pausesSupported = false
 // pauseThread has nothing to set here: pauses are refused (pauseOnce).
 func pauseThread() (release func(), realtime bool) { return func() {}, false }
 
-// pauseOnce refuses: the pausing thread's priority and exact sleep are
-// Linux's.
+// pauseOnce refuses, as Pauses.Validate does before any run.
 func pauseOnce(int, time.Duration) (Window, error) {
-	return Window{}, errors.New("pauses are implemented on Linux only")
+	return Window{}, errPausesUnsupported
 }

@@ -119,8 +119,8 @@ type Result struct {
 	// Pauses are the pauses of the server during the run
 	// (Options.Pauses), its latency split between the seconds they touch
 	// and the others as for the snapshots; PausesRealtime is true when
-	// the pausing thread ran at a real-time priority, so that each pause
-	// lasted about as long as asked even with the cores busy.
+	// the pausing thread ran at a real-time priority (what that does and
+	// does not ensure: pauseThreadPriority).
 	Pauses         []Span   `json:"pauses,omitempty"`
 	DuringPauses   *Latency `json:"during_pauses_ms,omitempty"`
 	OutsidePauses  *Latency `json:"outside_pauses_ms,omitempty"`
