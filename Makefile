@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build run test vet unit bench bench-core bench-floor bench-least bench-http fuzz load load-snapshot load-pause drill bench-metrics scale fsync-floor
+.PHONY: build load-build run test vet unit bench bench-core bench-floor bench-least bench-http fuzz load load-snapshot load-pause drill bench-metrics scale fsync-floor
 
 # The server binary, left at bin/marketd.
 build:
@@ -14,13 +14,17 @@ build:
 run: build
 	./bin/marketd $(ARGS)
 
+# The server and the load generator, left at bin/marketd and
+# bin/marketd-load, for the load targets below.
+load-build: build
+	$(GO) build -o bin/marketd-load ./cmd/marketd-load
+
 # The load generator against a marketd it starts itself (a loopback port,
 # a temporary data directory on disk, fsync on): 64 connections, 8
 # markets, 20 s closed loop. LOAD_ARGS adds or overrides flags, e.g.
 # LOAD_ARGS='-compare -plot docs/plots' or LOAD_ARGS='-rate 5000 -conns 128'.
 LOAD_ARGS ?=
-load: build
-	$(GO) build -o bin/marketd-load ./cmd/marketd-load
+load: load-build
 	./bin/marketd-load -spawn bin/marketd $(LOAD_ARGS)
 
 # The open loop while snapshots of 1,000,000 accounts are taken
@@ -31,8 +35,7 @@ load: build
 # half of marketd's closed-loop 2xx/s (docs/PERFORMANCE.md says how to
 # find it); LOAD_ARGS adds flags, e.g. LOAD_ARGS='-trace /tmp/snap'.
 RATE ?= 15000
-load-snapshot: build
-	$(GO) build -o bin/marketd-load ./cmd/marketd-load
+load-snapshot: load-build
 	./bin/marketd-load -spawn bin/marketd -accounts 1000000 -snapshot-every 15s -conns 128 -rate $(RATE) \
 		-duration 60s -warmup 2s -mix buy=1,sell=1 -progress off $(LOAD_ARGS)
 
@@ -41,8 +44,7 @@ load-snapshot: build
 # target's process is stopped (SIGSTOP) for 60 ms every 10 s of its 60 s
 # run, and the report gives the latency of the seconds with a pause
 # against the others'. RATE as for load-snapshot; LOAD_ARGS adds flags.
-load-pause: build
-	$(GO) build -o bin/marketd-load ./cmd/marketd-load
+load-pause: load-build
 	./bin/marketd-load -spawn bin/marketd -compare -rounds 1 -conns 128 -rate $(RATE) -duration 60s -warmup 2s \
 		-mix buy=1,sell=1 -pause-every 10s -pause-for 60ms -progress off $(LOAD_ARGS)
 
