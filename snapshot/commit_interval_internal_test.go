@@ -43,7 +43,8 @@ func (l *intervalLog) RaiseCommitInterval(d time.Duration) (time.Duration, bool,
 // and sets it back after; it leaves a longer or equal one as it was,
 // never putting the shorter one in force even for a moment, and
 // does nothing without CommitInterval, with a log that cannot set one, or
-// when the log refuses it.
+// when the log refuses it; it reports the interval in force during the
+// snapshot, for its log line.
 func TestRaiseCommitInterval(t *testing.T) {
 	const us = time.Microsecond
 	tests := []struct {
@@ -51,23 +52,24 @@ func TestRaiseCommitInterval(t *testing.T) {
 		opt, own     time.Duration
 		fail         error
 		wantInterval time.Duration // during the snapshot
-		wantRaised   time.Duration // raiseCommitInterval's answer
+		wantReported time.Duration // raiseCommitInterval's answer: the interval in force
 		wantSet      []time.Duration
 	}{
 		{"raised from none", 500 * us, 0, nil, 500 * us, 500 * us, []time.Duration{500 * us, 0}},
 		{"raised from a shorter one", 500 * us, 200 * us, nil, 500 * us, 500 * us, []time.Duration{500 * us, 200 * us}},
-		{"a longer one kept", 500 * us, time.Millisecond, nil, time.Millisecond, 0, nil},
-		{"an equal one kept", 500 * us, 500 * us, nil, 500 * us, 0, nil},
-		{"no CommitInterval", 0, 200 * us, nil, 200 * us, 0, nil},
+		{"a longer one kept", 500 * us, time.Millisecond, nil, time.Millisecond, time.Millisecond, nil},
+		{"an equal one kept", 500 * us, 500 * us, nil, 500 * us, 500 * us, nil},
+		{"no CommitInterval", 0, 200 * us, nil, 200 * us, 200 * us, nil},
+		{"neither", 0, 0, nil, 0, 0, nil},
 		{"refused", 500 * us, 0, errors.New("out of range"), 0, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &intervalLog{interval: tt.own, fail: tt.fail}
 			m := &Manager{log: l, opts: Options{CommitInterval: tt.opt, Logger: slog.New(slog.DiscardHandler)}}
-			raised, restore := m.raiseCommitInterval()
-			if raised != tt.wantRaised || l.interval != tt.wantInterval {
-				t.Errorf("during the snapshot: raised %v, the log's interval %v; want %v, %v", raised, l.interval, tt.wantRaised, tt.wantInterval)
+			reported, restore := m.raiseCommitInterval()
+			if reported != tt.wantReported || l.interval != tt.wantInterval {
+				t.Errorf("during the snapshot: reported %v, the log's interval %v; want %v, %v", reported, l.interval, tt.wantReported, tt.wantInterval)
 			}
 			restore()
 			if want := tt.own; tt.fail == nil && l.interval != want {
@@ -80,8 +82,8 @@ func TestRaiseCommitInterval(t *testing.T) {
 	}
 	t.Run("a log that cannot set one", func(t *testing.T) {
 		m := &Manager{log: &trimLog{}, opts: Options{CommitInterval: time.Millisecond}}
-		if raised, restore := m.raiseCommitInterval(); raised != 0 {
-			t.Errorf("raised %v on a log without a commit interval", raised)
+		if reported, restore := m.raiseCommitInterval(); reported != 0 {
+			t.Errorf("reported %v on a log without a commit interval", reported)
 		} else {
 			restore()
 		}

@@ -163,8 +163,8 @@ func (m *Manager) Take(ctx context.Context) (Header, error) {
 }
 
 // take is Take, resting after each chunk as pace says (nil: never), with
-// the log's commit interval raised to interval (0: not raised) for the
-// log line.
+// the log's commit interval in force while it runs (0: none, or not
+// known) for the log line.
 func (m *Manager) take(ctx context.Context, pace *pacer, interval time.Duration) (Header, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -404,19 +404,23 @@ type intervalSetter interface {
 
 // raiseCommitInterval sets the log's commit interval to CommitInterval for
 // a snapshot of Run's, when the log can and its own is shorter. It
-// returns the interval set (0: none) and what sets the log's own back.
+// returns the interval in force during the snapshot (the log's own when
+// it is not raised, which marketd's -commit-interval makes 1 ms by
+// default; 0: none, or a log that cannot say) and what sets the log's own
+// back.
 func (m *Manager) raiseCommitInterval() (interval time.Duration, restore func()) {
 	ls, ok := m.log.(intervalSetter)
-	if !ok || m.opts.CommitInterval <= 0 {
+	if !ok {
 		return 0, func() {}
 	}
+	// Without CommitInterval this raises nothing and reads the log's own.
 	prev, raised, err := ls.RaiseCommitInterval(m.opts.CommitInterval)
 	if err != nil {
 		m.opts.Logger.Warn("snapshot: the log's commit interval was not raised", "err", err)
 		return 0, func() {}
 	}
 	if !raised {
-		return 0, func() {}
+		return prev, func() {}
 	}
 	return m.opts.CommitInterval, func() { _, _ = ls.SetCommitInterval(prev) } // in range: it was the log's
 }

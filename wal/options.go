@@ -64,8 +64,8 @@ type Options struct {
 	QueueRecords int
 	// CommitInterval is the least time from the start of one commit to the
 	// start of the next while many callers' records arrive: after a commit
-	// of 2 to 31 records, the writer waits out the rest of the interval
-	// before it gathers the next one, unless 32 records are already
+	// of 2 to 15 records, the writer waits out the rest of the interval
+	// before it gathers the next one, unless 16 records are already
 	// waiting. Each fsync then serves more records, for the price of up to
 	// the interval of latency: at 17,400 trades a second over 128
 	// connections, 0.5 ms took the commits from about 3,000 to 1,600 a
@@ -74,7 +74,8 @@ type Options struct {
 	// commits, of one record, never wait, nor does anything with NoFsync.
 	// At most MaxCommitInterval; SetCommitInterval changes it while the
 	// log runs. Default 0: no wait (marketd's -commit-interval sets it,
-	// and -snapshot-commit-interval while a snapshot is written).
+	// 1 ms by default, and -snapshot-commit-interval while a snapshot is
+	// written).
 	CommitInterval time.Duration
 	// SlowFsync is the duration of one commit's fsyncs past which it is
 	// logged as a warning. Default DefaultSlowFsync.

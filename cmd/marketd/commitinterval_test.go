@@ -11,8 +11,9 @@ import (
 // TestCommitIntervalEndToEnd checks -commit-interval on the real server:
 // eight bots trading at once, each its next trade once the last is
 // answered, make the log's writer wait for more records before some
-// commits (marketd_wal_commit_gathered_seconds counts them) at 10ms, and
-// never at 0; every trade is answered 200 either way.
+// commits (marketd_wal_commit_gathered_seconds counts them) at 10ms and
+// without the flag (DefaultCommitInterval), and never at 0; every trade is
+// answered 200 either way.
 func TestCommitIntervalEndToEnd(t *testing.T) {
 	const (
 		bots   = 8
@@ -24,11 +25,18 @@ func TestCommitIntervalEndToEnd(t *testing.T) {
 	}{
 		{"10ms", true},
 		{"0s", false},
+		{"", true}, // the default
 	}
 	for _, tt := range tests {
-		t.Run(tt.interval, func(t *testing.T) {
-			p := startProc(t, "commit interval "+tt.interval, procOptions{dataDir: t.TempDir(),
-				args: []string{"-commit-interval", tt.interval, "-default-tier", "unlimited"}})
+		name := tt.interval
+		args := []string{"-default-tier", "unlimited"}
+		if name == "" {
+			name = "default"
+		} else {
+			args = append(args, "-commit-interval", tt.interval)
+		}
+		t.Run(name, func(t *testing.T) {
+			p := startProc(t, "commit interval "+name, procOptions{dataDir: t.TempDir(), args: args})
 			c := p.client(nil)
 			admin := sessionCred(c.login("admin", testAdminPassword))
 			m := c.createMarket(admin, "gathered", nil)
@@ -64,7 +72,7 @@ func TestCommitIntervalEndToEnd(t *testing.T) {
 			waits := after[name] - before[name]
 			if (waits > 0) != tt.wantWaits {
 				t.Errorf("-commit-interval %s: %v commits followed a wait during %d trades of %d bots; want waits: %v",
-					tt.interval, waits, bots*trades, bots, tt.wantWaits)
+					name, waits, bots*trades, bots, tt.wantWaits)
 			}
 		})
 	}
@@ -72,18 +80,26 @@ func TestCommitIntervalEndToEnd(t *testing.T) {
 
 // TestSnapshotCommitIntervalEndToEnd checks -snapshot-commit-interval on
 // the real server: a periodic snapshot is written with the log's commit
-// interval raised to it, as its log line says, and with the log's own when
-// it is 0.
+// interval raised to it, as its log line says, and with the log's own
+// (-commit-interval, DefaultCommitInterval without the flag) when that is
+// not shorter.
 func TestSnapshotCommitIntervalEndToEnd(t *testing.T) {
-	for _, tt := range []struct{ flag, want string }{
-		{"3ms", "commit_interval=3ms"},
-		{"0s", "commit_interval=0s"},
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-snapshot-commit-interval", "3ms"}, "commit_interval=3ms"},
+		{[]string{"-snapshot-commit-interval", "0s"}, "commit_interval=1ms"},
+		{[]string{"-snapshot-commit-interval", "500us"}, "commit_interval=1ms"},
+		{[]string{"-snapshot-commit-interval", "500us", "-commit-interval", "0s"}, "commit_interval=500"},
+		{[]string{"-snapshot-commit-interval", "0s", "-commit-interval", "0s"}, "commit_interval=0s"},
 	} {
-		t.Run(tt.flag, func(t *testing.T) {
-			p := startProc(t, "snapshot commit interval "+tt.flag, procOptions{dataDir: t.TempDir(),
-				args: []string{"-snapshot-every", "100ms", "-snapshot-commit-interval", tt.flag}})
+		name := strings.Join(tt.args, " ")
+		t.Run(name, func(t *testing.T) {
+			p := startProc(t, "snapshot commit interval "+name, procOptions{dataDir: t.TempDir(),
+				args: append([]string{"-snapshot-every", "100ms"}, tt.args...)})
 			if line := firstSnapshotLine(t, p); !strings.Contains(line, tt.want) {
-				t.Fatalf("-snapshot-commit-interval %s: %q, want %s", tt.flag, line, tt.want)
+				t.Fatalf("%s: %q, want %s", name, line, tt.want)
 			}
 		})
 	}

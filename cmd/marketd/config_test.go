@@ -16,6 +16,7 @@ func TestParseConfig(t *testing.T) {
 		addr:                 ":8080",
 		dataDir:              "./data",
 		fsync:                "always",
+		commitInterval:       DefaultCommitInterval,
 		snapCommitInterval:   DefaultSnapshotCommitInterval,
 		defaultTier:          "standard",
 		signupBonusKP:        1000,
