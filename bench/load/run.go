@@ -105,19 +105,8 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 		}
 	}
 	col := newCollector(o.Conns)
-	recs := make([]*recorder, o.Conns)
-	workers := make([]*worker, o.Conns)
-	reqs := newRequests(t.Client.Addr(), t.Markets)
 	var stop atomic.Bool
-	for w := range o.Conns {
-		recs[w] = newRecorder(time.Time{}, col.in, col.free)
-		var bots []*botState
-		for i := w; i < len(t.bots); i += o.Conns {
-			bots = append(bots, t.bots[i])
-		}
-		workers[w] = &worker{id: w, reqs: reqs, client: t, opts: o, bots: bots, rec: recs[w],
-			rng: rand.New(rand.NewPCG(o.Seed, uint64(w))), stop: &stop}
-	}
+	workers, recs := newWorkers(t, o, col, &stop)
 	// The run's clock starts once its recorders are built and the last
 	// run's garbage is collected: the recorders' histograms are about
 	// 30 MB for 128 connections, and built after the start was taken
@@ -174,6 +163,24 @@ func Run(ctx context.Context, t *Target, o Options) (*Result, error) {
 		r.MarkPauses(paused.windows, paused.realtime)
 	}
 	return r, nil
+}
+
+// newWorkers builds a run's workers, one a connection, each with its own
+// bots and recorder; the recorders' start is set once the run's is taken.
+func newWorkers(t *Target, o Options, col *collector, stop *atomic.Bool) ([]*worker, []*recorder) {
+	recs := make([]*recorder, o.Conns)
+	workers := make([]*worker, o.Conns)
+	reqs := newRequests(t.Client.Addr(), t.Markets)
+	for w := range o.Conns {
+		recs[w] = newRecorder(time.Time{}, col.in, col.free)
+		var bots []*botState
+		for i := w; i < len(t.bots); i += o.Conns {
+			bots = append(bots, t.bots[i])
+		}
+		workers[w] = &worker{id: w, reqs: reqs, client: t, opts: o, bots: bots, rec: recs[w],
+			rng: rand.New(rand.NewPCG(o.Seed, uint64(w))), stop: stop}
+	}
+	return workers, recs
 }
 
 // worker sends one connection's requests, for its own bots in turn.
