@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// gatherRecords is the commit size from which the writer never waits out
+// GatherRecords is the commit size from which the writer never waits out
 // the commit interval: a commit of this many records already spreads its
 // fsync's CPU (about 0.14 ms) to under 10 us a record, and under a closed
 // loop of a few dozen callers, where each caller's next record waits for
@@ -14,37 +14,32 @@ import (
 // loop of 64 connections commits 23-25 records at a time on this machine,
 // and an open loop at half its durable rate 7-8 (docs/PERFORMANCE.md,
 // "The commit interval by default").
-const gatherRecords = 16
+//
+// Exported, with GatherWait and Nanosleep, so that the benchmarks' group
+// commits (bench/baseline) can wait as the log does.
+const GatherRecords = 16
 
 // MaxCommitInterval bounds Options.CommitInterval: the longest a record
 // may wait, beyond the fsync, for others to share its commit.
 const MaxCommitInterval = 10 * time.Millisecond
 
-// shouldGather decides whether the writer, having just committed n
-// records in a commit that began since ago, waits out the rest of the
-// commit interval before gathering the next one, and for how long. It
-// waits only when fsyncs are on, the interval is set, the last commit was
-// a group (at least two records: a lone caller never waits) smaller than
-// gatherRecords, and gatherRecords records are not already waiting
+// GatherWait decides whether a writer, having just committed n records in
+// a commit that began since ago, waits out the rest of the commit
+// interval before gathering the next one, and for how long. It waits only
+// when fsyncs are on, the interval is set, the last commit was a group
+// (at least two records: a lone caller never waits) smaller than
+// GatherRecords, and GatherRecords records are not already waiting
 // (ahead).
-func shouldGather(interval, since time.Duration, n int, noFsync, ahead bool) time.Duration {
-	if interval <= 0 || noFsync || n < 2 || n >= gatherRecords || ahead {
+func GatherWait(interval, since time.Duration, n int, noFsync, ahead bool) time.Duration {
+	if interval <= 0 || noFsync || n < 2 || n >= GatherRecords || ahead {
 		return 0
 	}
 	return max(interval-since, 0)
 }
 
 // gather waits out the rest of the commit interval after a commit of n
-// records, when shouldGather says so, and reports whether it waited. The
+// records, when GatherWait says so, and reports whether it waited. The
 // wait is added to the next commit's Commit.Gathered.
-//
-// It sleeps in nanosleep(2), not time.Sleep: a runtime with no goroutine
-// to run waits for its timers in epoll with a timeout in whole
-// milliseconds, so a 0.5 ms time.Sleep took about 1.7 ms whenever the
-// processors fell idle (docs/PERFORMANCE.md, "The commit interval"). The
-// system call holds the writer's thread, and the runtime hands the
-// writer's processor to other goroutines meanwhile, as it does during
-// the fsync.
 func (l *Log) gather(n int) bool {
 	interval := time.Duration(l.commitInterval.Load())
 	if interval <= 0 || l.opts.NoFsync {
@@ -53,20 +48,32 @@ func (l *Log) gather(n int) bool {
 		return false
 	}
 	ahead := false
-	if gatherRecords-1 <= l.slotMask {
-		ahead = l.slots[(l.writeNext+gatherRecords-1)&l.slotMask].Load() != nil
+	if GatherRecords-1 <= l.slotMask {
+		ahead = l.slots[(l.writeNext+GatherRecords-1)&l.slotMask].Load() != nil
 	}
-	wait := shouldGather(interval, time.Since(l.lastBegan), n, l.opts.NoFsync, ahead)
+	wait := GatherWait(interval, time.Since(l.lastBegan), n, l.opts.NoFsync, ahead)
 	if wait <= 0 {
 		return false
 	}
 	start := time.Now()
-	ts := syscall.NsecToTimespec(int64(wait))
+	Nanosleep(wait)
+	l.gatherWait += time.Since(start)
+	return true
+}
+
+// Nanosleep sleeps for d in nanosleep(2), the whole of d even when a
+// signal interrupts it. The writer waits out the commit interval in it,
+// not in time.Sleep: a runtime with no goroutine to run waits for its
+// timers in epoll with a timeout in whole milliseconds, so a 0.5 ms
+// time.Sleep took about 1.7 ms whenever the processors fell idle
+// (docs/PERFORMANCE.md, "The commit interval"). The system call holds
+// the caller's thread, and the runtime hands its processor to other
+// goroutines meanwhile, as it does during the fsync.
+func Nanosleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
 	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
 		// A signal cut it short: sleep the rest, left in ts.
 	}
-	l.gatherWait += time.Since(start)
-	return true
 }
 
 // startCommit notes that a commit begins at began, for the next wait, and

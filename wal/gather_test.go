@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// TestShouldGather checks the writer's choice to wait out the commit
+// TestGatherWait checks the writer's choice to wait out the commit
 // interval: only with fsync on, an interval set, a commit of 2 to
-// gatherRecords-1 records, and fewer than gatherRecords records waiting;
+// GatherRecords-1 records, and fewer than GatherRecords records waiting;
 // for what is left of the interval since the commit began.
-func TestShouldGather(t *testing.T) {
+func TestGatherWait(t *testing.T) {
 	const ms = time.Millisecond
 	tests := []struct {
 		name     string
@@ -22,8 +22,8 @@ func TestShouldGather(t *testing.T) {
 		want     time.Duration
 	}{
 		{"a group of two", ms, ms / 4, 2, false, false, 3 * ms / 4},
-		{"the largest group that waits", ms, ms / 4, gatherRecords - 1, false, false, 3 * ms / 4},
-		{"a group of gatherRecords", ms, ms / 4, gatherRecords, false, false, 0},
+		{"the largest group that waits", ms, ms / 4, GatherRecords - 1, false, false, 3 * ms / 4},
+		{"a group of GatherRecords", ms, ms / 4, GatherRecords, false, false, 0},
 		{"a lone record", ms, ms / 4, 1, false, false, 0},
 		{"no interval", 0, ms / 4, 8, false, false, 0},
 		{"fsync off", ms, ms / 4, 8, true, false, 0},
@@ -33,8 +33,8 @@ func TestShouldGather(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := shouldGather(tt.interval, tt.since, tt.n, tt.noFsync, tt.ahead); got != tt.want {
-				t.Errorf("shouldGather(%v, %v, %d, %v, %v) = %v, want %v",
+			if got := GatherWait(tt.interval, tt.since, tt.n, tt.noFsync, tt.ahead); got != tt.want {
+				t.Errorf("GatherWait(%v, %v, %d, %v, %v) = %v, want %v",
 					tt.interval, tt.since, tt.n, tt.noFsync, tt.ahead, got, tt.want)
 			}
 		})

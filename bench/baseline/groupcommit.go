@@ -3,6 +3,8 @@ package baseline
 import (
 	"os"
 	"time"
+
+	"marketd/wal"
 )
 
 // Commit describes one commit of GroupCommit.
@@ -18,7 +20,13 @@ type Commit struct {
 // outcome (answer). There is no log library, no frame, no directory fsync:
 // it is the least a group commit must do before it answers. After a failed
 // write or fsync every later request fails too: nothing is retried.
-func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool,
+//
+// With an interval (0 to wal.MaxCommitInterval) it waits, after each
+// commit, as marketd's log does with its commit interval (wal.GatherWait,
+// in wal.Nanosleep): for the rest of the interval since the commit began,
+// when the commit was a group of 2 to wal.GatherRecords-1 requests and
+// fewer than wal.GatherRecords wait. Without one it never waits.
+func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool, interval time.Duration,
 	data func(T) []byte, answer func(T, error), observe func(Commit)) {
 	var buf []byte
 	batch := make([]T, 0, maxBatch)
@@ -38,15 +46,16 @@ func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool,
 			}
 		}
 		c := Commit{Records: len(batch)}
+		began := time.Now()
 		if failed == nil {
 			buf = buf[:0]
 			for _, r := range batch {
 				buf = append(buf, data(r)...)
 			}
-			began := time.Now()
+			writing := time.Now()
 			_, failed = f.Write(buf)
 			wrote := time.Now()
-			c.Write = wrote.Sub(began)
+			c.Write = wrote.Sub(writing)
 			if failed == nil && fsync {
 				failed = f.Sync()
 				c.Fsync = time.Since(wrote)
@@ -57,6 +66,10 @@ func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool,
 		}
 		for _, r := range batch {
 			answer(r, failed)
+		}
+		if wait := wal.GatherWait(interval, time.Since(began), len(batch), !fsync || failed != nil,
+			len(waiting) >= wal.GatherRecords); wait > 0 {
+			wal.Nanosleep(wait)
 		}
 	}
 }

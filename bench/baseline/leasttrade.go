@@ -67,19 +67,22 @@ type leastTrade struct {
 
 // ServeLeastTrade serves the least-trade handler of setup on ln until
 // Close, its records appended to dir/LeastFileName (created or truncated)
-// and fsynced by one group commit for all the markets. dir must be on the
-// disk under test, as the fsync-only handler's.
-func ServeLeastTrade(ln net.Listener, dir string, setup LeastSetup) (*Server, error) {
+// and fsynced by one group commit for all the markets, which waits
+// between commits for interval as the fsync-only handler's does
+// (ServeFsyncOnly). dir must be on the disk under test, as the fsync-only
+// handler's.
+func ServeLeastTrade(ln net.Listener, dir string, setup LeastSetup, interval time.Duration) (*Server, error) {
 	f, err := os.Create(filepath.Join(dir, LeastFileName))
 	if err != nil {
 		return nil, fmt.Errorf("baseline: create the least-trade file: %w", err)
 	}
-	return serveLeastTrade(ln, f, setup, func() error { return errors.Join(f.Close(), os.Remove(f.Name())) }), nil
+	return serveLeastTrade(ln, f, setup, interval, func() error { return errors.Join(f.Close(), os.Remove(f.Name())) }), nil
 }
 
 // serveLeastTrade serves the least-trade handler with its records
-// written to f; closeFile runs once the last record is committed.
-func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, closeFile func() error) *Server {
+// written to f, committed with interval; closeFile runs once the last
+// record is committed.
+func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, interval time.Duration, closeFile func() error) *Server {
 	h := &leastTrade{
 		keys:     make(map[[32]byte]int, len(setup.KeyHashes)),
 		accounts: make([]leastAccount, len(setup.KeyHashes)),
@@ -98,7 +101,7 @@ func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, closeFile fu
 	commits := make(chan *leastOrder, maxWaiting)
 	var writer, markets sync.WaitGroup
 	writer.Go(func() {
-		GroupCommit(f, commits, maxWaiting, true, func(o *leastOrder) []byte { return o.record },
+		GroupCommit(f, commits, maxWaiting, true, interval, func(o *leastOrder) []byte { return o.record },
 			func(o *leastOrder, err error) { o.done <- err }, nil)
 	})
 	for _, id := range setup.Markets {

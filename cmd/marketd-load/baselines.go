@@ -56,8 +56,9 @@ type baselineServer struct {
 // serveBaselinesHere serves the no-op, the fsync-only and the least-trade
 // handlers (their files in dataDir, and the least-trade handler's keys
 // and markets from dataDir's baseline.LeastSetupFile) in this process, on
-// loopback ports.
-func serveBaselinesHere(dataDir string) (*baselineServer, error) {
+// loopback ports, the last two committing with interval
+// (-floor-commit-interval).
+func serveBaselinesHere(dataDir string, interval time.Duration) (*baselineServer, error) {
 	var servers []*baseline.Server
 	closeAll := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -77,7 +78,7 @@ func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
 	}
-	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir)
+	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir, interval)
 	if err != nil {
 		return nil, errors.Join(err, ln2.Close(), closeAll())
 	}
@@ -90,7 +91,7 @@ func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
 	}
-	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup)
+	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup, interval)
 	if err != nil {
 		return nil, errors.Join(err, ln3.Close(), closeAll())
 	}
@@ -105,8 +106,8 @@ func serveBaselinesHere(dataDir string) (*baselineServer, error) {
 // serveBaselinesChild is the child's side of startBaselineProcess: it
 // serves the handlers, names its processors and their addresses on out,
 // and serves until in reaches its end (the parent closed it, or exited).
-func serveBaselinesChild(dataDir string, in io.Reader, out io.Writer) error {
-	bs, err := serveBaselinesHere(dataDir)
+func serveBaselinesChild(dataDir string, interval time.Duration, in io.Reader, out io.Writer) error {
+	bs, err := serveBaselinesHere(dataDir, interval)
 	if err != nil {
 		return err
 	}
@@ -131,13 +132,14 @@ func serveBaselinesChild(dataDir string, in io.Reader, out io.Writer) error {
 // marketd's is (spawnServer), not left to whatever environment this
 // process has: handlers on another count than marketd's would make the
 // comparison unfair. The child names its count, and a different one is
-// an error.
-func startBaselineProcess(dataDir string, nprocs int) (*baselineServer, error) {
+// an error. Its fsync-only and least-trade handlers commit with interval
+// (-floor-commit-interval).
+func startBaselineProcess(dataDir string, nprocs int, interval time.Duration) (*baselineServer, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find marketd-load's binary for the baselines' process: %w", err)
 	}
-	cmd := exec.Command(self, "-serve-baselines", dataDir)
+	cmd := exec.Command(self, "-serve-baselines", dataDir, "-floor-commit-interval", interval.String())
 	cmd.Env = append(os.Environ(), procs.EnvVar+"="+strconv.Itoa(nprocs))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

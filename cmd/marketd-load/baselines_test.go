@@ -11,7 +11,7 @@ import (
 // compared with must run on the same count as marketd.
 func TestBaselineProcessProcessors(t *testing.T) {
 	for _, n := range []int{1, 5} {
-		bs, err := startBaselineProcess(t.TempDir(), n)
+		bs, err := startBaselineProcess(t.TempDir(), n, 0)
 		if err != nil {
 			t.Fatalf("GOMAXPROCS %d: %v", n, err)
 		}

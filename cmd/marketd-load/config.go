@@ -12,6 +12,7 @@ import (
 	"marketd/bench/load"
 	"marketd/bench/populate"
 	"marketd/internal/procs"
+	"marketd/wal"
 )
 
 // config is marketd-load's configuration, from its flags.
@@ -36,14 +37,17 @@ type config struct {
 	compare       bool
 	// leastRecordBytes pads the least-trade handler's records (-compare).
 	leastRecordBytes int
-	rounds           int
-	jsonPath         string
-	plotDir          string
-	plotName         string
-	progress         string
-	sync             bool // sync(2) before each warm-up
-	accounts         int
-	snapshotEvery    time.Duration
+	// floorCommitInterval is the fsync-only and least-trade handlers'
+	// commit interval (baseline.GroupCommit); 0: none.
+	floorCommitInterval time.Duration
+	rounds              int
+	jsonPath            string
+	plotDir             string
+	plotName            string
+	progress            string
+	sync                bool // sync(2) before each warm-up
+	accounts            int
+	snapshotEvery       time.Duration
 	// floorSnapshotBytes is the size of the files written beside the
 	// floors (floorSnapshots); 0: none.
 	floorSnapshotBytes int64
@@ -95,6 +99,7 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "a request unanswered after this counts as failed")
 	fs.BoolVar(&c.compare, "compare", false, "alternate the load between marketd, a no-op handler, an fsync-only handler and, when -mix is only buy and sell, a least-trade handler (docs/PERFORMANCE.md), and print the ratios")
 	fs.IntVar(&c.leastRecordBytes, "least-record-bytes", 0, "with -compare: pad each record of the least-trade handler to this many bytes (0: its own 100; 300: as many as the fsync-only handler writes)")
+	fs.DurationVar(&c.floorCommitInterval, "floor-commit-interval", 0, "with -compare: the fsync-only and least-trade handlers wait between commits as marketd's log does with this -commit-interval (docs/PERFORMANCE.md, \"Floors that wait as marketd does\"); give marketd's (1ms by default) to compare like with like; 0: they never wait")
 	fs.IntVar(&c.rounds, "rounds", 3, "with -compare: rounds of the targets")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file")
 	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
@@ -119,10 +124,10 @@ func parseConfig(args []string) (config, error) {
 		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 	if c.serveBaselines != "" {
-		if fs.NFlag() != 1 {
-			return c, fmt.Errorf("-serve-baselines takes no other flag")
+		if fs.NFlag() > 2 || (fs.NFlag() == 2 && !flagSet(fs, "floor-commit-interval")) {
+			return c, fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval")
 		}
-		return c, nil
+		return c, checkFloorCommitInterval(c.floorCommitInterval)
 	}
 	if c.bots == 0 {
 		c.bots = c.conns
@@ -185,6 +190,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-rate: %v is negative", c.rate)
 	case c.leastRecordBytes < 0 || c.leastRecordBytes > baseline.MaxRecordBytes:
 		return fmt.Errorf("-least-record-bytes: %d is out of range 0-%d", c.leastRecordBytes, baseline.MaxRecordBytes)
+	case checkFloorCommitInterval(c.floorCommitInterval) != nil:
+		return checkFloorCommitInterval(c.floorCommitInterval)
 	case c.rounds < 1 || c.rounds > 100:
 		return fmt.Errorf("-rounds: %d is out of range 1-100", c.rounds)
 	case c.compare && c.spawn == "" && c.dataDir == "":
@@ -214,4 +221,20 @@ func (c *config) validate() error {
 	}
 	_, err := load.NewSkew(c.skew, c.markets, c.hotShare, c.zipfS)
 	return err
+}
+
+// checkFloorCommitInterval refuses a -floor-commit-interval that marketd's
+// log would refuse as its -commit-interval.
+func checkFloorCommitInterval(d time.Duration) error {
+	if d < 0 || d > wal.MaxCommitInterval {
+		return fmt.Errorf("-floor-commit-interval: %v is out of range 0-%v", d, wal.MaxCommitInterval)
+	}
+	return nil
+}
+
+// flagSet reports whether the flag name was given on fs's command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -18,7 +18,7 @@ import (
 // marketd-load starts one (startBaselineProcess runs its own executable,
 // here the test binary, with -serve-baselines).
 func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == "-serve-baselines" {
+	if len(os.Args) >= 3 && os.Args[1] == "-serve-baselines" {
 		main()
 		return
 	}
@@ -70,6 +70,12 @@ func TestParseConfig(t *testing.T) {
 		{"negative floor snapshots", []string{"-spawn", "m", "-compare", "-snapshot-every", "15s", "-floor-snapshot-bytes", "-1"}, "-floor-snapshot-bytes"},
 		{"serve baselines", []string{"-serve-baselines", "/tmp"}, ""},
 		{"serve baselines with more", []string{"-serve-baselines", "/tmp", "-conns", "3"}, "-serve-baselines"},
+		{"serve baselines with an interval", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "1ms"}, ""},
+		{"serve baselines with an interval and more", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "1ms", "-conns", "3"}, "-serve-baselines"},
+		{"serve baselines with a bad interval", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "11ms"}, "-floor-commit-interval"},
+		{"floor commit interval", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "10ms"}, ""},
+		{"floor commit interval too long", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "10.1ms"}, "-floor-commit-interval"},
+		{"negative floor commit interval", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "-1ms"}, "-floor-commit-interval"},
 		{"trace too long", []string{"-spawn", "m", "-trace", "/tmp/x", "-duration", "5m"}, "-trace"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,7 +93,9 @@ func TestParseConfig(t *testing.T) {
 // TestCompareOnSpawnedServer runs a short -compare against a marketd of
 // this tree that the tool spawns, and checks the report: three targets,
 // the ratios, the invariants held, the JSON and the charts written, and
-// the server run on the processors the tool and its handlers run on.
+// the server run on the processors the tool and its handlers run on. Its
+// floors wait between commits (-floor-commit-interval), which the
+// baselines' child must accept.
 func TestCompareOnSpawnedServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns marketd; skipped with -short")
@@ -98,8 +106,8 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 	profPrefix, serverLog := filepath.Join(dir, "gen"), filepath.Join(dir, "server.log")
 	rep := runTool(t, []string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
 		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-cpuprofile", profPrefix, "-progress", "off",
-		"-server-log", serverLog}, jsonPath,
-		"ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
+		"-server-log", serverLog, "-floor-commit-interval", "1ms"}, jsonPath,
+		"handlers wait between commits as a log with -commit-interval 1ms does", "ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
 		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`)
 	if len(rep.Comparison.Runs) != 3 || len(rep.Comparison.Ratios) != 2 || len(rep.Checks) != 3 {
 		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
