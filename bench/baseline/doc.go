@@ -16,6 +16,11 @@
 //     marketd's trade endpoint (docs/PERFORMANCE.md, "The least trade
 //     request").
 //
+// The fsync-only and least-trade handlers' group commit (GroupCommit) can
+// wait between commits as marketd's log does with its commit interval,
+// so that marketd is also measured against floors that work as it does
+// (docs/PERFORMANCE.md, "Floors that wait as marketd does").
+//
 // The benchmarks of package bench and the -compare mode of marketd-load
 // both use them, so that their figures are measured against the same
 // handlers.

@@ -1,9 +1,18 @@
 package load
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // snapshotBody is the snapshot figures of a /metrics body as marketd
@@ -122,5 +131,49 @@ func TestNoteCollections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchAsksForItsFamilies scrapes client_golang's handler, as marketd
+// serves /metrics, with a watch's query: the answer holds the four
+// families the watch reads and no other, and the watch reads them.
+func TestWatchAsksForItsFamilies(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	taken := prometheus.NewCounter(prometheus.CounterOpts{Name: snapshotsMetric, Help: "Snapshots."})
+	taken.Add(3)
+	reg.MustRegister(collectors.NewGoCollector(), taken,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: snapshotAgeMetric, Help: "Age."}, func() float64 { return 2.5 }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: snapshotTookMetric, Help: "Took."}, func() float64 { return 1.25 }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marketd_other", Help: "Not read."}, func() float64 { return 1 }))
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	w := newMetricsWatch(strings.TrimPrefix(srv.URL, "http://"), time.Hour)
+
+	resp, err := http.Get(w.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for name := range fams {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	want := []string{gcMetric, snapshotTookMetric, snapshotAgeMetric, snapshotsMetric}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("GET %s: families %v, want %v", w.url, got, want)
+	}
+
+	w.scrape()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.taken != 3 || w.collected < 0 {
+		t.Errorf("scrape: error %v, snapshots %v, collections %d; want none, 3, a count", w.err, w.taken, w.collected)
 	}
 }
