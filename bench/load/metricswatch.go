@@ -73,7 +73,7 @@ func WatchMetrics(addr string, every time.Duration) *MetricsWatch {
 
 // newMetricsWatch returns a watch that has not scraped yet.
 func newMetricsWatch(addr string, every time.Duration) *MetricsWatch {
-	return &MetricsWatch{url: "http://" + addr + "/metrics?" + metricsQuery, every: every, taken: -1, collected: -1,
+	return &MetricsWatch{url: "http://" + addr + "/metrics?" + metricsQuery(), every: every, taken: -1, collected: -1,
 		client: &fasthttp.Client{ReadTimeout: scrapeTimeout, WriteTimeout: scrapeTimeout, MaxResponseBodySize: 64 << 20},
 		stop:   make(chan struct{}), done: make(chan struct{})}
 }

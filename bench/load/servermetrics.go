@@ -17,14 +17,16 @@ const (
 	snapshotTookMetric = "marketd_snapshot_duration_seconds"
 )
 
-// metricsQuery is the query of a MetricsWatch's scrapes: client_golang's
+// metricsQuery returns the query of a MetricsWatch's scrapes: client_golang's
 // handler (promhttp, which marketd serves /metrics with) then encodes
 // only the families readMetrics reads, so that a scrape every 250 ms
 // costs the server, and this process's parser, four families and not the
 // server's hundred or so: the handlers marketd is compared with are not
 // scraped at all. A server that ignores the query answers them all, which
 // readMetrics reads as well.
-var metricsQuery = url.Values{"name[]": {gcMetric, snapshotsMetric, snapshotAgeMetric, snapshotTookMetric}}.Encode()
+func metricsQuery() string {
+	return url.Values{"name[]": {gcMetric, snapshotsMetric, snapshotAgeMetric, snapshotTookMetric}}.Encode()
+}
 
 // serverMetrics is what a MetricsWatch reads from one /metrics body.
 type serverMetrics struct {
