@@ -84,7 +84,7 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&serverArgs, "server-args", "", "more flags for the spawned marketd, space-separated")
 	fs.StringVar(&c.serverLog, "server-log", "", "file the spawned marketd's output is appended to (default: in its data directory)")
 	fs.StringVar(&c.dataDir, "data", "", "with -spawn: its data directory (default: a new temporary one, removed after); with -addr and -compare: the directory of the fsync-only and least-trade handlers' files, on the server's disk")
-	fs.StringVar(&c.adminPassword, "admin-password", "", "the admin's password (default: $MARKETD_ADMIN_PASSWORD; with -spawn, a generated one)")
+	fs.StringVar(&c.adminPassword, "admin-password", "", "the admin's password (default: $MARKETD_ADMIN_PASSWORD; with -spawn, a generated one: give one to spawn marketd again on a -data directory it made, whose admin has the password of its first start)")
 	fs.IntVar(&c.bots, "bots", 0, "simulated bots (default: -conns); at least -conns")
 	fs.IntVar(&c.markets, "markets", 8, "markets the admin creates")
 	fs.IntVar(&c.conns, "conns", 64, "connections, each with a worker")

@@ -280,8 +280,9 @@ func showProgress(setting string) bool {
 
 // spawnServer starts marketd on a loopback port and a data directory (a
 // new temporary one unless -data; filled first with -accounts), with fsync
-// on, keys of the unlimited tier, no anonymous rate limit and a generated
-// admin password, on nprocs processors (GOMAXPROCS: the count this process
+// on, keys of the unlimited tier, no anonymous rate limit and the admin
+// password of -admin-password or else a generated one (marketd sets it
+// only on a directory's first start), on nprocs processors (GOMAXPROCS: the count this process
 // and its baseline handlers run on, whatever the binary's own default), and
 // waits until it is ready. cleanup stops it and removes a temporary
 // directory.
@@ -307,9 +308,12 @@ func spawnServer(ctx context.Context, cfg config, nprocs int, out io.Writer) (*s
 			return nil, "", "", nil, err
 		}
 	}
-	var pw [12]byte
-	_, _ = rand.Read(pw[:])
-	password := hex.EncodeToString(pw[:])
+	password := cfg.adminPassword
+	if password == "" {
+		var pw [12]byte
+		_, _ = rand.Read(pw[:])
+		password = hex.EncodeToString(pw[:])
+	}
 	logPath := cfg.serverLog
 	if logPath == "" {
 		logPath = filepath.Join(dir, "marketd.log")

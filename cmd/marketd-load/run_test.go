@@ -157,15 +157,7 @@ func TestCompareBaselinesInProcess(t *testing.T) {
 // writes marked, as marketd's have its snapshots, and that the files are
 // gone after.
 func TestCompareFloorSnapshots(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and spawns marketd; skipped with -short")
-	}
-	dir := t.TempDir()
-	bin := buildMarketd(t, dir)
-	data := filepath.Join(dir, "data")
-	if err := os.Mkdir(data, 0o750); err != nil {
-		t.Fatal(err)
-	}
+	dir, bin, data := spawnDataDir(t)
 	jsonPath := filepath.Join(dir, "report.json")
 	rep := runTool(t, []string{"-spawn", bin, "-data", data, "-compare", "-rounds", "1", "-duration", "1s", "-warmup", "0s",
 		"-snapshot-every", "300ms", "-floor-snapshot-bytes", "3000000", "-floor-snapshot-spread", "50ms", "-rate", "200", "-conns", "4", "-markets", "2",
@@ -287,4 +279,35 @@ func runTool(t *testing.T, args []string, jsonPath string, wants ...string) repo
 		t.Fatalf("JSON report: %v\n%s", err, raw)
 	}
 	return rep
+}
+
+// TestSpawnAgainOnItsData spawns marketd twice on the same -data with the
+// same -admin-password: the second run logs in as the admin the first
+// start made, so a directory can be measured again.
+func TestSpawnAgainOnItsData(t *testing.T) {
+	dir, bin, data := spawnDataDir(t)
+	for run := range 2 {
+		jsonPath := filepath.Join(dir, fmt.Sprintf("report-%d.json", run))
+		rep := runTool(t, []string{"-spawn", bin, "-data", data, "-admin-password", "s3cond-start-pass", "-duration", "200ms",
+			"-warmup", "0s", "-conns", "2", "-markets", "1", "-mix", "buy=1,sell=1", "-json", jsonPath, "-progress", "off"}, jsonPath)
+		if len(rep.Comparison.Runs) != 1 || rep.Comparison.Runs[0].Requests == 0 {
+			t.Fatalf("run %d: %+v; want one run with requests", run, rep.Comparison.Runs)
+		}
+	}
+}
+
+// spawnDataDir skips with -short, else builds marketd into a temporary
+// directory and makes a data directory in it for -data.
+func spawnDataDir(t *testing.T) (dir, bin, data string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and spawns marketd; skipped with -short")
+	}
+	dir = t.TempDir()
+	bin = buildMarketd(t, dir)
+	data = filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bin, data
 }
