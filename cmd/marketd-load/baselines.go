@@ -56,9 +56,11 @@ type baselineServer struct {
 // serveBaselinesHere serves the no-op, the fsync-only and the least-trade
 // handlers (their files in dataDir, and the least-trade handler's keys
 // and markets from dataDir's baseline.LeastSetupFile) in this process, on
-// loopback ports, the last two committing with interval
-// (-floor-commit-interval).
-func serveBaselinesHere(dataDir string, interval time.Duration) (*baselineServer, error) {
+// loopback ports, the last two committing with fo's interval
+// (-floor-commit-interval). fo's ballast is not held here: this process
+// would hold it for the load generator too (serveBaselinesChild holds it).
+func serveBaselinesHere(dataDir string, fo floorOptions) (*baselineServer, error) {
+	interval := fo.commitInterval
 	var servers []*baseline.Server
 	closeAll := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -105,9 +107,12 @@ func serveBaselinesHere(dataDir string, interval time.Duration) (*baselineServer
 
 // serveBaselinesChild is the child's side of startBaselineProcess: it
 // serves the handlers, names its processors and their addresses on out,
-// and serves until in reaches its end (the parent closed it, or exited).
-func serveBaselinesChild(dataDir string, interval time.Duration, in io.Reader, out io.Writer) error {
-	bs, err := serveBaselinesHere(dataDir, interval)
+// and serves until in reaches its end (the parent closed it, or exited),
+// holding fo's ballast (holdBallast) meanwhile.
+func serveBaselinesChild(dataDir string, fo floorOptions, in io.Reader, out io.Writer) error {
+	ballast := holdBallast(fo.ballastBytes)
+	defer runtime.KeepAlive(ballast)
+	bs, err := serveBaselinesHere(dataDir, fo)
 	if err != nil {
 		return err
 	}
@@ -132,14 +137,14 @@ func serveBaselinesChild(dataDir string, interval time.Duration, in io.Reader, o
 // marketd's is (spawnServer), not left to whatever environment this
 // process has: handlers on another count than marketd's would make the
 // comparison unfair. The child names its count, and a different one is
-// an error. Its fsync-only and least-trade handlers commit with interval
-// (-floor-commit-interval).
-func startBaselineProcess(dataDir string, nprocs int, interval time.Duration) (*baselineServer, error) {
+// an error. It runs its handlers as fo says (-floor-commit-interval,
+// -floor-ballast-bytes).
+func startBaselineProcess(dataDir string, nprocs int, fo floorOptions) (*baselineServer, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find marketd-load's binary for the baselines' process: %w", err)
 	}
-	cmd := exec.Command(self, "-serve-baselines", dataDir, "-floor-commit-interval", interval.String())
+	cmd := exec.Command(self, append([]string{"-serve-baselines", dataDir}, fo.args()...)...)
 	cmd.Env = append(os.Environ(), procs.EnvVar+"="+strconv.Itoa(nprocs))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -11,7 +15,7 @@ import (
 // compared with must run on the same count as marketd.
 func TestBaselineProcessProcessors(t *testing.T) {
 	for _, n := range []int{1, 5} {
-		bs, err := startBaselineProcess(t.TempDir(), n, 0)
+		bs, err := startBaselineProcess(t.TempDir(), n, floorOptions{})
 		if err != nil {
 			t.Fatalf("GOMAXPROCS %d: %v", n, err)
 		}
@@ -23,4 +27,36 @@ func TestBaselineProcessProcessors(t *testing.T) {
 			t.Errorf("the baselines' process runs on %d processors, want %d", got, n)
 		}
 	}
+}
+
+// TestBaselineProcessBallast starts the baselines' child with a ballast and
+// checks that the child's resident memory holds it: every page of it was
+// written once.
+func TestBaselineProcessBallast(t *testing.T) {
+	const ballast = 64 << 20
+	bs, err := startBaselineProcess(t.TempDir(), 2, floorOptions{ballastBytes: ballast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := bs.close(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", bs.pid))
+	if err != nil {
+		t.Skipf("no /proc status of the child to read its resident size: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if _, err := fmt.Sscanf(strings.TrimPrefix(sc.Text(), "VmRSS:"), "%d kB", &kb); err == nil && strings.HasPrefix(sc.Text(), "VmRSS:") {
+			if kb*1024 < ballast {
+				t.Errorf("the child's resident size %d kB; want at least its ballast, %d kB", kb, ballast/1024)
+			}
+			return
+		}
+	}
+	t.Fatalf("no VmRSS in the child's status: %v", sc.Err())
 }

@@ -12,7 +12,6 @@ import (
 	"marketd/bench/load"
 	"marketd/bench/populate"
 	"marketd/internal/procs"
-	"marketd/wal"
 )
 
 // config is marketd-load's configuration, from its flags.
@@ -37,17 +36,16 @@ type config struct {
 	compare       bool
 	// leastRecordBytes pads the least-trade handler's records (-compare).
 	leastRecordBytes int
-	// floorCommitInterval is the fsync-only and least-trade handlers'
-	// commit interval (baseline.GroupCommit); 0: none.
-	floorCommitInterval time.Duration
-	rounds              int
-	jsonPath            string
-	plotDir             string
-	plotName            string
-	progress            string
-	sync                bool // sync(2) before each warm-up
-	accounts            int
-	snapshotEvery       time.Duration
+	// floors is how the handlers marketd is compared with run.
+	floors        floorOptions
+	rounds        int
+	jsonPath      string
+	plotDir       string
+	plotName      string
+	progress      string
+	sync          bool // sync(2) before each warm-up
+	accounts      int
+	snapshotEvery time.Duration
 	// floorSnapshotBytes is the size of the files written beside the
 	// floors (floorSnapshots); 0: none.
 	floorSnapshotBytes int64
@@ -99,7 +97,8 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "a request unanswered after this counts as failed")
 	fs.BoolVar(&c.compare, "compare", false, "alternate the load between marketd, a no-op handler, an fsync-only handler and, when -mix is only buy and sell, a least-trade handler (docs/PERFORMANCE.md), and print the ratios")
 	fs.IntVar(&c.leastRecordBytes, "least-record-bytes", 0, "with -compare: pad each record of the least-trade handler to this many bytes (0: its own 100; 300: as many as the fsync-only handler writes)")
-	fs.DurationVar(&c.floorCommitInterval, "floor-commit-interval", 0, "with -compare: the fsync-only and least-trade handlers wait between commits as marketd's log does with this -commit-interval (docs/PERFORMANCE.md, \"Floors that wait as marketd does\"); give marketd's (1ms by default) to compare like with like; 0: they never wait")
+	fs.DurationVar(&c.floors.commitInterval, "floor-commit-interval", 0, "with -compare: the fsync-only and least-trade handlers wait between commits as marketd's log does with this -commit-interval (docs/PERFORMANCE.md, \"Floors that wait as marketd does\"); give marketd's (1ms by default) to compare like with like; 0: they never wait")
+	fs.Int64Var(&c.floors.ballastBytes, "floor-ballast-bytes", 0, "with -compare: the handlers' process holds this many bytes of memory it wrote once and never touches again, as marketd holds accounts a load does not trade on (docs/PERFORMANCE.md, \"The 1,000,000-account row's every second\"); give marketd's resident size less a small server's; 0: none")
 	fs.IntVar(&c.rounds, "rounds", 3, "with -compare: rounds of the targets")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file")
 	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
@@ -124,10 +123,16 @@ func parseConfig(args []string) (config, error) {
 		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 	if c.serveBaselines != "" {
-		if fs.NFlag() > 2 || (fs.NFlag() == 2 && !flagSet(fs, "floor-commit-interval")) {
-			return c, fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval")
+		others := 0
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "serve-baselines" && f.Name != "floor-commit-interval" && f.Name != "floor-ballast-bytes" {
+				others++
+			}
+		})
+		if others > 0 {
+			return c, fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval and -floor-ballast-bytes")
 		}
-		return c, checkFloorCommitInterval(c.floorCommitInterval)
+		return c, c.floors.check()
 	}
 	if c.bots == 0 {
 		c.bots = c.conns
@@ -190,8 +195,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("-rate: %v is negative", c.rate)
 	case c.leastRecordBytes < 0 || c.leastRecordBytes > baseline.MaxRecordBytes:
 		return fmt.Errorf("-least-record-bytes: %d is out of range 0-%d", c.leastRecordBytes, baseline.MaxRecordBytes)
-	case checkFloorCommitInterval(c.floorCommitInterval) != nil:
-		return checkFloorCommitInterval(c.floorCommitInterval)
+	case c.floors.check() != nil:
+		return c.floors.check()
+	case c.floors.ballastBytes > 0 && c.baselines == baselinesInProcess:
+		return fmt.Errorf("-floor-ballast-bytes needs -baselines %s: in this process the load generator would hold it too", baselinesProcess)
 	case c.rounds < 1 || c.rounds > 100:
 		return fmt.Errorf("-rounds: %d is out of range 1-100", c.rounds)
 	case c.compare && c.spawn == "" && c.dataDir == "":
@@ -221,20 +228,4 @@ func (c *config) validate() error {
 	}
 	_, err := load.NewSkew(c.skew, c.markets, c.hotShare, c.zipfS)
 	return err
-}
-
-// checkFloorCommitInterval refuses a -floor-commit-interval that marketd's
-// log would refuse as its -commit-interval.
-func checkFloorCommitInterval(d time.Duration) error {
-	if d < 0 || d > wal.MaxCommitInterval {
-		return fmt.Errorf("-floor-commit-interval: %v is out of range 0-%v", d, wal.MaxCommitInterval)
-	}
-	return nil
-}
-
-// flagSet reports whether the flag name was given on fs's command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

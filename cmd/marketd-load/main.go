@@ -47,7 +47,7 @@ func main() {
 		os.Exit(1)
 	}
 	if cfg.serveBaselines != "" {
-		if err := serveBaselinesChild(cfg.serveBaselines, cfg.floorCommitInterval, os.Stdin, os.Stdout); err != nil {
+		if err := serveBaselinesChild(cfg.serveBaselines, cfg.floors, os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "marketd-load: baselines:", err)
 			os.Exit(1)
 		}

@@ -91,8 +91,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	defer c.Close()
 	fmt.Fprintf(out, "marketd-load: %s loop, %d connections, %d bots, %d markets, mix %s, skew %s, seed %d; %d processors (GOMAXPROCS) on %d CPUs; server %s\n",
 		mode(cfg), cfg.conns, cfg.bots, cfg.markets, cfg.mix, cfg.skew, cfg.seed, nprocs, runtime.NumCPU(), server)
-	if cfg.compare && cfg.floorCommitInterval > 0 {
-		fmt.Fprintf(out, "marketd-load: the fsync-only and least-trade handlers wait between commits as a log with -commit-interval %v does\n", cfg.floorCommitInterval)
+	if cfg.compare && cfg.floors.commitInterval > 0 {
+		fmt.Fprintf(out, "marketd-load: the fsync-only and least-trade handlers wait between commits as a log with -commit-interval %v does\n", cfg.floors.commitInterval)
+	}
+	if cfg.compare && cfg.floors.ballastBytes > 0 {
+		fmt.Fprintf(out, "marketd-load: the handlers' process holds %d bytes it does not touch\n", cfg.floors.ballastBytes)
 	}
 	fx, err := load.Setup(ctx, c, load.SetupOptions{Bots: cfg.bots, Markets: cfg.markets, AdminPassword: adminPassword})
 	if err != nil {
@@ -392,11 +395,11 @@ func baselineTargets(cfg config, fx *load.Fixture, dataDir string) ([]*load.Targ
 	var bs *baselineServer
 	var err error
 	if cfg.baselines == baselinesInProcess {
-		bs, err = serveBaselinesHere(dataDir, cfg.floorCommitInterval)
+		bs, err = serveBaselinesHere(dataDir, cfg.floors)
 	} else {
 		// On this process's count, which the spawned marketd runs on too
 		// (run's nprocs).
-		bs, err = startBaselineProcess(dataDir, runtime.GOMAXPROCS(0), cfg.floorCommitInterval)
+		bs, err = startBaselineProcess(dataDir, runtime.GOMAXPROCS(0), cfg.floors)
 	}
 	// The handlers have read their setup once started (or failed): it is
 	// not left in dataDir, which with -spawn -data is marketd's own.

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"marketd/wal"
+)
+
+// maxFloorBallastBytes bounds -floor-ballast-bytes: 16 GiB, past any
+// 1,000,000-account server's resident size tenfold.
+const maxFloorBallastBytes = 16 << 30
+
+// floorOptions is how the handlers marketd is compared with run, set by
+// -floor-commit-interval and -floor-ballast-bytes, and handed to the
+// baselines' child as the same flags.
+type floorOptions struct {
+	// commitInterval is the fsync-only and least-trade handlers' commit
+	// interval (baseline.GroupCommit); 0: none.
+	commitInterval time.Duration
+	// ballastBytes is the memory the handlers' process holds untouched
+	// (holdBallast); 0: none.
+	ballastBytes int64
+}
+
+// check refuses a commit interval that marketd's log would refuse as its
+// -commit-interval, and a ballast out of range.
+func (o floorOptions) check() error {
+	switch {
+	case o.commitInterval < 0 || o.commitInterval > wal.MaxCommitInterval:
+		return fmt.Errorf("-floor-commit-interval: %v is out of range 0-%v", o.commitInterval, wal.MaxCommitInterval)
+	case o.ballastBytes < 0 || o.ballastBytes > maxFloorBallastBytes:
+		return fmt.Errorf("-floor-ballast-bytes: %d is out of range 0-%d", o.ballastBytes, int64(maxFloorBallastBytes))
+	}
+	return nil
+}
+
+// args returns the flags that give o to the baselines' child.
+func (o floorOptions) args() []string {
+	return []string{"-floor-commit-interval", o.commitInterval.String(), "-floor-ballast-bytes", fmt.Sprint(o.ballastBytes)}
+}
+
+// holdBallast allocates n bytes and writes one byte of each page, so that
+// the kernel gives them pages, then never touches them again: memory that
+// a process holds and a load does not use, as marketd's accounts that no
+// bot trades on. A kernel that watches pages' accesses (DAMON, on the
+// machine of docs/PERFORMANCE.md) then finds it cold, as it finds
+// marketd's. The caller keeps the slice for as long as it serves.
+func holdBallast(n int64) []byte {
+	if n <= 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	page := os.Getpagesize()
+	for i := 0; i < len(b); i += page {
+		b[i] = 1
+	}
+	return b
+}
