@@ -123,16 +123,7 @@ func parseConfig(args []string) (config, error) {
 		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 	if c.serveBaselines != "" {
-		others := 0
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "serve-baselines" && f.Name != "floor-commit-interval" && f.Name != "floor-ballast-bytes" {
-				others++
-			}
-		})
-		if others > 0 {
-			return c, fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval and -floor-ballast-bytes")
-		}
-		return c, c.floors.check()
+		return c, checkServeBaselines(fs, c)
 	}
 	if c.bots == 0 {
 		c.bots = c.conns
@@ -228,4 +219,20 @@ func (c *config) validate() error {
 	}
 	_, err := load.NewSkew(c.skew, c.markets, c.hotShare, c.zipfS)
 	return err
+}
+
+// checkServeBaselines checks the flags of a baselines' child
+// (-serve-baselines): the floors' two, which its parent passes on, and no
+// other.
+func checkServeBaselines(fs *flag.FlagSet, c config) error {
+	others := 0
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "serve-baselines" && f.Name != "floor-commit-interval" && f.Name != "floor-ballast-bytes" {
+			others++
+		}
+	})
+	if others > 0 {
+		return fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval and -floor-ballast-bytes")
+	}
+	return c.floors.check()
 }
