@@ -60,7 +60,6 @@ type baselineServer struct {
 // (-floor-commit-interval). fo's ballast is not held here: this process
 // would hold it for the load generator too (serveBaselinesChild holds it).
 func serveBaselinesHere(dataDir string, fo floorOptions) (*baselineServer, error) {
-	interval := fo.commitInterval
 	var servers []*baseline.Server
 	closeAll := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -80,7 +79,7 @@ func serveBaselinesHere(dataDir string, fo floorOptions) (*baselineServer, error
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
 	}
-	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir, interval)
+	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir, fo.commitInterval)
 	if err != nil {
 		return nil, errors.Join(err, ln2.Close(), closeAll())
 	}
@@ -93,7 +92,7 @@ func serveBaselinesHere(dataDir string, fo floorOptions) (*baselineServer, error
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
 	}
-	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup, interval)
+	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup, fo.commitInterval)
 	if err != nil {
 		return nil, errors.Join(err, ln3.Close(), closeAll())
 	}

@@ -50,8 +50,9 @@ func TestBaselineProcessBallast(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
+		rss, ok := strings.CutPrefix(sc.Text(), "VmRSS:")
 		var kb int64
-		if _, err := fmt.Sscanf(strings.TrimPrefix(sc.Text(), "VmRSS:"), "%d kB", &kb); err == nil && strings.HasPrefix(sc.Text(), "VmRSS:") {
+		if _, err := fmt.Sscanf(rss, "%d kB", &kb); ok && err == nil {
 			if kb*1024 < ballast {
 				t.Errorf("the child's resident size %d kB; want at least its ballast, %d kB", kb, ballast/1024)
 			}

@@ -97,8 +97,8 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "a request unanswered after this counts as failed")
 	fs.BoolVar(&c.compare, "compare", false, "alternate the load between marketd, a no-op handler, an fsync-only handler and, when -mix is only buy and sell, a least-trade handler (docs/PERFORMANCE.md), and print the ratios")
 	fs.IntVar(&c.leastRecordBytes, "least-record-bytes", 0, "with -compare: pad each record of the least-trade handler to this many bytes (0: its own 100; 300: as many as the fsync-only handler writes)")
-	fs.DurationVar(&c.floors.commitInterval, "floor-commit-interval", 0, "with -compare: the fsync-only and least-trade handlers wait between commits as marketd's log does with this -commit-interval (docs/PERFORMANCE.md, \"Floors that wait as marketd does\"); give marketd's (1ms by default) to compare like with like; 0: they never wait")
-	fs.Int64Var(&c.floors.ballastBytes, "floor-ballast-bytes", 0, "with -compare: the handlers' process holds this many bytes of memory it wrote once and never touches again, as marketd holds accounts a load does not trade on (docs/PERFORMANCE.md, \"The 1,000,000-account row's every second\"); give marketd's resident size less a small server's; 0: none")
+	fs.DurationVar(&c.floors.commitInterval, floorCommitIntervalFlag, 0, "with -compare: the fsync-only and least-trade handlers wait between commits as marketd's log does with this -commit-interval (docs/PERFORMANCE.md, \"Floors that wait as marketd does\"); give marketd's (1ms by default) to compare like with like; 0: they never wait")
+	fs.Int64Var(&c.floors.ballastBytes, floorBallastBytesFlag, 0, "with -compare: the handlers' process holds this many bytes of memory it wrote once and never touches again, as marketd holds accounts a load does not trade on (docs/PERFORMANCE.md, \"The 1,000,000-account row's every second\"); give marketd's resident size less a small server's; 0: none")
 	fs.IntVar(&c.rounds, "rounds", 3, "with -compare: rounds of the targets")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file")
 	fs.StringVar(&c.plotDir, "plot", "", "write PNG and SVG charts of latency and throughput over time to this directory")
@@ -169,6 +169,7 @@ func (c *config) validatePauses() error {
 }
 
 func (c *config) validate() error {
+	floorsErr := c.floors.check()
 	switch {
 	case c.spareProcs < 0 || c.spareProcs > procs.MaxSpare:
 		return fmt.Errorf("-spare-procs: %d is out of range 0-%d", c.spareProcs, procs.MaxSpare)
@@ -186,8 +187,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-rate: %v is negative", c.rate)
 	case c.leastRecordBytes < 0 || c.leastRecordBytes > baseline.MaxRecordBytes:
 		return fmt.Errorf("-least-record-bytes: %d is out of range 0-%d", c.leastRecordBytes, baseline.MaxRecordBytes)
-	case c.floors.check() != nil:
-		return c.floors.check()
+	case floorsErr != nil:
+		return floorsErr
 	case c.floors.ballastBytes > 0 && c.baselines == baselinesInProcess:
 		return fmt.Errorf("-floor-ballast-bytes needs -baselines %s: in this process the load generator would hold it too", baselinesProcess)
 	case c.rounds < 1 || c.rounds > 100:
@@ -227,7 +228,7 @@ func (c *config) validate() error {
 func checkServeBaselines(fs *flag.FlagSet, c config) error {
 	others := 0
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "serve-baselines" && f.Name != "floor-commit-interval" && f.Name != "floor-ballast-bytes" {
+		if f.Name != "serve-baselines" && f.Name != floorCommitIntervalFlag && f.Name != floorBallastBytesFlag {
 			others++
 		}
 	})

@@ -8,6 +8,14 @@ import (
 	"marketd/wal"
 )
 
+// The floors' flags, which the parent passes on to the baselines' child
+// (floorOptions.args) and the child alone accepts beside -serve-baselines
+// (checkServeBaselines).
+const (
+	floorCommitIntervalFlag = "floor-commit-interval"
+	floorBallastBytesFlag   = "floor-ballast-bytes"
+)
+
 // maxFloorBallastBytes bounds -floor-ballast-bytes: 16 GiB, past any
 // 1,000,000-account server's resident size tenfold.
 const maxFloorBallastBytes = 16 << 30
@@ -38,7 +46,7 @@ func (o floorOptions) check() error {
 
 // args returns the flags that give o to the baselines' child.
 func (o floorOptions) args() []string {
-	return []string{"-floor-commit-interval", o.commitInterval.String(), "-floor-ballast-bytes", fmt.Sprint(o.ballastBytes)}
+	return []string{"-" + floorCommitIntervalFlag, o.commitInterval.String(), "-" + floorBallastBytesFlag, fmt.Sprint(o.ballastBytes)}
 }
 
 // holdBallast allocates n bytes and writes one byte of each page, so that
