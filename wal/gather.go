@@ -56,7 +56,11 @@ func (l *Log) gather(n int) bool {
 		return false
 	}
 	start := time.Now()
-	Nanosleep(wait)
+	if l.opts.FsyncHoldsProcessor {
+		NanosleepHolding(wait)
+	} else {
+		Nanosleep(wait)
+	}
 	l.gatherWait += time.Since(start)
 	return true
 }

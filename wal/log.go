@@ -39,6 +39,7 @@ type Log struct {
 	lastBegan  time.Time
 	gatherWait time.Duration
 	seg        segmentTracker
+	tail       tailFile       // the tail segment's own descriptor (tailsync.go)
 	segBuf     segmentBuffers // tidwall's tail segment buffer, sized once (segbuf.go)
 
 	// Published by the writer goroutine (or by Open), read by anyone.
@@ -292,7 +293,7 @@ func (l *Log) Close() error {
 	close(l.stop)
 	<-l.exited
 	// The writer has returned: the files are this goroutine's again.
-	errs := []error{l.Err(), closeTidwall(l.tw)}
+	errs := []error{l.Err(), l.tail.close(), closeTidwall(l.tw)}
 	if err := l.dirFile.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("wal: close directory %s: %w", l.dir, err))
 	}

@@ -101,6 +101,9 @@ func (t *segmentTracker) unchanged(tail *twSegment, batchBytes int) bool {
 // here the same way.
 func (t *segmentTracker) reload(l *Log) {
 	t.path, t.size, t.seg = "", 0, nil
+	// The tail's file may be another now (tailsync.go); a failed close
+	// loses nothing, as the file was fsynced before.
+	_ = l.tail.close()
 	if tail := l.segBuf.tailSegment(); tail != nil {
 		t.path, t.size, t.seg = tail.path, int64(len(tail.ebuf)), tail
 		return

@@ -190,7 +190,7 @@ func (l *Log) commit() (int, error) {
 	if !l.opts.NoFsync {
 		start := time.Now()
 		if !synced {
-			if err := l.tw.Sync(); err != nil {
+			if err := l.syncTail(); err != nil {
 				return 0, l.fail(fmt.Errorf("fsync seq %d..%d: %w", first, last, err))
 			}
 			l.counters.fsyncs.Add(1)

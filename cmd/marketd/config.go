@@ -68,6 +68,9 @@ type config struct {
 	// servingProcs is the processor count main set for serving, put in
 	// force once recovery is done; 0 (run called by a test): leave it.
 	servingProcs int
+	// holdProcessor is whether servingProcs has a processor beyond the
+	// cores for the log's writer (procs.HasSpare), set by main.
+	holdProcessor bool
 }
 
 // parseConfig reads the flags of args, with defaults taken from the

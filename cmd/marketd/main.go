@@ -47,6 +47,7 @@ func main() {
 	recovering := procs.ForRecovery(n, cfg.spareProcs, os.Getenv)
 	runtime.GOMAXPROCS(recovering)
 	cfg.servingProcs = n
+	cfg.holdProcessor = procs.HasSpare(n, cfg.spareProcs, os.Getenv)
 	logger.Info("processors", "gomaxprocs", n, "recovering", recovering, "cpus", runtime.NumCPU())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

@@ -273,7 +273,8 @@ func start(cfg config, logger *slog.Logger, reg prometheus.Registerer, srv *tran
 		}
 	}()
 	logMetrics := metrics.NewLog(reg)
-	opts := wal.Options{NoFsync: cfg.fsync == "off", CommitInterval: cfg.commitInterval, Logger: logger, Observer: logMetrics}
+	opts := wal.Options{NoFsync: cfg.fsync == "off", CommitInterval: cfg.commitInterval, FsyncHoldsProcessor: cfg.holdProcessor,
+		Logger: logger, Observer: logMetrics}
 	if stalls != nil {
 		opts.Observer = commitObservers{logMetrics, stalls}
 		metrics.RegisterStall(reg, stalls)

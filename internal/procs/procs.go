@@ -57,3 +57,15 @@ func ForRecovery(n, spare int, getenv func(string) string) int {
 	}
 	return max(n-spare, 1)
 }
+
+// HasSpare reports whether n processors, the count Set returned for spare,
+// include one beyond the cores: the processor the log's writer may keep
+// through its fsyncs (wal.Options.FsyncHoldsProcessor) while every core
+// still has one for the other goroutines. When the environment chose the
+// count, that is more processors than CPUs.
+func HasSpare(n, spare int, getenv func(string) string) bool {
+	if getenv(EnvVar) != "" {
+		return n > runtime.NumCPU()
+	}
+	return spare > 0
+}

@@ -86,3 +86,32 @@ func TestForRecovery(t *testing.T) {
 		})
 	}
 }
+
+func TestHasSpare(t *testing.T) {
+	cpus := runtime.NumCPU()
+	noEnv := func(string) string { return "" }
+	env := func(k string) string {
+		if k == EnvVar {
+			return "x"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		name     string
+		n, spare int
+		getenv   func(string) string
+		want     bool
+	}{
+		{"one spare", cpus + 1, 1, noEnv, true},
+		{"no spare", cpus, 0, noEnv, false},
+		{"environment above the CPUs", cpus + 1, 0, env, true},
+		{"environment at the CPUs", cpus, 1, env, false},
+		{"environment below the CPUs", 1, 1, env, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HasSpare(tc.n, tc.spare, tc.getenv); got != tc.want {
+				t.Errorf("HasSpare(%d, %d): %v, want %v", tc.n, tc.spare, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// tailFile is the writer's own descriptor of tidwall's tail segment file,
+// which it fsyncs with FsyncHolding when Options.FsyncHoldsProcessor is
+// set: tidwall's own Sync goes through os.File.Sync, which the runtime
+// sees (hold.go). An fsync of any descriptor of a file makes the whole
+// file durable, whichever descriptor wrote it.
+//
+// The descriptor is opened by the path in tidwall's record of its tail
+// (segbuf.go) and kept while that record and path stay the tail. A
+// truncation may put another file under the same record and path (a
+// rename in place, segtrack.go), so every reload of the segment tracker
+// closes it first (segmentTracker.reload): the next fsync opens the file
+// that is there then. Owned by the writer goroutine.
+type tailFile struct {
+	seg  *twSegment // the record whose file f is; nil when none is open
+	path string
+	f    *os.File
+}
+
+// sync fsyncs tail's file, opening it first unless f is already it.
+func (t *tailFile) sync(tail *twSegment) error {
+	if t.f == nil || t.seg != tail || t.path != tail.path {
+		if err := t.close(); err != nil {
+			return err
+		}
+		f, err := os.Open(tail.path)
+		if err != nil {
+			return fmt.Errorf("open the tail segment to fsync it: %w", err)
+		}
+		t.seg, t.path, t.f = tail, tail.path, f
+	}
+	return FsyncHolding(t.f)
+}
+
+// close closes the descriptor, if one is open.
+func (t *tailFile) close() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.seg, t.path, t.f = nil, "", nil
+	if err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("close the tail segment's descriptor: %w", err)
+	}
+	return nil
+}
+
+// syncTail fsyncs the segment file the commit wrote to: tidwall's tail,
+// through the writer's own descriptor when the option says so and
+// tidwall's record is known, else by tidwall's Sync.
+func (l *Log) syncTail() error {
+	if l.opts.FsyncHoldsProcessor {
+		if tail := l.segBuf.tailSegment(); tail != nil {
+			return l.tail.sync(tail)
+		}
+	}
+	return l.tw.Sync()
+}
