@@ -172,6 +172,10 @@ func (m *Manager) take(ctx context.Context, pace *pacer, interval time.Duration)
 	if last := m.last.Load(); last != nil && from == last.From {
 		return *last, nil
 	}
+	// The snapshot's writes stretch the log's fsyncs: the writer gives its
+	// processor back during them until the snapshot and its retention are
+	// done (see fsyncThroughRuntime).
+	defer m.fsyncThroughRuntime()()
 	start := m.opts.Now()
 	h, size, err := write(ctx, m.opts.FS, m.opts.Dir, m.st, m.log, from, start, m.opts.ChunkObjects, pace, m.sparePath())
 	if pace != nil && pace.niceErr != nil && !m.niceWarned {
@@ -400,6 +404,22 @@ func list(fsys vfs.FS, dir string) ([]uint64, error) {
 type intervalSetter interface {
 	RaiseCommitInterval(d time.Duration) (prev time.Duration, raised bool, err error)
 	SetCommitInterval(d time.Duration) (prev time.Duration, err error)
+}
+
+// runtimeSyncer is a Log whose writer can be told to fsync through the
+// runtime for a while; *wal.Log is one.
+type runtimeSyncer interface {
+	FsyncThroughRuntime() (restore func())
+}
+
+// fsyncThroughRuntime has the log's writer give its processor back during
+// its fsyncs while a snapshot is written (take), when the log can (see
+// wal.Log.FsyncThroughRuntime), and returns what undoes it.
+func (m *Manager) fsyncThroughRuntime() (restore func()) {
+	if ls, ok := m.log.(runtimeSyncer); ok {
+		return ls.FsyncThroughRuntime()
+	}
+	return func() {}
 }
 
 // raiseCommitInterval sets the log's commit interval to CommitInterval for

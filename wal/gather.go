@@ -56,7 +56,7 @@ func (l *Log) gather(n int) bool {
 		return false
 	}
 	start := time.Now()
-	if l.opts.FsyncHoldsProcessor {
+	if l.holdsProcessor() {
 		NanosleepHolding(wait)
 	} else {
 		Nanosleep(wait)

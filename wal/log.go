@@ -49,6 +49,9 @@ type Log struct {
 	// commitInterval is Options.CommitInterval until SetCommitInterval
 	// changes it, in nanoseconds (gather.go).
 	commitInterval atomic.Int64
+	// throughRuntime counts the FsyncThroughRuntime calls not yet
+	// restored (tailsync.go).
+	throughRuntime atomic.Int32
 	failErr        atomic.Pointer[error]
 	failedCh       chan struct{}         // closed by fail, once
 	final          atomic.Pointer[error] // set when the writer has stopped for good

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 )
 
 // tailFile is the writer's own descriptor of tidwall's tail segment file,
@@ -56,10 +57,32 @@ func (t *tailFile) close() error {
 // through the writer's own descriptor when the option says so and
 // tidwall's record is known, else by tidwall's Sync.
 func (l *Log) syncTail() error {
-	if l.opts.FsyncHoldsProcessor {
+	if l.holdsProcessor() {
 		if tail := l.segBuf.tailSegment(); tail != nil {
 			return l.tail.sync(tail)
 		}
 	}
 	return l.tw.Sync()
+}
+
+// holdsProcessor reports whether the writer's blocking calls keep its
+// processor now: with Options.FsyncHoldsProcessor, unless a caller of
+// FsyncThroughRuntime has not restored it yet.
+func (l *Log) holdsProcessor() bool {
+	return l.opts.FsyncHoldsProcessor && l.throughRuntime.Load() == 0
+}
+
+// FsyncThroughRuntime has the writer's fsyncs and commit-interval waits go
+// through the runtime, as without Options.FsyncHoldsProcessor, until
+// restore is called (calls nest: each restore undoes its own call, and a
+// second call of one restore does nothing). A snapshot's writes stretch
+// the log's fsyncs to tens of milliseconds, and a stop-the-world of the
+// collector, which a snapshot's allocations set off, would wait that long
+// for a writer that holds its processor with every other goroutine
+// stopped (docs/PERFORMANCE.md, "The log's fsync without a hand-off:
+// tried and dropped"); the snapshot manager calls it around each snapshot.
+func (l *Log) FsyncThroughRuntime() (restore func()) {
+	l.throughRuntime.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { l.throughRuntime.Add(-1) }) }
 }

@@ -127,3 +127,33 @@ func TestHoldingCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestFsyncThroughRuntime checks that the writer holds its processor only
+// with FsyncHoldsProcessor and while no FsyncThroughRuntime call is in
+// force, that calls nest, and that a restore undoes only its own call,
+// once.
+func TestFsyncThroughRuntime(t *testing.T) {
+	opts := testOptions()
+	opts.FsyncHoldsProcessor = true
+	l := mustOpen(t, t.TempDir(), opts)
+	defer mustClose(t, l)
+	if !l.holdsProcessor() {
+		t.Fatal("with the option and no call in force: not held")
+	}
+	r1 := l.FsyncThroughRuntime()
+	r2 := l.FsyncThroughRuntime()
+	r1()
+	r1() // a second call of one restore does nothing
+	if l.holdsProcessor() {
+		t.Error("held with one call still in force")
+	}
+	r2()
+	if !l.holdsProcessor() {
+		t.Error("not held once every call is restored")
+	}
+	plain := mustOpen(t, t.TempDir(), testOptions())
+	defer mustClose(t, plain)
+	if plain.holdsProcessor() {
+		t.Error("held without the option")
+	}
+}
