@@ -34,7 +34,7 @@ func startBareWriter(b *testing.B, fsync bool) *bareWriter {
 	f := diskFile(b, "bare")
 	w := &bareWriter{calls: make(chan *floorCall, wal.DefaultQueueRecords)}
 	w.wg.Go(func() {
-		baseline.GroupCommit(f, w.calls, wal.DefaultMaxBatchRecords, fsync, 0,
+		baseline.GroupCommit(f, w.calls, wal.DefaultMaxBatchRecords, fsync, baseline.CommitOptions{},
 			func(c *floorCall) []byte { return c.frame },
 			func(c *floorCall, err error) { c.done <- err },
 			func(c baseline.Commit) {

@@ -62,7 +62,7 @@ func startNoop(b *testing.B) string {
 // address.
 func startFsyncOnly(b *testing.B) string {
 	b.Helper()
-	srv, err := baseline.ServeFsyncOnly(listen(b), fstype.DiskTempDir(b), 0)
+	srv, err := baseline.ServeFsyncOnly(listen(b), fstype.DiskTempDir(b), baseline.CommitOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -31,10 +30,10 @@ const (
 // and releases them. There is no log library, no frame, no encoding, no
 // directory fsync: it is the least any handler must do to answer only
 // after its record is fsynced. dir must be on the disk under test (not
-// tmpfs), as marketd's data directory. With a commit interval it waits
-// between commits as marketd's log does with its own (GroupCommit); 0:
-// never.
-func ServeFsyncOnly(ln net.Listener, dir string, interval time.Duration) (*Server, error) {
+// tmpfs), as marketd's data directory. It commits as co says: with a
+// commit interval it waits between commits as marketd's log does with its
+// own, and it may keep its processor through the fsync (GroupCommit).
+func ServeFsyncOnly(ln net.Listener, dir string, co CommitOptions) (*Server, error) {
 	f, err := os.Create(filepath.Join(dir, FileName))
 	if err != nil {
 		return nil, fmt.Errorf("baseline: create the fsync-only file: %w", err)
@@ -43,7 +42,7 @@ func ServeFsyncOnly(ln net.Listener, dir string, interval time.Duration) (*Serve
 	var wg sync.WaitGroup
 	record := make([]byte, RecordBytes)
 	wg.Go(func() {
-		GroupCommit(f, waiting, maxWaiting, true, interval, func(chan error) []byte { return record },
+		GroupCommit(f, waiting, maxWaiting, true, co, func(chan error) []byte { return record },
 			func(done chan error, err error) { done <- err }, nil)
 	})
 	release := func() error { // after the server's shutdown: no more senders

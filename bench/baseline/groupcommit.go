@@ -13,6 +13,16 @@ type Commit struct {
 	Write, Fsync time.Duration // its write; its fsync (0 without)
 }
 
+// CommitOptions is how GroupCommit waits, as marketd's log may: its
+// commit interval (0 to wal.MaxCommitInterval; 0: never), and whether its
+// fsync and the interval's sleep keep the goroutine's processor, by raw
+// system calls, as the log's writer does with a spare processor
+// (wal.Options.FsyncHoldsProcessor, wal.FsyncHolding).
+type CommitOptions struct {
+	Interval      time.Duration
+	HoldProcessor bool
+}
+
 // GroupCommit commits the requests of waiting to f until waiting is closed:
 // it takes the requests waiting at once (up to maxBatch), appends the bytes
 // of each (data) to one buffer, writes it with one write, fsyncs f if fsync
@@ -21,12 +31,12 @@ type Commit struct {
 // it is the least a group commit must do before it answers. After a failed
 // write or fsync every later request fails too: nothing is retried.
 //
-// With an interval (0 to wal.MaxCommitInterval) it waits, after each
+// With an interval (co.Interval) it waits, after each
 // commit, as marketd's log does with its commit interval (wal.GatherWait,
 // in wal.Nanosleep): for the rest of the interval since the commit began,
 // when the commit was a group of 2 to wal.GatherRecords-1 requests and
 // fewer than wal.GatherRecords wait. Without one it never waits.
-func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool, interval time.Duration,
+func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool, co CommitOptions,
 	data func(T) []byte, answer func(T, error), observe func(Commit)) {
 	var buf []byte
 	batch := make([]T, 0, maxBatch)
@@ -57,7 +67,11 @@ func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool, 
 			wrote := time.Now()
 			c.Write = wrote.Sub(writing)
 			if failed == nil && fsync {
-				failed = f.Sync()
+				if co.HoldProcessor {
+					failed = wal.FsyncHolding(f)
+				} else {
+					failed = f.Sync()
+				}
 				c.Fsync = time.Since(wrote)
 			}
 		}
@@ -67,8 +81,13 @@ func GroupCommit[T any](f *os.File, waiting <-chan T, maxBatch int, fsync bool, 
 		for _, r := range batch {
 			answer(r, failed)
 		}
-		if wait := wal.GatherWait(interval, time.Since(began), len(batch), !fsync || failed != nil,
-			len(waiting) >= wal.GatherRecords); wait > 0 {
+		wait := wal.GatherWait(co.Interval, time.Since(began), len(batch), !fsync || failed != nil,
+			len(waiting) >= wal.GatherRecords)
+		switch {
+		case wait <= 0:
+		case co.HoldProcessor:
+			wal.NanosleepHolding(wait)
+		default:
 			wal.Nanosleep(wait)
 		}
 	}

@@ -11,7 +11,8 @@ import (
 // after a commit of a group, as marketd's log does (wal.GatherWait), and
 // never after a lone request or without an interval: rounds of requests,
 // each round sent once the last was answered, take at least an interval
-// per round after the first only when each round is a group.
+// per round after the first only when each round is a group; and the
+// same with the processor held through the fsync and the wait.
 func TestGroupCommitInterval(t *testing.T) {
 	const interval = 100 * time.Millisecond
 	const rounds = 3
@@ -19,11 +20,14 @@ func TestGroupCommitInterval(t *testing.T) {
 		name     string
 		interval time.Duration
 		group    int
+		hold     bool
 		waits    bool
 	}{
-		{"groups of two with an interval", interval, 2, true},
-		{"lone requests with an interval", interval, 1, false},
-		{"groups of two without an interval", 0, 2, false},
+		{"groups of two with an interval", interval, 2, false, true},
+		{"lone requests with an interval", interval, 1, false, false},
+		{"groups of two without an interval", 0, 2, false, false},
+		{"groups of two with an interval, holding the processor", interval, 2, true, true},
+		{"lone requests with an interval, holding the processor", interval, 1, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := os.Create(filepath.Join(t.TempDir(), "commits"))
@@ -36,7 +40,7 @@ func TestGroupCommitInterval(t *testing.T) {
 			commits := 0
 			commit := func() {
 				defer close(done)
-				GroupCommit(f, waiting, 64, true, tt.interval, func(chan error) []byte { return []byte("record\n") },
+				GroupCommit(f, waiting, 64, true, CommitOptions{Interval: tt.interval, HoldProcessor: tt.hold}, func(chan error) []byte { return []byte("record\n") },
 					func(r chan error, err error) { r <- err }, func(Commit) { commits++ })
 			}
 			start := time.Now()

@@ -67,22 +67,21 @@ type leastTrade struct {
 
 // ServeLeastTrade serves the least-trade handler of setup on ln until
 // Close, its records appended to dir/LeastFileName (created or truncated)
-// and fsynced by one group commit for all the markets, which waits
-// between commits for interval as the fsync-only handler's does
-// (ServeFsyncOnly). dir must be on the disk under test, as the fsync-only
+// and fsynced by one group commit for all the markets, which commits as
+// co says, as the fsync-only handler's does (ServeFsyncOnly). dir must be on the disk under test, as the fsync-only
 // handler's.
-func ServeLeastTrade(ln net.Listener, dir string, setup LeastSetup, interval time.Duration) (*Server, error) {
+func ServeLeastTrade(ln net.Listener, dir string, setup LeastSetup, co CommitOptions) (*Server, error) {
 	f, err := os.Create(filepath.Join(dir, LeastFileName))
 	if err != nil {
 		return nil, fmt.Errorf("baseline: create the least-trade file: %w", err)
 	}
-	return serveLeastTrade(ln, f, setup, interval, func() error { return errors.Join(f.Close(), os.Remove(f.Name())) }), nil
+	return serveLeastTrade(ln, f, setup, co, func() error { return errors.Join(f.Close(), os.Remove(f.Name())) }), nil
 }
 
 // serveLeastTrade serves the least-trade handler with its records
-// written to f, committed with interval; closeFile runs once the last
+// written to f, committed as co says; closeFile runs once the last
 // record is committed.
-func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, interval time.Duration, closeFile func() error) *Server {
+func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, co CommitOptions, closeFile func() error) *Server {
 	h := &leastTrade{
 		keys:     make(map[[32]byte]int, len(setup.KeyHashes)),
 		accounts: make([]leastAccount, len(setup.KeyHashes)),
@@ -101,7 +100,7 @@ func serveLeastTrade(ln net.Listener, f *os.File, setup LeastSetup, interval tim
 	commits := make(chan *leastOrder, maxWaiting)
 	var writer, markets sync.WaitGroup
 	writer.Go(func() {
-		GroupCommit(f, commits, maxWaiting, true, interval, func(o *leastOrder) []byte { return o.record },
+		GroupCommit(f, commits, maxWaiting, true, co, func(o *leastOrder) []byte { return o.record },
 			func(o *leastOrder, err error) { o.done <- err }, nil)
 	})
 	for _, id := range setup.Markets {

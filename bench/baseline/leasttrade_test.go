@@ -37,7 +37,7 @@ func leastServer(t *testing.T, f *os.File, recordBytes int) (*Server, uuid.UUID)
 	market := uuid.New()
 	setup := LeastSetup{Markets: []uuid.UUID{market}, Balance: money.Units(1000), RecordBytes: recordBytes}
 	setup.AddKey(testKey)
-	s := serveLeastTrade(ln, f, setup, 0, f.Close)
+	s := serveLeastTrade(ln, f, setup, CommitOptions{}, f.Close)
 	return s, market
 }
 

@@ -27,9 +27,9 @@ func TestCloseRightAfterServe(t *testing.T) {
 		case "noop":
 			s = ServeNoop(ln)
 		case "fsync-only":
-			s, err = ServeFsyncOnly(ln, t.TempDir(), 0)
+			s, err = ServeFsyncOnly(ln, t.TempDir(), CommitOptions{})
 		default:
-			s, err = ServeLeastTrade(ln, t.TempDir(), LeastSetup{Markets: []uuid.UUID{uuid.New()}}, 0)
+			s, err = ServeLeastTrade(ln, t.TempDir(), LeastSetup{Markets: []uuid.UUID{uuid.New()}}, CommitOptions{})
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -79,7 +79,7 @@ func serveBaselinesHere(dataDir string, fo floorOptions) (*baselineServer, error
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
 	}
-	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir, fo.commitInterval)
+	fsyncOnly, err := baseline.ServeFsyncOnly(ln2, dataDir, fo.commit())
 	if err != nil {
 		return nil, errors.Join(err, ln2.Close(), closeAll())
 	}
@@ -92,7 +92,7 @@ func serveBaselinesHere(dataDir string, fo floorOptions) (*baselineServer, error
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeAll())
 	}
-	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup, fo.commitInterval)
+	least, err := baseline.ServeLeastTrade(ln3, dataDir, setup, fo.commit())
 	if err != nil {
 		return nil, errors.Join(err, ln3.Close(), closeAll())
 	}

@@ -98,6 +98,7 @@ func parseConfig(args []string) (config, error) {
 	fs.BoolVar(&c.compare, "compare", false, "alternate the load between marketd, a no-op handler, an fsync-only handler and, when -mix is only buy and sell, a least-trade handler (docs/PERFORMANCE.md), and print the ratios")
 	fs.IntVar(&c.leastRecordBytes, "least-record-bytes", 0, "with -compare: pad each record of the least-trade handler to this many bytes (0: its own 100; 300: as many as the fsync-only handler writes)")
 	fs.DurationVar(&c.floors.commitInterval, floorCommitIntervalFlag, 0, "with -compare: the fsync-only and least-trade handlers wait between commits as marketd's log does with this -commit-interval (docs/PERFORMANCE.md, \"Floors that wait as marketd does\"); give marketd's (1ms by default) to compare like with like; 0: they never wait")
+	fs.BoolVar(&c.floors.holdProcessor, floorHoldProcessorFlag, false, "with -compare: the fsync-only and least-trade handlers keep their processor through the fsync and the commit interval's wait, as marketd's log does with a spare processor (docs/PERFORMANCE.md, \"The writer's fsync on its own processor\"); give it to compare like with like")
 	fs.Int64Var(&c.floors.ballastBytes, floorBallastBytesFlag, 0, "with -compare: the handlers' process holds this many bytes of memory it wrote once and never touches again, as marketd holds accounts a load does not trade on (docs/PERFORMANCE.md, \"The 1,000,000-account row's every second\"); give marketd's resident size less a small server's; 0: none")
 	fs.IntVar(&c.rounds, "rounds", 3, "with -compare: rounds of the targets")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file")
@@ -223,17 +224,17 @@ func (c *config) validate() error {
 }
 
 // checkServeBaselines checks the flags of a baselines' child
-// (-serve-baselines): the floors' two, which its parent passes on, and no
-// other.
+// (-serve-baselines): the floors' three, which its parent passes on, and
+// no other.
 func checkServeBaselines(fs *flag.FlagSet, c config) error {
 	others := 0
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "serve-baselines" && f.Name != floorCommitIntervalFlag && f.Name != floorBallastBytesFlag {
+		if f.Name != "serve-baselines" && f.Name != floorCommitIntervalFlag && f.Name != floorHoldProcessorFlag && f.Name != floorBallastBytesFlag {
 			others++
 		}
 	})
 	if others > 0 {
-		return fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval and -floor-ballast-bytes")
+		return fmt.Errorf("-serve-baselines takes no other flag but -floor-commit-interval, -floor-fsync-holds-processor and -floor-ballast-bytes")
 	}
 	return c.floors.check()
 }

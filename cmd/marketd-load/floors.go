@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
+	"marketd/bench/baseline"
 	"marketd/wal"
 )
 
@@ -13,6 +15,7 @@ import (
 // (checkServeBaselines).
 const (
 	floorCommitIntervalFlag = "floor-commit-interval"
+	floorHoldProcessorFlag  = "floor-fsync-holds-processor"
 	floorBallastBytesFlag   = "floor-ballast-bytes"
 )
 
@@ -21,12 +24,17 @@ const (
 const maxFloorBallastBytes = 16 << 30
 
 // floorOptions is how the handlers marketd is compared with run, set by
-// -floor-commit-interval and -floor-ballast-bytes, and handed to the
-// baselines' child as the same flags.
+// -floor-commit-interval, -floor-fsync-holds-processor and
+// -floor-ballast-bytes, and handed to the baselines' child as the same
+// flags.
 type floorOptions struct {
 	// commitInterval is the fsync-only and least-trade handlers' commit
 	// interval (baseline.GroupCommit); 0: none.
 	commitInterval time.Duration
+	// holdProcessor has those handlers keep their processor through the
+	// fsync and the wait, as marketd's log does with a spare processor
+	// (baseline.CommitOptions).
+	holdProcessor bool
 	// ballastBytes is the memory the handlers' process holds untouched
 	// (holdBallast); 0: none.
 	ballastBytes int64
@@ -46,7 +54,14 @@ func (o floorOptions) check() error {
 
 // args returns the flags that give o to the baselines' child.
 func (o floorOptions) args() []string {
-	return []string{"-" + floorCommitIntervalFlag, o.commitInterval.String(), "-" + floorBallastBytesFlag, fmt.Sprint(o.ballastBytes)}
+	return []string{"-" + floorCommitIntervalFlag, o.commitInterval.String(),
+		"-" + floorHoldProcessorFlag + "=" + strconv.FormatBool(o.holdProcessor),
+		"-" + floorBallastBytesFlag, fmt.Sprint(o.ballastBytes)}
+}
+
+// commit returns how the fsync-only and least-trade handlers commit.
+func (o floorOptions) commit() baseline.CommitOptions {
+	return baseline.CommitOptions{Interval: o.commitInterval, HoldProcessor: o.holdProcessor}
 }
 
 // holdBallast allocates n bytes and writes one byte of each page, so that

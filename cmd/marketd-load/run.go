@@ -94,6 +94,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if cfg.compare && cfg.floors.commitInterval > 0 {
 		fmt.Fprintf(out, "marketd-load: the fsync-only and least-trade handlers wait between commits as a log with -commit-interval %v does\n", cfg.floors.commitInterval)
 	}
+	if cfg.compare && cfg.floors.holdProcessor {
+		fmt.Fprintln(out, "marketd-load: the fsync-only and least-trade handlers keep their processor through the fsync, as marketd's log does with a spare processor")
+	}
 	if cfg.compare && cfg.floors.ballastBytes > 0 {
 		fmt.Fprintf(out, "marketd-load: the handlers' process holds %d bytes it does not touch\n", cfg.floors.ballastBytes)
 	}

@@ -74,11 +74,13 @@ func TestParseConfig(t *testing.T) {
 		{"serve baselines with an interval and more", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "1ms", "-conns", "3"}, "-serve-baselines"},
 		{"serve baselines with a bad interval", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "11ms"}, "-floor-commit-interval"},
 		{"serve baselines with a ballast", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "1ms", "-floor-ballast-bytes", "1000"}, ""},
+		{"serve baselines holding the processor", []string{"-serve-baselines", "/tmp", "-floor-commit-interval", "1ms", "-floor-fsync-holds-processor=true", "-floor-ballast-bytes", "0"}, ""},
 		{"serve baselines with a bad ballast", []string{"-serve-baselines", "/tmp", "-floor-ballast-bytes", "-1"}, "-floor-ballast-bytes"},
 		{"floor ballast", []string{"-spawn", "m", "-compare", "-floor-ballast-bytes", "800000000"}, ""},
 		{"floor ballast too large", []string{"-spawn", "m", "-compare", "-floor-ballast-bytes", "17179869185"}, "-floor-ballast-bytes"},
 		{"floor ballast in process", []string{"-spawn", "m", "-compare", "-baselines", "in-process", "-floor-ballast-bytes", "1000"}, "-baselines process"},
 		{"floor commit interval", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "10ms"}, ""},
+		{"floor holding the processor", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "1ms", "-floor-fsync-holds-processor"}, ""},
 		{"floor commit interval too long", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "10.1ms"}, "-floor-commit-interval"},
 		{"negative floor commit interval", []string{"-spawn", "m", "-compare", "-floor-commit-interval", "-1ms"}, "-floor-commit-interval"},
 		{"trace too long", []string{"-spawn", "m", "-trace", "/tmp/x", "-duration", "5m"}, "-trace"},
@@ -99,7 +101,8 @@ func TestParseConfig(t *testing.T) {
 // this tree that the tool spawns, and checks the report: three targets,
 // the ratios, the invariants held, the JSON and the charts written, and
 // the server run on the processors the tool and its handlers run on. Its
-// floors wait between commits (-floor-commit-interval), which the
+// floors wait between commits (-floor-commit-interval) and keep their
+// processor through the fsync (-floor-fsync-holds-processor), which the
 // baselines' child must accept.
 func TestCompareOnSpawnedServer(t *testing.T) {
 	if testing.Short() {
@@ -111,8 +114,8 @@ func TestCompareOnSpawnedServer(t *testing.T) {
 	profPrefix, serverLog := filepath.Join(dir, "gen"), filepath.Join(dir, "server.log")
 	rep := runTool(t, []string{"-spawn", bin, "-compare", "-rounds", "1", "-duration", "300ms", "-warmup", "0s",
 		"-conns", "4", "-markets", "2", "-json", jsonPath, "-plot", plotDir, "-cpuprofile", profPrefix, "-progress", "off",
-		"-server-log", serverLog, "-floor-commit-interval", "1ms"}, jsonPath,
-		"handlers wait between commits as a log with -commit-interval 1ms does", "ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
+		"-server-log", serverLog, "-floor-commit-interval", "1ms", "-floor-fsync-holds-processor"}, jsonPath,
+		"handlers wait between commits as a log with -commit-interval 1ms does", "handlers keep their processor through the fsync", "ratio marketd/noop", "ratio marketd/fsync-only", `"balance equals ledger" holds`,
 		`"positions equal the answers" holds`, `"positions add up to the markets' shares" holds`)
 	if len(rep.Comparison.Runs) != 3 || len(rep.Comparison.Ratios) != 2 || len(rep.Checks) != 3 {
 		t.Errorf("JSON report: %d runs, %d ratios, %d checks; want 3, 2, 3", len(rep.Comparison.Runs), len(rep.Comparison.Ratios), len(rep.Checks))
