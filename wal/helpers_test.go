@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"marketd/core"
 	"marketd/internal/vfs"
+	"marketd/wal/record"
 	"marketd/wal/record/recordgen"
 )
 
@@ -199,4 +202,48 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// stageAndCommit is the writer's work for a test that is the writer (Start
+// not called): it puts 1-40 records (r's choice) from seq on in the log's
+// slots, as Append would, commits them, calling check after each commit,
+// and returns the next seq.
+func stageAndCommit(t *testing.T, l *Log, r *rand.Rand, seq uint64, check func(seq uint64)) uint64 {
+	t.Helper()
+	for range 1 + r.IntN(40) {
+		l.slots[seq&l.slotMask].Store(&entry{seq: seq, frame: record.AppendFramed(nil, seq, recordFor(seq))})
+		seq++
+	}
+	for {
+		n, err := l.commit()
+		if err != nil {
+			t.Fatalf("commit before seq %d: %v", seq, err)
+		}
+		if n == 0 {
+			return seq
+		}
+		check(seq)
+	}
+}
+
+// openAsWriter opens a log in a new directory with opts for a test that is its writer (stageAndCommit), with a seeded
+// random source and a releaser started (released closes when it ends). It
+// skips the test, saying why (skipWhy), where tidwall's segment layout is
+// unknown.
+func openAsWriter(t *testing.T, opts Options, skipWhy string) (l *Log, r *rand.Rand, dir string, released chan struct{}) {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r = rand.New(rand.NewPCG(seed, seed))
+	dir = t.TempDir()
+	l = mustOpen(t, dir, opts)
+	if l.segBuf.segs == nil {
+		mustClose(t, l)
+		t.Skip("wal: tidwall's segment layout is unknown: " + skipWhy)
+	}
+	// Start is not called, so the log's files and its tracker are the
+	// test goroutine's; a releaser takes the commits.
+	released = make(chan struct{})
+	go l.release(released)
+	return l, r, dir, released
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"marketd/internal/vfs"
-	"marketd/wal/record"
 )
 
 // dirSyncFS is the os-backed FS that notes, at every fsync of a directory,
@@ -210,22 +208,9 @@ func TestDirectoryFsyncCoversEverySegment(t *testing.T) {
 // segment holds as many bytes as the file, and the tracker's segment and
 // size are the file's, so that a batch that reached a new file is told.
 func TestSegmentTrackerMatchesFile(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, seed))
-	dir := t.TempDir()
 	opts := testOptions()
 	opts.SegmentSizeBytes = 16 << 10
-	l := mustOpen(t, dir, opts)
-	if l.segBuf.segs == nil {
-		mustClose(t, l)
-		t.Skip("wal: tidwall's segment layout is unknown: the tracker stats the file, and there is nothing to compare")
-	}
-	// The test goroutine is the writer: Start is not called, so the log's
-	// files and its tracker are this goroutine's; a releaser takes the
-	// commits.
-	released := make(chan struct{})
-	go l.release(released)
+	l, r, dir, released := openAsWriter(t, opts, "the tracker stats the file, and there is nothing to compare")
 	size := func(path string) int64 {
 		t.Helper()
 		fi, err := os.Stat(path)
@@ -236,18 +221,7 @@ func TestSegmentTrackerMatchesFile(t *testing.T) {
 	}
 	seq := uint64(1)
 	for seq < 2000 {
-		for range 1 + r.IntN(40) {
-			l.slots[seq&l.slotMask].Store(&entry{seq: seq, frame: record.AppendFramed(nil, seq, recordFor(seq))})
-			seq++
-		}
-		for {
-			n, err := l.commit()
-			if err != nil {
-				t.Fatalf("commit before seq %d: %v", seq, err)
-			}
-			if n == 0 {
-				break
-			}
+		seq = stageAndCommit(t, l, r, seq, func(seq uint64) {
 			tail := l.segBuf.tailSegment()
 			if got, want := int64(len(tail.ebuf)), size(tail.path); got != want {
 				t.Fatalf("before seq %d: tidwall's tail %s holds %d bytes, the file %d", seq, filepath.Base(tail.path), got, want)
@@ -257,7 +231,7 @@ func TestSegmentTrackerMatchesFile(t *testing.T) {
 					t.Fatalf("before seq %d: the tracker has %s at %d bytes, the file %d", seq, filepath.Base(l.seg.path), got, want)
 				}
 			}
-		}
+		})
 	}
 	close(l.releases)
 	<-released

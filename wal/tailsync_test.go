@@ -1,15 +1,12 @@
 package wal
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"marketd/wal/record"
 )
 
 // TestTailFileIsTheTail commits batches of random sizes into small
@@ -19,21 +16,10 @@ import (
 // fsynced is the tail segment's file, not one it replaced: a commit
 // acknowledged on an fsync of a replaced file would not be durable.
 func TestTailFileIsTheTail(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, seed))
-	dir := t.TempDir()
 	opts := testOptions()
 	opts.SegmentSizeBytes = 16 << 10
 	opts.FsyncHoldsProcessor = true
-	l := mustOpen(t, dir, opts)
-	if l.segBuf.segs == nil {
-		mustClose(t, l)
-		t.Skip("wal: tidwall's segment layout is unknown: the writer fsyncs through tidwall, and there is no descriptor of its own to check")
-	}
-	// The test goroutine is the writer, as in TestSegmentTrackerMatchesFile.
-	released := make(chan struct{})
-	go l.release(released)
+	l, r, dir, released := openAsWriter(t, opts, "the writer fsyncs through tidwall, and there is no descriptor of its own to check")
 	stat := func(what string, fi os.FileInfo, err error) os.FileInfo {
 		t.Helper()
 		if err != nil {
@@ -43,20 +29,9 @@ func TestTailFileIsTheTail(t *testing.T) {
 	}
 	seq, own, truncations := uint64(1), 0, 0
 	for seq < 3000 {
-		for range 1 + r.IntN(40) {
-			l.slots[seq&l.slotMask].Store(&entry{seq: seq, frame: record.AppendFramed(nil, seq, recordFor(seq))})
-			seq++
-		}
-		for {
-			n, err := l.commit()
-			if err != nil {
-				t.Fatalf("commit before seq %d: %v", seq, err)
-			}
-			if n == 0 {
-				break
-			}
+		seq = stageAndCommit(t, l, r, seq, func(seq uint64) {
 			if l.tail.f == nil {
-				continue // the commit filled its segment: tidwall fsynced it
+				return // the commit filled its segment: tidwall fsynced it
 			}
 			own++
 			fi, err := l.tail.f.Stat()
@@ -66,7 +41,7 @@ func TestTailFileIsTheTail(t *testing.T) {
 			if !os.SameFile(tailFile, stat(tail.path, fi, err)) {
 				t.Fatalf("before seq %d: the writer fsynced a file that is not tidwall's tail %s", seq, filepath.Base(tail.path))
 			}
-		}
+		})
 		if r.IntN(8) == 0 {
 			names := segmentNames(t, dir)
 			first, err := strconv.ParseUint(names[len(names)-1], 10, 64)

@@ -59,13 +59,6 @@ func TestSet(t *testing.T) {
 // on more processors than CPUs when the environment chose the count.
 func TestForRecovery(t *testing.T) {
 	cpus := runtime.NumCPU()
-	noEnv := func(string) string { return "" }
-	env := func(k string) string {
-		if k == EnvVar {
-			return "x"
-		}
-		return ""
-	}
 	for _, tc := range []struct {
 		name     string
 		n, spare int
@@ -89,13 +82,6 @@ func TestForRecovery(t *testing.T) {
 
 func TestHasSpare(t *testing.T) {
 	cpus := runtime.NumCPU()
-	noEnv := func(string) string { return "" }
-	env := func(k string) string {
-		if k == EnvVar {
-			return "x"
-		}
-		return ""
-	}
 	for _, tc := range []struct {
 		name     string
 		n, spare int
@@ -114,4 +100,14 @@ func TestHasSpare(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noEnv is an environment without GOMAXPROCS, env one that sets it.
+func noEnv(string) string { return "" }
+
+func env(k string) string {
+	if k == EnvVar {
+		return "x"
+	}
+	return ""
 }
