@@ -25,8 +25,9 @@ import (
 // and the commit interval's sleep are then made as raw system calls, which
 // the runtime does not see. The other goroutines still have a processor
 // per core. The costs: a stop-the-world of the collector waits for the
-// call to return (up to one fsync; the commits it would let through could
-// not be acknowledged before that fsync ends anyway), and with no spare
+// call to return (up to one fsync, whose waiting commits could not be
+// acknowledged before it ends anyway, or the rest of one commit interval,
+// 1 ms by default and at most MaxCommitInterval), and with no spare
 // processor the call would take a core's processor from every other
 // goroutine, which is why Options.FsyncHoldsProcessor is set only with one.
 

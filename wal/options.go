@@ -87,7 +87,8 @@ type Options struct {
 	// Set it only when GOMAXPROCS has a processor
 	// beyond the cores for the writer (internal/procs.HasSpare): without
 	// one, every fsync takes a core's processor from the other goroutines.
-	// A collector's stop-the-world waits for the call to return. Default
+	// A collector's stop-the-world waits for the call to return: an fsync,
+	// or the rest of a commit interval. Default
 	// false: the calls go through the runtime. The directory's fsyncs and
 	// tidwall's fsync of a full segment always do.
 	FsyncHoldsProcessor bool
