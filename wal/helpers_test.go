@@ -226,10 +226,10 @@ func stageAndCommit(t *testing.T, l *Log, r *rand.Rand, seq uint64, check func(s
 	}
 }
 
-// openAsWriter opens a log in a new directory with opts for a test that is its writer (stageAndCommit), with a seeded
-// random source and a releaser started (released closes when it ends). It
-// skips the test, saying why (skipWhy), where tidwall's segment layout is
-// unknown.
+// openAsWriter opens a log in a new directory with opts for a test that
+// is its writer (stageAndCommit), with a seeded random source and a
+// releaser started (released closes when it ends). It skips the test,
+// saying why (skipWhy), where tidwall's segment layout is unknown.
 func openAsWriter(t *testing.T, opts Options, skipWhy string) (l *Log, r *rand.Rand, dir string, released chan struct{}) {
 	t.Helper()
 	seed := uint64(time.Now().UnixNano())

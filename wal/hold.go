@@ -39,6 +39,13 @@ func FsyncHolding(f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("fsync %s: %w", f.Name(), err)
 	}
+	return fsyncRaw(rc, f.Name())
+}
+
+// fsyncRaw is FsyncHolding on rc, the raw connection of the file named
+// name: a caller that fsyncs one file many times gets rc once (os.File's
+// SyscallConn allocates one per call).
+func fsyncRaw(rc syscall.RawConn, name string) error {
 	var errno syscall.Errno
 	if err := rc.Control(func(fd uintptr) {
 		for {
@@ -48,10 +55,10 @@ func FsyncHolding(f *os.File) error {
 			}
 		}
 	}); err != nil {
-		return fmt.Errorf("fsync %s: %w", f.Name(), err)
+		return fmt.Errorf("fsync %s: %w", name, err)
 	}
 	if errno != 0 {
-		return &os.PathError{Op: "fsync", Path: f.Name(), Err: errno}
+		return &os.PathError{Op: "fsync", Path: name, Err: errno}
 	}
 	return nil
 }

@@ -84,13 +84,13 @@ type Options struct {
 	// every 20 us. In three alternating pairs of closed-loop runs the
 	// server's CPU per trade request went from 42.0-45.7 us to 33.0-39.3
 	// (docs/PERFORMANCE.md, "The writer's fsync on its own processor").
-	// Set it only when GOMAXPROCS has a processor
-	// beyond the cores for the writer (internal/procs.HasSpare): without
-	// one, every fsync takes a core's processor from the other goroutines.
-	// A collector's stop-the-world waits for the call to return: an fsync,
-	// or the rest of a commit interval. Default
-	// false: the calls go through the runtime. The directory's fsyncs and
-	// tidwall's fsync of a full segment always do.
+	// Set it only when GOMAXPROCS has a processor beyond the cores for the
+	// writer (internal/procs.HasSpare): without one, every fsync takes a
+	// core's processor from the other goroutines. A collector's
+	// stop-the-world waits for the call to return: an fsync, or the rest
+	// of a commit interval. Default false: the calls go through the
+	// runtime. The directory's fsyncs and tidwall's fsync of a full
+	// segment always do.
 	FsyncHoldsProcessor bool
 	// SlowFsync is the duration of one commit's fsyncs past which it is
 	// logged as a warning. Default DefaultSlowFsync.

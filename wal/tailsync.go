@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // tailFile is the writer's own descriptor of tidwall's tail segment file,
@@ -23,6 +24,7 @@ type tailFile struct {
 	seg  *twSegment // the record whose file f is; nil when none is open
 	path string
 	f    *os.File
+	rc   syscall.RawConn // f's, taken once (fsyncRaw)
 }
 
 // sync fsyncs tail's file, opening it first unless f is already it.
@@ -35,9 +37,13 @@ func (t *tailFile) sync(tail *twSegment) error {
 		if err != nil {
 			return fmt.Errorf("open the tail segment to fsync it: %w", err)
 		}
-		t.seg, t.path, t.f = tail, tail.path, f
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return fmt.Errorf("the tail segment's descriptor: %w", errors.Join(err, f.Close()))
+		}
+		t.seg, t.path, t.f, t.rc = tail, tail.path, f, rc
 	}
-	return FsyncHolding(t.f)
+	return fsyncRaw(t.rc, t.path)
 }
 
 // close closes the descriptor, if one is open.
@@ -46,8 +52,8 @@ func (t *tailFile) close() error {
 		return nil
 	}
 	err := t.f.Close()
-	t.seg, t.path, t.f = nil, "", nil
-	if err != nil && !errors.Is(err, os.ErrClosed) {
+	t.seg, t.path, t.f, t.rc = nil, "", nil, nil
+	if err != nil {
 		return fmt.Errorf("close the tail segment's descriptor: %w", err)
 	}
 	return nil
